@@ -1,0 +1,52 @@
+# Third-party dependencies. Required: CUDA toolkit (runtime + CCCL), OpenMP, libtiff, libpng,
+# TurboJPEG, DLPack. Optional (reported, never required): nvJPEG, NPP, cuFFT.
+find_package(CUDAToolkit REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(TIFF REQUIRED)
+find_package(PNG REQUIRED)
+find_package(dlpack CONFIG QUIET)
+if(NOT TARGET dlpack::dlpack)
+  find_path(CUSK_DLPACK_INCLUDE dlpack/dlpack.h REQUIRED)
+  add_library(dlpack::dlpack INTERFACE IMPORTED)
+  target_include_directories(dlpack::dlpack INTERFACE ${CUSK_DLPACK_INCLUDE})
+endif()
+
+# TurboJPEG: plain library lookup (the libjpeg-turbo CMake package insists on static archives).
+find_path(CUSK_TURBOJPEG_INCLUDE turbojpeg.h REQUIRED)
+find_library(CUSK_TURBOJPEG_LIBRARY NAMES turbojpeg REQUIRED)
+add_library(cusk::turbojpeg UNKNOWN IMPORTED)
+set_target_properties(cusk::turbojpeg PROPERTIES IMPORTED_LOCATION ${CUSK_TURBOJPEG_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${CUSK_TURBOJPEG_INCLUDE})
+
+find_package(nlohmann_json 3 QUIET)
+if(NOT TARGET nlohmann_json::nlohmann_json)
+  find_path(CUSK_JSON_INCLUDE nlohmann/json.hpp REQUIRED)
+  add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+  target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${CUSK_JSON_INCLUDE})
+endif()
+
+# CUDA 13 keeps CCCL (Thrust, CUB, libcu++) under include/cccl; public headers use libcu++'s mdspan.
+set(CUSK_CCCL_INCLUDE_DIR "")
+foreach(dir IN LISTS CUDAToolkit_INCLUDE_DIRS)
+  if(EXISTS "${dir}/cccl/cuda/std/mdspan")
+    set(CUSK_CCCL_INCLUDE_DIR "${dir}/cccl")
+  elseif(NOT CUSK_CCCL_INCLUDE_DIR AND EXISTS "${dir}/cuda/std/mdspan")
+    set(CUSK_CCCL_INCLUDE_DIR "${dir}")
+  endif()
+endforeach()
+if(NOT CUSK_CCCL_INCLUDE_DIR)
+  message(FATAL_ERROR "cuskimage: libcu++ (cuda/std/mdspan) not found under ${CUDAToolkit_INCLUDE_DIRS}")
+endif()
+
+set(CUSK_HAVE_NVJPEG OFF)
+set(CUSK_HAVE_NPP OFF)
+set(CUSK_HAVE_CUFFT OFF)
+if(TARGET CUDA::nvjpeg)
+  set(CUSK_HAVE_NVJPEG ON)
+endif()
+if(TARGET CUDA::nppc AND TARGET CUDA::nppif)
+  set(CUSK_HAVE_NPP ON)
+endif()
+if(TARGET CUDA::cufft)
+  set(CUSK_HAVE_CUFFT ON)
+endif()

@@ -1,0 +1,114 @@
+// CUDA backend of the element-wise maps (same contract as src/core/elementwise.hpp).
+// Contiguous, 16-byte-aligned operands take the vector path: each thread moves whole 16-byte
+// packets of the narrower type (e.g. 16 uint8 in, 4 float4 out), which is what reaching the
+// bandwidth floor takes; anything else takes the strided path through Indexer.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "cuskimage/array.hpp"
+#include "src/core/cuda_check.hpp"
+#include "src/core/indexer.hpp"
+
+namespace cuskimage::detail {
+
+template <class F, class... A>
+__device__ __forceinline__ decltype(auto) dcall_indexed(const F& f, std::int64_t i, A... a) {
+  if constexpr (std::is_invocable_v<const F&, A..., std::int64_t>)
+    return f(a..., i);
+  else
+    return f(a...);
+}
+
+template <class T, int K>
+struct alignas(16) Packet {
+  T v[K];
+};
+
+template <class... T>
+inline constexpr int packet_elems = static_cast<int>(16 / std::min({sizeof(T)...}));
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+constexpr int kMapThreads = 256;
+
+inline unsigned map_blocks(std::int64_t work_items) {
+  const std::int64_t b = (work_items + kMapThreads - 1) / kMapThreads;
+  return static_cast<unsigned>(std::clamp<std::int64_t>(b, 1, std::int64_t(1) << 24));
+}
+
+template <class In, class Out, class F>
+__global__ void __launch_bounds__(kMapThreads) map_vec_kernel(const In* __restrict__ in, Out* __restrict__ out,
+                                                              std::int64_t n, F f) {
+  constexpr int K = packet_elems<In, Out>;
+  const std::int64_t packets = n / K;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t p = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; p < packets; p += stride) {
+    const Packet<In, K> a = reinterpret_cast<const Packet<In, K>*>(in)[p];
+    Packet<Out, K> b;
+#pragma unroll
+    for (int k = 0; k < K; ++k) b.v[k] = dcall_indexed(f, p * K + k, a.v[k]);
+    reinterpret_cast<Packet<Out, K>*>(out)[p] = b;
+  }
+  for (std::int64_t i = packets * K + std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = dcall_indexed(f, i, in[i]);
+}
+
+template <class In, class Out, class F>
+__global__ void __launch_bounds__(kMapThreads) map_strided_kernel(const In* __restrict__ in, Indexer ii,
+                                                                  Out* __restrict__ out, Indexer oi,
+                                                                  std::int64_t n, F f) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[oi.offset(i)] = dcall_indexed(f, i, in[ii.offset(i)]);
+}
+
+template <class A, class B, class Out, class F>
+__global__ void __launch_bounds__(kMapThreads) map2_kernel(const A* __restrict__ a, Indexer ai,
+                                                           const B* __restrict__ b, Indexer bi,
+                                                           Out* __restrict__ out, Indexer oi,
+                                                           std::int64_t n, bool contiguous, F f) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (contiguous)
+      out[i] = dcall_indexed(f, i, a[i], b[i]);
+    else
+      out[oi.offset(i)] = dcall_indexed(f, i, a[ai.offset(i)], b[bi.offset(i)]);
+  }
+}
+
+/// out = f(in) on the device, asynchronously on `stream`.
+template <class In, class Out, class F>
+void cuda_map(const Array& in, Array& out, const F& f, cudaStream_t stream) {
+  const Layout L = layout_of({&out, &in});
+  const std::int64_t n = L.size();
+  if (n == 0) return;
+  const In* ip = static_cast<const In*>(in.data());
+  Out* op = static_cast<Out*>(out.data());
+  if (L.contiguous(0) && L.contiguous(1) && aligned16(ip) && aligned16(op)) {
+    constexpr int K = packet_elems<In, Out>;
+    map_vec_kernel<In, Out, F><<<map_blocks(std::max<std::int64_t>(n / K, 1)), kMapThreads, 0, stream>>>(ip, op, n, f);
+  } else {
+    map_strided_kernel<In, Out, F><<<map_blocks(n), kMapThreads, 0, stream>>>(ip, L.indexer(1), op, L.indexer(0), n, f);
+  }
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
+/// out = f(a, b) on the device.
+template <class A, class B, class Out, class F>
+void cuda_map2(const Array& a, const Array& b, Array& out, const F& f, cudaStream_t stream) {
+  const Layout L = layout_of({&out, &a, &b});
+  const std::int64_t n = L.size();
+  if (n == 0) return;
+  const bool contig = L.contiguous(0) && L.contiguous(1) && L.contiguous(2);
+  map2_kernel<A, B, Out, F><<<map_blocks(n), kMapThreads, 0, stream>>>(
+      static_cast<const A*>(a.data()), L.indexer(1), static_cast<const B*>(b.data()), L.indexer(2),
+      static_cast<Out*>(out.data()), L.indexer(0), n, contig, f);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace cuskimage::detail

@@ -1,0 +1,58 @@
+// Detects work queued on the legacy default stream (see test_support.hpp).
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "tests/common/test_support.hpp"
+
+namespace cusktest {
+namespace {
+
+__global__ void spin_until(volatile int* flag) {
+  while (*flag == 0) {
+    __nanosleep(1000);
+  }
+}
+
+}  // namespace
+
+::testing::AssertionResult runs_without_legacy_stream(const std::function<void(const cuskimage::Stream&)>& op,
+                                                      int timeout_ms) {
+  cuskimage::Stream stream = cuskimage::Stream::create();
+  // Warm-up outside the guard: lazy module loading on first launch may itself synchronise.
+  op(stream);
+  stream.synchronize();
+
+  int* flag = nullptr;
+  if (cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped) != cudaSuccess)
+    return ::testing::AssertionFailure() << "cudaHostAlloc failed";
+  *flag = 0;
+  int* dflag = nullptr;
+  cudaHostGetDevicePointer(&dflag, flag, 0);
+  spin_until<<<1, 1, 0, cudaStreamLegacy>>>(dflag);
+  if (cudaGetLastError() != cudaSuccess) return ::testing::AssertionFailure() << "spinner launch failed";
+
+  std::string error;
+  auto done = std::async(std::launch::async, [&] {
+    try {
+      op(stream);
+      stream.synchronize();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  const bool finished = done.wait_for(std::chrono::milliseconds(timeout_ms)) == std::future_status::ready;
+  *reinterpret_cast<volatile int*>(flag) = 1;  // release the spinner either way
+  done.wait();
+  cudaStreamSynchronize(cudaStreamLegacy);
+  cudaFreeHost(flag);
+  if (!error.empty()) return ::testing::AssertionFailure() << "op threw: " << error;
+  if (!finished)
+    return ::testing::AssertionFailure() << "op did not finish while the legacy default stream was busy: it "
+                                            "queued work on stream 0 or synchronised the device";
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace cusktest
