@@ -9,5 +9,6 @@
 #include "cuskimage/io.hpp"
 #include "cuskimage/memory.hpp"
 #include "cuskimage/stream.hpp"
+#include "cuskimage/util.hpp"
 #include "cuskimage/version.hpp"
 #include "cuskimage/view.hpp"

@@ -2,6 +2,7 @@
 // number i, for counter-based noise), OpenMP-parallel over rows of the coalesced layout.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,11 +31,19 @@ void for_each_row(const Layout& L, Body&& body) {
     outer[k] = L.indexer(k);
     if (outer[k].ndim > 0) outer[k].ndim -= 1;  // drop the innermost axis
   }
+  // Long rows (a contiguous array coalesces to a single row) are cut into pieces so that every
+  // thread gets work; `body` sees each piece as a row of its own.
+  constexpr std::int64_t kPiece = 1 << 16;
+  const std::int64_t pieces = rows < 64 && inner > kPiece ? (inner + kPiece - 1) / kPiece : 1;
+  const std::int64_t piece = pieces > 1 ? kPiece : inner;
+  std::int64_t step[K];
+  for (std::size_t k = 0; k < K; ++k) step[k] = L.shape.empty() ? 1 : L.strides[k].back();
 #pragma omp parallel for schedule(static) if (L.size() > 32768)
-  for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t t = 0; t < rows * pieces; ++t) {
+    const std::int64_t r = t / pieces, start = (t - r * pieces) * piece;
     std::int64_t off[K];
-    for (std::size_t k = 0; k < K; ++k) off[k] = outer[k].offset(r);
-    body(r * inner, inner, off);
+    for (std::size_t k = 0; k < K; ++k) off[k] = outer[k].offset(r) + start * step[k];
+    body(r * inner + start, std::min(piece, inner - start), off);
   }
 }
 

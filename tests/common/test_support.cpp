@@ -1,6 +1,7 @@
 #include "tests/common/test_support.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <sstream>

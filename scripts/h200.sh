@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs on the H200 host (device tool): build, both test tiers, compute-sanitizer memcheck on the GPU
+# tier, benchmarks and the CuPy/cuCIM/scikit-image comparison. Results go to $OUT.
+#   scripts/h200.sh [build|test|sanitize|bench|compare|all]...
+# Needs the carried folders .hostdeps (bundle-host-deps) and, for cuCIM, .whl.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/.hostdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+B=build-gpu
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(all)
+has() { [[ " ${steps[*]} " == *" $1 "* || " ${steps[*]} " == *" all "* ]]; }
+rc=0
+
+if has build; then
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$PWD/.hostdeps/usr >"$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+  grep -E "cuskimage|optional" "$OUT/configure.log"
+  ninja -C $B >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; exit 1; }
+  echo "build ok"
+fi
+if has test; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  ctest --test-dir $B -j 12 --output-on-failure --timeout 600 >"$OUT/ctest.log" 2>&1 || rc=1
+  grep -E "tests passed|tests failed|Failed|\*\*\*|Not Run" "$OUT/ctest.log" | tail -25
+  for label in cpu gpu; do
+    ctest --test-dir $B -N -L $label | tail -1 | sed "s/^/$label: /"
+  done
+fi
+if has sanitize; then
+  : >"$OUT/sanitizer.log"
+  for t in $B/tests/test_*; do
+    compute-sanitizer --tool memcheck --error-exitcode 99 "$t" --gtest_filter='Gpu*:-*Huge*' >>"$OUT/sanitizer.log" 2>&1
+    s=$?; echo "memcheck $(basename "$t"): exit $s"; [[ $s -eq 0 ]] || rc=1
+  done
+  grep -E "ERROR SUMMARY" "$OUT/sanitizer.log" | sort | uniq -c
+fi
+if has bench; then
+  for b in $B/bench/bench_*; do
+    "$b" --benchmark_format=json --benchmark_out="$OUT/$(basename "$b").json" --benchmark_min_time=0.2s \
+      >"$OUT/$(basename "$b").txt" 2>&1 || rc=1
+  done
+  echo "benchmarks written"
+fi
+if has compare; then
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+      && export PYTHONPATH=/tmp/site
+  fi
+  PYTHONUNBUFFERED=1 python3 bench/compare/compare.py --bench-json "$OUT"/bench_*.json --markdown \
+    >"$OUT/compare.md" 2>"$OUT/compare.err" || rc=1
+  cat "$OUT/compare.md"; tail -5 "$OUT/compare.err"
+fi
+exit $rc
