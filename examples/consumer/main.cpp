@@ -12,7 +12,8 @@ int main() {
   csk::Array inv = csk::util::invert(img);
   csk::Array f = csk::util::img_as_float32(inv);
   const auto values = f.to_vector<float>();
-  const float expected = 55.0f / 255.0f;
+  // scikit-image multiplies by float32(1 / 255) (not a division): 55 * that, rounded to float32.
+  const float expected = 55.0f * static_cast<float>(1.0 / 255.0);
   std::printf("cuskimage %s on %s: invert(200) as float32 = %.6f\n", csk::version, dev.str().c_str(), values[0]);
   return values[0] == expected && values.back() == expected ? 0 : 1;
 }

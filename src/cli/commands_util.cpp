@@ -203,7 +203,7 @@ CUSK_CLI_COMMANDS(util) {
               .param(Param::boolean("clip", "true", "clip to [0, 1] ([-1, 1] for signed input)"))
               .param(Param::number("mean", "0.0", "gaussian, speckle: mean of the noise"))
               .param(Param::number("var", "0.01", "gaussian, speckle: variance of the noise"))
-              .param(Param::array("local_vars", "none", "localvar: per-pixel variance (default 0.01 everywhere)"))
+              .param(Param::array("local_vars", "none", "localvar: per-pixel variance, broadcastable to the image; unset: 0.01 everywhere"))
               .param(Param::number("amount", "0.05", "salt, pepper, s&p: fraction of pixels replaced"))
               .param(Param::number("salt_vs_pepper", "0.5", "s&p: fraction of salt among the replaced pixels"))
               .returns_image()

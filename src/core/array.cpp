@@ -90,8 +90,10 @@ std::pair<std::int64_t, std::int64_t> byte_extent(const Shape& shape, const Stri
   return {lo * static_cast<std::int64_t>(item), (hi + 1) * static_cast<std::int64_t>(item)};
 }
 
-// Pinned double-buffered staging for host<->device copies of contiguous bytes. One set per thread;
-// an event per chunk buffer guards its reuse.
+// Pinned double-buffered staging for host<->device copies of contiguous bytes. Sets are pooled
+// process-wide rather than per thread: allocating pinned memory (cudaMallocHost) implicitly
+// synchronises the device, so it must happen once, not on every new thread's first transfer.
+// An event per chunk buffer guards its reuse.
 struct Staging {
   static constexpr std::size_t kChunk = std::size_t(32) << 20;
   std::shared_ptr<void> buf[2];
@@ -106,7 +108,7 @@ struct Staging {
   void init(int dev) {
     if (device == dev) return;
     for (auto& e : done)
-      if (e) cudaEventDestroy(e), e = nullptr;
+      if (e) cudaEventSynchronize(e), cudaEventDestroy(e), e = nullptr;  // buffers idle before reuse
     for (int i = 0; i < 2; ++i) {
       if (!buf[i]) buf[i] = allocate_pinned(kChunk);
       CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
@@ -114,27 +116,62 @@ struct Staging {
     device = dev;
   }
 };
-Staging& staging(int dev) {
-  thread_local Staging s;
-  s.init(dev);
-  return s;
-}
+
+class StagingLease {
+ public:
+  explicit StagingLease(int dev) {
+    {
+      std::lock_guard lock(mutex());
+      auto& pool = free_list();
+      for (auto it = pool.begin(); it != pool.end(); ++it)
+        if ((*it)->device == dev) {
+          set_ = std::move(*it);
+          pool.erase(it);
+          break;
+        }
+      if (!set_ && !pool.empty()) {
+        set_ = std::move(pool.back());
+        pool.pop_back();
+      }
+    }
+    if (!set_) set_ = std::make_unique<Staging>();
+    set_->init(dev);
+  }
+  ~StagingLease() {
+    std::lock_guard lock(mutex());
+    free_list().push_back(std::move(set_));
+  }
+  StagingLease(const StagingLease&) = delete;
+  Staging* operator->() const { return set_.get(); }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  // Leaked on purpose: pinned memory must not be freed after the CUDA runtime has shut down.
+  static std::vector<std::unique_ptr<Staging>>& free_list() {
+    static auto* v = new std::vector<std::unique_ptr<Staging>>();
+    return *v;
+  }
+  std::unique_ptr<Staging> set_;
+};
 
 void host_to_device(void* dst, const void* src, std::size_t bytes, int dev, cudaStream_t stream) {
-  Staging& st = staging(dev);
+  StagingLease st(dev);
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
   for (std::size_t off = 0, k = 0; off < bytes; off += Staging::kChunk, k ^= 1) {
     const std::size_t n = std::min(Staging::kChunk, bytes - off);
-    CUSK_CUDA_CHECK(cudaEventSynchronize(st.done[k]));  // the DMA that last read this chunk is done
-    std::memcpy(st.buf[k].get(), s + off, n);
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(d + off, st.buf[k].get(), n, cudaMemcpyHostToDevice, stream));
-    CUSK_CUDA_CHECK(cudaEventRecord(st.done[k], stream));
+    CUSK_CUDA_CHECK(cudaEventSynchronize(st->done[k]));  // the DMA that last read this chunk is done
+    std::memcpy(st->buf[k].get(), s + off, n);
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(d + off, st->buf[k].get(), n, cudaMemcpyHostToDevice, stream));
+    CUSK_CUDA_CHECK(cudaEventRecord(st->done[k], stream));
   }
 }
 
 void device_to_host(void* dst, const void* src, std::size_t bytes, int dev, cudaStream_t stream) {
-  Staging& st = staging(dev);
+  StagingLease st(dev);
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
   // Chunk k+1's DMA runs while chunk k is copied out of its pinned buffer.
@@ -142,18 +179,18 @@ void device_to_host(void* dst, const void* src, std::size_t bytes, int dev, cuda
   int pending_k = -1;
   for (std::size_t off = 0, k = 0; off < bytes; off += Staging::kChunk, k ^= 1) {
     const std::size_t n = std::min(Staging::kChunk, bytes - off);
-    CUSK_CUDA_CHECK(cudaEventSynchronize(st.done[k]));
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(st.buf[k].get(), s + off, n, cudaMemcpyDeviceToHost, stream));
-    CUSK_CUDA_CHECK(cudaEventRecord(st.done[k], stream));
+    CUSK_CUDA_CHECK(cudaEventSynchronize(st->done[k]));
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(st->buf[k].get(), s + off, n, cudaMemcpyDeviceToHost, stream));
+    CUSK_CUDA_CHECK(cudaEventRecord(st->done[k], stream));
     if (pending_k >= 0) {
-      CUSK_CUDA_CHECK(cudaEventSynchronize(st.done[pending_k]));
-      std::memcpy(d + pending_off, st.buf[pending_k].get(), pending_n);
+      CUSK_CUDA_CHECK(cudaEventSynchronize(st->done[pending_k]));
+      std::memcpy(d + pending_off, st->buf[pending_k].get(), pending_n);
     }
     pending_off = off, pending_n = n, pending_k = static_cast<int>(k);
   }
   if (pending_k >= 0) {
-    CUSK_CUDA_CHECK(cudaEventSynchronize(st.done[pending_k]));
-    std::memcpy(d + pending_off, st.buf[pending_k].get(), pending_n);
+    CUSK_CUDA_CHECK(cudaEventSynchronize(st->done[pending_k]));
+    std::memcpy(d + pending_off, st->buf[pending_k].get(), pending_n);
   }
 }
 

@@ -279,9 +279,10 @@ Array imread(const std::string& path, const ImreadOptions& options, const Stream
     case Format::jpeg: img = read_jpeg(path); break;
     case Format::unknown: break;
   }
-  // skimage.io.imread moves a channel axis of 3 or 4 found third from the end to the end
-  // (planar TIFF samples, and also stacks of 3 or 4 pages).
-  if (fmt == Format::tiff && img.ndim() > 2) {
+  // skimage.io.imread moves a channel axis of 3 or 4 found third from the end to the end, for
+  // every image format (planar TIFF samples, but also stacks of 3 or 4 TIFF pages and grey+alpha
+  // PNGs of 3 or 4 rows). NPY is not an image format of skimage's and is returned as stored.
+  if (fmt != Format::npy && img.ndim() > 2) {
     const std::int64_t last = img.shape(-1), third = img.shape(-3);
     if (last != 3 && last != 4 && (third == 3 || third == 4)) {
       std::vector<int> axes;

@@ -10,8 +10,17 @@
 namespace cusktest {
 namespace {
 
-__global__ void spin_until(volatile int* flag) {
-  while (*flag == 0) {
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spins until the host sets *flag or `limit_ns` pass. The deadline is the safety net: a test must
+// never hang, even where a host write to mapped memory is slow to become visible to the GPU.
+__global__ void spin_until(volatile int* flag, unsigned long long limit_ns) {
+  const unsigned long long start = global_ns();
+  while (*flag == 0 && global_ns() - start < limit_ns) {
     __nanosleep(1000);
   }
 }
@@ -31,7 +40,9 @@ __global__ void spin_until(volatile int* flag) {
   *flag = 0;
   int* dflag = nullptr;
   cudaHostGetDevicePointer(&dflag, flag, 0);
-  spin_until<<<1, 1, 0, cudaStreamLegacy>>>(dflag);
+  // The spinner outlives the wait below, so "op finished" means it finished while stream 0 was busy.
+  const auto limit_ns = static_cast<unsigned long long>(timeout_ms + 2000) * 1000000ull;
+  spin_until<<<1, 1, 0, cudaStreamLegacy>>>(dflag, limit_ns);
   if (cudaGetLastError() != cudaSuccess) return ::testing::AssertionFailure() << "spinner launch failed";
 
   std::string error;

@@ -199,3 +199,7 @@ def generate(g):
     for f in ("png_rgb8.png", "png_rgba8.png", "jpg_rgb420.jpg", "tif_float32_rgb.tif", "png_gray8.png",
               "tif_uint16_rgba.tif", "tif_uint8_rgb_planar.tif"):
         g.save(f"asgray_{f.replace('.', '_')}", _imread(d / f, as_gray=True))
+
+    # Cases added later draw from their own generators, so the files above stay byte-stable.
+    rng2 = g.rng(7)
+    png("la8_4rows", lambda p: write_png(p, rng2.integers(0, 256, (4, 5, 2)), 8, 4))  # skimage: (5, 2, 4)

@@ -23,7 +23,7 @@ TEST_P(IoPngGolden, MatchesSkimage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, IoPngGolden,
-                         ::testing::Values("gray8", "gray1", "gray2", "gray4", "gray16", "gray8_trns", "la8", "rgb8",
+                         ::testing::Values("gray8", "gray1", "gray2", "gray4", "gray16", "gray8_trns", "la8", "la8_4rows", "rgb8",
                                            "rgba8", "rgb8_trns", "pal1", "pal4", "pal8", "pal8_trns", "imageio_rgb8",
                                            "rgb16", "rgba16", "la16"));
 
