@@ -59,17 +59,7 @@ void cuda_rescale_stack(const Array& src, Array& dst, const Array& params, cudaS
 void cuda_montage(const Array& src, Array& out, const Array& fill, std::int64_t pad, std::int64_t ntiles_col,
                   cudaStream_t stream) {
   dispatch<cuskimage::detail::AllTypes>(src.dtype(), "util.montage", [&]<class T>() {
-    MontageFn<T> f;
-    f.src = static_cast<const T*>(src.data());
-    for (int d = 0; d < 4; ++d) f.s[d] = src.strides()[d];
-    f.n_images = src.shape()[0];
-    f.n_rows = src.shape()[1];
-    f.n_cols = src.shape()[2];
-    f.n_chan = src.shape()[3];
-    f.pad = pad;
-    f.ntiles_col = ntiles_col;
-    f.out_cols = out.shape()[1];
-    f.fill = static_cast<const T*>(fill.data());
+    const auto f = make_montage_fn<T>(src, out, fill, pad, ntiles_col);
     cuda_generate<T>(out, f, stream);
   });
 }
@@ -81,17 +71,7 @@ void cuda_iota(Array& dst, cudaStream_t stream) {
 
 void cuda_halo_gather(const Array& src, Array& out, const HaloParams& p, cudaStream_t stream) {
   dispatch<cuskimage::detail::AllTypes>(src.dtype(), "util.apply_parallel", [&]<class T>() {
-    HaloGatherFn<T> f;
-    f.src = static_cast<const T*>(src.data());
-    f.ndim = src.ndim();
-    for (int d = 0; d < src.ndim(); ++d) {
-      f.shape[d] = out.shape()[d];
-      f.origin[d] = p.origin[d];
-      f.src_shape[d] = src.shape()[d];
-      f.src_stride[d] = src.strides()[d];
-    }
-    f.mode = p.mode;
-    f.cval = cuskimage::detail::convert<T>(p.cval);
+    const auto f = make_halo_gather_fn<T>(src, out, p);
     cuda_generate<T>(out, f, stream);
   });
 }

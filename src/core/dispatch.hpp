@@ -21,6 +21,11 @@ using FloatTypes = Types<float, double>;
 /// The DESIGN.md core set: bool, uint8, uint16, int32, int64, float32, float64.
 using CoreTypes = Types<bool, std::uint8_t, std::uint16_t, std::int32_t, std::int64_t, float, double>;
 
+/// Applies macro M to every C++ type of AllTypes (explicit instantiation lists).
+#define CUSK_FOR_EACH_DTYPE(M)                                                                    \
+  M(bool) M(std::uint8_t) M(std::int8_t) M(std::uint16_t) M(std::int16_t) M(std::uint32_t)        \
+  M(std::int32_t) M(std::uint64_t) M(std::int64_t) M(float) M(double)
+
 template <class A, class B>
 struct Concat;
 template <class... A, class... B>

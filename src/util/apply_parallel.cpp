@@ -19,17 +19,7 @@ namespace detail {
 
 void cpu_halo_gather(const Array& src, Array& out, const HaloParams& p) {
   dispatch<cuskimage::detail::AllTypes>(src.dtype(), "util.apply_parallel", [&]<class T>() {
-    HaloGatherFn<T> f;
-    f.src = static_cast<const T*>(src.data());
-    f.ndim = src.ndim();
-    for (int d = 0; d < src.ndim(); ++d) {
-      f.shape[d] = out.shape()[d];
-      f.origin[d] = p.origin[d];
-      f.src_shape[d] = src.shape()[d];
-      f.src_stride[d] = src.strides()[d];
-    }
-    f.mode = p.mode;
-    f.cval = cuskimage::detail::convert<T>(p.cval);
+    const auto f = make_halo_gather_fn<T>(src, out, p);
     cpu_generate<T>(out, f);
   });
 }

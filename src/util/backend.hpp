@@ -77,6 +77,41 @@ struct HaloParams {
   double cval = 0.0;
 };
 void cpu_halo_gather(const Array& src, Array& out, const HaloParams& p);
+
+/// The per-pixel functors' parameters, filled in one place for both backends.
+template <class T>
+MontageFn<T> make_montage_fn(const Array& src, const Array& out, const Array& fill, std::int64_t pad,
+                             std::int64_t ntiles_col) {
+  MontageFn<T> f;
+  f.src = static_cast<const T*>(src.data());
+  for (int d = 0; d < 4; ++d) f.s[d] = src.strides()[d];
+  f.n_images = src.shape()[0];
+  f.n_rows = src.shape()[1];
+  f.n_cols = src.shape()[2];
+  f.n_chan = src.shape()[3];
+  f.pad = pad;
+  f.ntiles_col = ntiles_col;
+  f.out_cols = out.shape()[1];
+  f.fill = static_cast<const T*>(fill.data());
+  return f;
+}
+
+template <class T>
+HaloGatherFn<T> make_halo_gather_fn(const Array& src, const Array& out, const HaloParams& p) {
+  HaloGatherFn<T> f;
+  f.src = static_cast<const T*>(src.data());
+  f.ndim = src.ndim();
+  for (int d = 0; d < src.ndim(); ++d) {
+    f.shape[d] = out.shape()[d];
+    f.origin[d] = p.origin[d];
+    f.src_shape[d] = src.shape()[d];
+    f.src_stride[d] = src.strides()[d];
+  }
+  f.mode = p.mode;
+  f.cval = cuskimage::detail::convert<T>(p.cval);
+  return f;
+}
+
 void cuda_halo_gather(const Array& src, Array& out, const HaloParams& p, cudaStream_t stream);
 
 // ---- reductions (synchronize; results on the host) -------------------------------------------------

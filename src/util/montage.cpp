@@ -23,17 +23,7 @@ void cpu_rescale_stack(const Array& src, Array& dst, const Array& params) {
 
 void cpu_montage(const Array& src, Array& out, const Array& fill, std::int64_t pad, std::int64_t ntiles_col) {
   dispatch<cuskimage::detail::AllTypes>(src.dtype(), "util.montage", [&]<class T>() {
-    MontageFn<T> f;
-    f.src = static_cast<const T*>(src.data());
-    for (int d = 0; d < 4; ++d) f.s[d] = src.strides()[d];
-    f.n_images = src.shape()[0];
-    f.n_rows = src.shape()[1];
-    f.n_cols = src.shape()[2];
-    f.n_chan = src.shape()[3];
-    f.pad = pad;
-    f.ntiles_col = ntiles_col;
-    f.out_cols = out.shape()[1];
-    f.fill = static_cast<const T*>(fill.data());
+    const auto f = make_montage_fn<T>(src, out, fill, pad, ntiles_col);
     cpu_generate<T>(out, f);
   });
 }

@@ -22,17 +22,7 @@ std::vector<double> cpu_sum(const Array& a, std::int64_t segments) {
 #define CUSK_UTIL_INSTANTIATE(T)                                                    \
   template std::vector<MinMax<T>> cpu_minmax<T>(const Array&, std::int64_t);        \
   template std::vector<double> cpu_sum<T>(const Array&, std::int64_t);
-CUSK_UTIL_INSTANTIATE(bool)
-CUSK_UTIL_INSTANTIATE(std::uint8_t)
-CUSK_UTIL_INSTANTIATE(std::int8_t)
-CUSK_UTIL_INSTANTIATE(std::uint16_t)
-CUSK_UTIL_INSTANTIATE(std::int16_t)
-CUSK_UTIL_INSTANTIATE(std::uint32_t)
-CUSK_UTIL_INSTANTIATE(std::int32_t)
-CUSK_UTIL_INSTANTIATE(std::uint64_t)
-CUSK_UTIL_INSTANTIATE(std::int64_t)
-CUSK_UTIL_INSTANTIATE(float)
-CUSK_UTIL_INSTANTIATE(double)
+CUSK_FOR_EACH_DTYPE(CUSK_UTIL_INSTANTIATE)
 #undef CUSK_UTIL_INSTANTIATE
 
 std::int64_t cpu_count_nonpositive(const Array& a) { return cpu_reduce(a, 1, CountNonPositiveOp<double>{})[0]; }
