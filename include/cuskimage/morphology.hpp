@@ -1,0 +1,139 @@
+// cuskimage::morphology — skimage.morphology.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/dtype.hpp"
+
+namespace cuskimage::morphology {
+
+// =================================================================================================
+// Footprints (skimage.morphology.footprints)
+//
+// Footprints are small host arrays of 0/1 in the requested dtype (uint8 by default), exactly the
+// arrays scikit-image returns. With a `decomposition`, a function returns scikit-image's *sequence*
+// form instead: a list of (footprint, num_iter) pairs whose repeated application equals (or, for
+// disk/ball 'sequence' and the 'crosses' forms, approximates as scikit-image documents) the single
+// footprint. Bad sizes or an unsupported decomposition throw InvalidArgument naming
+// "morphology.<function>" and the argument.
+// =================================================================================================
+
+/// scikit-image's `decomposition` strings: None, 'sequence', 'separable', 'crosses'.
+enum class Decomposition { none, sequence, separable, crosses };
+
+/// "None", "sequence", "separable", "crosses".
+std::string_view decomposition_name(Decomposition d);
+/// Inverse of decomposition_name; also accepts "none". Throws InvalidArgument for other names.
+Decomposition decomposition_from_name(std::string_view name);
+
+/// One (footprint, num_iter) pair of a footprint sequence.
+struct FootprintElement {
+  Array footprint;
+  std::int64_t num_iter = 1;
+};
+
+/// A footprint as scikit-image's morphology functions accept it: a single array, or a sequence of
+/// (footprint, num_iter) pairs applied one after another. Move-only like Array; share() gives
+/// another handle to the same arrays.
+class Footprint {
+ public:
+  Footprint() = default;
+  /// A single footprint array (implicit, so an Array can be passed where a Footprint is expected).
+  Footprint(Array footprint);  // NOLINT(google-explicit-constructor)
+  /// A sequence of (footprint, num_iter) pairs (may be empty: disk(0, 'sequence') is ()).
+  explicit Footprint(std::vector<FootprintElement> sequence);
+  Footprint(Footprint&&) noexcept = default;
+  Footprint& operator=(Footprint&&) noexcept = default;
+  Footprint(const Footprint&) = delete;
+  Footprint& operator=(const Footprint&) = delete;
+
+  bool is_sequence() const { return is_sequence_; }
+  /// The single array; InvalidArgument when this is a sequence.
+  const Array& array() const;
+  /// The (footprint, num_iter) pairs; InvalidArgument when this is a single array.
+  const std::vector<FootprintElement>& sequence() const;
+  /// Number of dimensions (of the first element for a sequence; 0 for an empty sequence).
+  int ndim() const;
+  /// Shape of the equivalent single footprint: the array's shape, or for a sequence the extent
+  /// reached by applying every element (scikit-image's _shape_from_sequence).
+  Shape shape() const;
+  /// Another handle to the same arrays.
+  Footprint share() const;
+
+ private:
+  bool is_sequence_ = false;
+  Array array_;
+  std::vector<FootprintElement> sequence_;
+};
+
+/// Keywords of diamond, octahedron, octagon, ellipse and footprint_rectangle.
+struct FootprintOptions {
+  DType dtype = DType::uint8;
+  Decomposition decomposition = Decomposition::none;
+};
+
+/// Keywords of disk and ball.
+struct SphereOptions {
+  DType dtype = DType::uint8;
+  /// False extends the radius by 0.5 (a rounder shape in the same (2r+1)^n box); ignored by
+  /// decompositions other than 'crosses', as in scikit-image.
+  bool strict_radius = true;
+  Decomposition decomposition = Decomposition::none;
+};
+
+/// Disk of Euclidean `radius` >= 0, shape (2r+1, 2r+1). decomposition: none, sequence (3x3
+/// elements from scikit-image's precomputed table, radius <= 250; approximate), crosses (cross-
+/// shaped elements; often exact).
+Footprint disk(std::int64_t radius, const SphereOptions& options = {});
+/// Ball of Euclidean `radius` >= 0, shape (2r+1)^3. decomposition: none, sequence (radius <= 100;
+/// approximate).
+Footprint ball(std::int64_t radius, const SphereOptions& options = {});
+/// Diamond (city-block distance <= radius), shape (2r+1, 2r+1). decomposition: none, sequence.
+Footprint diamond(std::int64_t radius, const FootprintOptions& options = {});
+/// Octahedron (3-D diamond), shape (2r+1)^3. decomposition: none, sequence.
+Footprint octahedron(std::int64_t radius, const FootprintOptions& options = {});
+/// Octagon with horizontal/vertical sides of size m and slanted sides of height n, shape
+/// (m + 2n, m + 2n); m, n >= 0 and not both 0. decomposition: none, sequence.
+Footprint octagon(std::int64_t m, std::int64_t n, const FootprintOptions& options = {});
+/// Star: a (2a+1) square overlapped with its 45-degree rotation; side 2a + 1 + 2*floor(a/2); a >= 0.
+Array star(std::int64_t a, DType dtype = DType::uint8);
+/// Ellipse with half-axes width (columns) and height (rows) >= 0, shape (2h+1, 2w+1).
+/// decomposition: none, crosses.
+Footprint ellipse(std::int64_t width, std::int64_t height, const FootprintOptions& options = {});
+/// All-ones N-d footprint of `shape` (every length >= 1). decomposition: none, separable (one 1-D
+/// footprint per axis), sequence (3^n cubes plus 1-D remainders; with any even length it falls
+/// back to separable, where scikit-image also warns).
+Footprint footprint_rectangle(const Shape& shape, const FootprintOptions& options = {});
+
+/// Deprecated in scikit-image 0.25 (removed in 0.27): footprint_rectangle({width, width}).
+[[deprecated("use footprint_rectangle")]] Footprint square(std::int64_t width,
+                                                           const FootprintOptions& options = {});
+/// Deprecated in scikit-image 0.25 (removed in 0.27): footprint_rectangle({nrows, ncols}).
+[[deprecated("use footprint_rectangle")]] Footprint rectangle(std::int64_t nrows, std::int64_t ncols,
+                                                              const FootprintOptions& options = {});
+/// Deprecated in scikit-image 0.25 (removed in 0.27): footprint_rectangle({width, width, width}).
+[[deprecated("use footprint_rectangle")]] Footprint cube(std::int64_t width, const FootprintOptions& options = {});
+
+/// The single footprint equivalent to a (non-empty) sequence, computed as scikit-image does: a
+/// bool image of the sequence's shape with its centre pixel set, dilated by the sequence (same
+/// boundary handling, so even-sized elements give scikit-image's result too). Returns bool.
+Array footprint_from_sequence(const Footprint& footprints);
+
+/// The footprint reversed along every axis (each element of a sequence), as a new contiguous
+/// array of the same dtype.
+Array mirror_footprint(const Array& footprint);
+Footprint mirror_footprint(const Footprint& footprint);
+
+struct PadFootprintOptions {
+  /// Pad at the end of each even-sized axis (else at the front).
+  bool pad_end = true;
+};
+/// The footprint zero-padded by one to an odd size along each even-sized axis (each element of a
+/// sequence).
+Array pad_footprint(const Array& footprint, const PadFootprintOptions& options = {});
+Footprint pad_footprint(const Footprint& footprint, const PadFootprintOptions& options = {});
+
+}  // namespace cuskimage::morphology
