@@ -1,0 +1,116 @@
+// cuskimage::ndimage — the scipy.ndimage building blocks that filters and morphology rest on:
+// boundary modes, 1-D and N-d correlation/convolution, uniform and rank (minimum/maximum) filters.
+//
+// Semantics are scipy.ndimage's (1.17), including its dtype rules: the output has the input's dtype;
+// correlations and means accumulate in double and are cast to an integer output by truncation toward
+// zero with wrap-around (as C's cast does in scipy: 255.9 -> 255, 256 -> 0 for uint8, -1.5 -> 255).
+// Multi-axis uniform/min/max filters run one 1-D pass per axis, each pass storing its result in the
+// output dtype, exactly as scipy does.
+//
+//   auto out = ndimage::correlate(img, kernel, {.mode = ndimage::Mode::constant, .cval = 0});
+//   auto mx  = ndimage::maximum_filter(img, {.size = {15}});
+//
+// Supported dtypes: uint8, uint16, int32, float32, float64 (plus bool for minimum/maximum filters).
+// The CPU backend handles any ndim; the CUDA backend handles 1-D, 2-D and 3-D arrays (N-d correlate and
+// footprint filters) and any ndim for the 1-D passes. Weights and footprints may live on either
+// device; device-resident ones are copied to the host first (which synchronizes `stream`).
+// Both backends add and multiply in scipy's order without fused multiply-adds, so correlations and
+// all integer results are identical to scipy's; the GPU's float uniform filters restart their running
+// sums per chunk (and sum very wide windows directly), so they may differ in the last bits.
+// Not supported (yet): scipy's `output=` dtype, per-axis `mode` sequences, `axes=`; rank filters on
+// float data holding NaN are unspecified (scipy's own result depends on its algorithm).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
+
+namespace cuskimage::ndimage {
+
+/// How a filter sees beyond the edge (input `a b c d`):
+///   reflect  d c b a | a b c d | d c b a   (scipy 'reflect', alias 'grid-mirror')
+///   mirror     d c b | a b c d | c b a     (scipy 'mirror')
+///   nearest  a a a a | a b c d | d d d d
+///   wrap     a b c d | a b c d | a b c d   (scipy 'grid-wrap' semantics, alias 'grid-wrap')
+///   constant k k k k | a b c d | k k k k   (k = cval; alias 'grid-constant')
+/// Halos wider than the axis extend reflect/mirror/wrap periodically, as scipy does.
+enum class Mode { reflect, mirror, nearest, wrap, constant };
+
+/// Parses scipy's mode names and aliases; InvalidArgument for anything else.
+Mode mode_from_name(std::string_view name);
+/// "reflect", "mirror", "nearest", "wrap", "constant".
+std::string_view mode_name(Mode mode);
+
+/// Options of the 1-D filters (scipy's keyword names and defaults).
+struct Filter1dOptions {
+  int axis = -1;
+  Mode mode = Mode::reflect;
+  double cval = 0.0;
+  /// Shifts the window: output[i] sees input[i - size/2 - origin + j], j in [0, size).
+  std::int64_t origin = 0;
+};
+
+/// Options of the N-d filters. `origin`: one value for every axis, or one per axis.
+struct FilterOptions {
+  Mode mode = Mode::reflect;
+  double cval = 0.0;
+  std::vector<std::int64_t> origin = {0};
+};
+
+/// scipy.ndimage.correlate1d: output[i] = sum_j weights[j] * input[i + j - size/2 - origin] along axis.
+Array correlate1d(const Array& input, const Array& weights, const Filter1dOptions& opts = {},
+                  const Stream& stream = {});
+/// scipy.ndimage.convolve1d: correlate1d with the weights reversed (and origin mirrored).
+Array convolve1d(const Array& input, const Array& weights, const Filter1dOptions& opts = {},
+                 const Stream& stream = {});
+/// N-d correlation with a weights array of the input's ndim (zero weights are skipped, as scipy).
+Array correlate(const Array& input, const Array& weights, const FilterOptions& opts = {}, const Stream& stream = {});
+/// N-d convolution (weights flipped on every axis).
+Array convolve(const Array& input, const Array& weights, const FilterOptions& opts = {}, const Stream& stream = {});
+
+/// The `_into` forms write into `output` (same shape, dtype and device as the input, any strides;
+/// it must not overlap the input).
+void correlate1d_into(const Array& input, const Array& weights, Array& output, const Filter1dOptions& opts = {},
+                      const Stream& stream = {});
+void correlate_into(const Array& input, const Array& weights, Array& output, const FilterOptions& opts = {},
+                    const Stream& stream = {});
+
+/// scipy.ndimage.uniform_filter1d: mean over `size` samples along opts.axis.
+Array uniform_filter1d(const Array& input, std::int64_t size, const Filter1dOptions& opts = {},
+                       const Stream& stream = {});
+/// scipy.ndimage.minimum_filter1d / maximum_filter1d (van Herk/Gil-Werman: O(1) work per pixel).
+Array minimum_filter1d(const Array& input, std::int64_t size, const Filter1dOptions& opts = {},
+                       const Stream& stream = {});
+Array maximum_filter1d(const Array& input, std::int64_t size, const Filter1dOptions& opts = {},
+                       const Stream& stream = {});
+
+struct UniformFilterOptions {
+  /// One size for every axis or one per axis (axes of size 1 are left alone).
+  std::vector<std::int64_t> size = {3};
+  Mode mode = Mode::reflect;
+  double cval = 0.0;
+  std::vector<std::int64_t> origin = {0};
+};
+
+/// scipy.ndimage.uniform_filter: separable mean filter.
+Array uniform_filter(const Array& input, const UniformFilterOptions& opts = {}, const Stream& stream = {});
+
+struct RankFilterOptions {
+  /// Rectangle sizes (one, or one per axis). Exactly one of size and footprint must be given.
+  std::vector<std::int64_t> size = {};
+  /// Boolean (or numeric, non-zero = in) array of the input's ndim. An all-true footprint is run as
+  /// the separable rectangle, as scipy does.
+  Array footprint = {};
+  Mode mode = Mode::reflect;
+  double cval = 0.0;
+  std::vector<std::int64_t> origin = {0};
+};
+
+/// scipy.ndimage.minimum_filter / maximum_filter.
+Array minimum_filter(const Array& input, const RankFilterOptions& opts = {}, const Stream& stream = {});
+Array maximum_filter(const Array& input, const RankFilterOptions& opts = {}, const Stream& stream = {});
+
+}  // namespace cuskimage::ndimage
