@@ -106,4 +106,10 @@ const std::vector<cuskimage::Shape>& standard_shapes() {
   return s;
 }
 
+const cuskimage::Shape& shape_arg(benchmark::State& state) {
+  const auto& s = standard_shapes()[static_cast<std::size_t>(state.range(0))];
+  state.SetLabel(cuskimage::shape_str(s));
+  return s;
+}
+
 }  // namespace cuskbench

@@ -35,6 +35,10 @@ cuskimage::Array test_image(const cuskimage::Shape& shape, cuskimage::DType dtyp
 /// Standard shapes of DESIGN.md §7: 512², 3840×2160, 8192², 192³.
 const std::vector<cuskimage::Shape>& standard_shapes();
 
+/// The standard shape selected by the benchmark's first argument (an index into standard_shapes());
+/// also labels the run with it.
+const cuskimage::Shape& shape_arg(benchmark::State& state);
+
 /// Skips the benchmark (state.SkipWithError) when no GPU is present; returns false then.
 bool require_gpu(benchmark::State& state);
 

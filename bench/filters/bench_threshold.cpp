@@ -14,11 +14,7 @@ using cuskimage::Stream;
 
 namespace {
 
-const cuskimage::Shape& shape_arg(benchmark::State& st) {
-  const auto& s = cuskbench::standard_shapes()[static_cast<std::size_t>(st.range(0))];
-  st.SetLabel(cuskimage::shape_str(s));
-  return s;
-}
+using cuskbench::shape_arg;
 
 void BM_ThresholdOtsu_u8(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;

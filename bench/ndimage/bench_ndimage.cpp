@@ -17,11 +17,7 @@ using cuskimage::Stream;
 
 namespace {
 
-const cuskimage::Shape& shape_arg(benchmark::State& st) {
-  const auto& s = cuskbench::standard_shapes()[static_cast<std::size_t>(st.range(0))];
-  st.SetLabel(cuskimage::shape_str(s));
-  return s;
-}
+using cuskbench::shape_arg;
 
 double io_bytes(const Array& a, int passes = 1) { return 2.0 * passes * static_cast<double>(a.nbytes()); }
 

@@ -16,11 +16,7 @@ using cuskimage::Stream;
 
 namespace {
 
-const cuskimage::Shape& shape_arg(benchmark::State& st) {
-  const auto& s = cuskbench::standard_shapes()[static_cast<std::size_t>(st.range(0))];
-  st.SetLabel(cuskimage::shape_str(s));
-  return s;
-}
+using cuskbench::shape_arg;
 
 double bytes(const Array& in, DType out) {
   return static_cast<double>(in.size()) * static_cast<double>(in.itemsize() + cuskimage::itemsize(out));

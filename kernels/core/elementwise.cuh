@@ -36,6 +36,15 @@ inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(
 
 constexpr int kMapThreads = 256;
 
+/// Element i (C order) of an array: direct when contiguous, else through its indexer.
+template <class T>
+struct StridedReader {
+  const T* p;
+  Indexer ix;
+  bool contiguous;
+  __device__ __forceinline__ T operator()(std::int64_t i) const { return p[contiguous ? i : ix.offset(i)]; }
+};
+
 inline unsigned map_blocks(std::int64_t work_items) {
   const std::int64_t b = (work_items + kMapThreads - 1) / kMapThreads;
   return static_cast<unsigned>(std::clamp<std::int64_t>(b, 1, std::int64_t(1) << 24));

@@ -39,14 +39,8 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr std::int64_t kMaxSharedBins = 12288;
 
-/// Element i (C order) of the image: direct when contiguous, else through the indexer.
 template <class T>
-struct Reader {
-  const T* p;
-  Indexer ix;
-  bool contiguous;
-  __device__ __forceinline__ T operator()(std::int64_t i) const { return p[contiguous ? i : ix.offset(i)]; }
-};
+using Reader = cuskimage::detail::StridedReader<T>;
 
 int blocks_for(std::int64_t n, std::int64_t per_thread) {
   int dev = 0, sms = 0;

@@ -10,6 +10,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <limits>
 
+#include "kernels/core/elementwise.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
@@ -26,12 +27,7 @@ using Floats = cuskimage::detail::Types<float, double>;
 constexpr int kThreads = 256;
 
 template <class T>
-struct Reader {
-  const T* p;
-  Indexer ix;
-  bool contiguous;
-  __device__ __forceinline__ T operator()(std::int64_t i) const { return p[contiguous ? i : ix.offset(i)]; }
-};
+using Reader = cuskimage::detail::StridedReader<T>;
 
 int grid_for(std::int64_t n) {
   int dev = 0, sms = 0;
