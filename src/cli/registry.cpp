@@ -47,15 +47,16 @@ std::string strip_brackets(std::string s) {
   return s;
 }
 
-/// Splits on commas outside brackets: "(1,2),(3,4)" -> "(1,2)", "(3,4)".
-std::vector<std::string> split_top_level(const std::string& s) {
+/// Splits on `sep` (outside brackets when `nested`); a trailing separator ("2,") is allowed as in a
+/// Python tuple.
+std::vector<std::string> split(const std::string& s, char sep, bool nested = false) {
   std::vector<std::string> parts;
   std::string cur;
   int depth = 0;
   for (char c : s) {
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == ',' && depth == 0) {
+    if (nested && (c == '(' || c == '[')) ++depth;
+    if (nested && (c == ')' || c == ']')) --depth;
+    if (c == sep && depth == 0) {
       parts.push_back(trim(cur));
       cur.clear();
     } else {
@@ -67,22 +68,8 @@ std::vector<std::string> split_top_level(const std::string& s) {
   return parts;
 }
 
-/// Splits on `sep`; a trailing separator ("2,") is allowed as in a Python tuple.
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      parts.push_back(trim(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(trim(cur));
-  if (parts.size() > 1 && parts.back().empty()) parts.pop_back();
-  return parts;
-}
+/// "(1,2),(3,4)" -> "(1,2)", "(3,4)".
+std::vector<std::string> split_top_level(const std::string& s) { return split(s, ',', true); }
 
 bool parse_int(const std::string& text, std::int64_t& out) {
   const std::string t = trim(text);
