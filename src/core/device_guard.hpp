@@ -1,6 +1,8 @@
 // Makes a CUDA device current for a scope and restores the previous one.
 #pragma once
 
+#include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
 #include "src/core/cuda_check.hpp"
 
 namespace cuskimage::detail {
@@ -22,5 +24,14 @@ class DeviceGuard {
  private:
   int previous_ = 0;
 };
+
+/// The backend switch of every op: cpu() for host arrays, else cuda(stream handle) with a's device
+/// current.
+template <class Cpu, class Cuda>
+decltype(auto) on_backend(const Array& a, const Stream& stream, Cpu&& cpu, Cuda&& cuda) {
+  if (a.device().is_cpu()) return cpu();
+  DeviceGuard guard(a.device().index());
+  return cuda(stream.handle());
+}
 
 }  // namespace cuskimage::detail

@@ -116,7 +116,7 @@ std::vector<double> threshold(const Array* image, const std::optional<Histogram>
   expect(image->size() > 0, fn, "image", "must not be empty, got shape ", shape_str(image->shape()));
   if (p.return_all) p.capacity = is_floating(image->dtype()) ? p.nbins : 65536;
   std::vector<double> res;
-  util::detail::on_backend(
+  cuskimage::detail::on_backend(
       *image, stream, [&] { detail::cpu_histogram_threshold(*image, p, res); },
       [&](cudaStream_t s) { detail::cuda_histogram_threshold(*image, p, res, s); });
   return finish(res, p);
@@ -162,7 +162,7 @@ namespace {
 template <class T>
 double li_float(const Array& image, const ThresholdLiOptions& opts, const Stream& stream) {
   const std::string fn = "filters.threshold_li";
-  auto on = [&](auto cpu, auto cuda) { return util::detail::on_backend(image, stream, cpu, cuda); };
+  auto on = [&](auto cpu, auto cuda) { return cuskimage::detail::on_backend(image, stream, cpu, cuda); };
   const detail::LiStats st =
       on([&] { return detail::cpu_li_stats(image); }, [&](cudaStream_t s) { return detail::cuda_li_stats(image, s); });
   if (st.n_nn == 0) return std::nan("");
@@ -225,7 +225,7 @@ double threshold_li(const Array& image, const ThresholdLiOptions& opts, const St
   p.has_guess = opts.initial_guess.has_value();
   p.guess = opts.initial_guess.value_or(0.0);
   std::vector<double> res;
-  util::detail::on_backend(
+  cuskimage::detail::on_backend(
       image, stream, [&] { detail::cpu_histogram_threshold(image, p, res); },
       [&](cudaStream_t s) { detail::cuda_histogram_threshold(image, p, res, s); });
   return finish(res, p)[0];

@@ -71,9 +71,8 @@ void check_input(const Array& in, std::string_view fn, bool rank) {
 
 /// Values of a small array (weights, footprint) as doubles in C order, on the host.
 std::vector<double> host_doubles(const Array& a, const Stream& stream) {
-  Array h = a.device().is_cpu() ? a.share() : a.to(Device::cpu(), stream);
-  if (!a.device().is_cpu()) stream.synchronize();
-  Array d = h.astype(DType::float64).contiguous();
+  // to(cpu) completes the copy before returning; astype gives a contiguous float64 copy.
+  Array d = a.to(Device::cpu(), stream).astype(DType::float64);
   const double* p = static_cast<const double*>(d.data());
   return std::vector<double>(p, p + d.size());
 }

@@ -27,13 +27,7 @@ using cuskimage::detail::fail;
 using cuskimage::detail::normalize_axis;
 using cuskimage::detail::Types;
 
-/// Runs cpu() for host arrays, else cuda(stream handle) with a's device current.
-template <class Cpu, class Cuda>
-decltype(auto) on_backend(const Array& a, const Stream& stream, Cpu&& cpu, Cuda&& cuda) {
-  if (a.device().is_cpu()) return cpu();
-  cuskimage::detail::DeviceGuard guard(a.device().index());
-  return cuda(stream.handle());
-}
+using cuskimage::detail::on_backend;
 
 /// Extremes per segment (see cpu_minmax); synchronizes for device arrays.
 template <class T>
