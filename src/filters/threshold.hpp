@@ -625,9 +625,15 @@ CUSK_HD void select_from_histogram(const SelectParams& p, const unsigned long lo
       // Histogram of image - min in T (modular for signed T), kept in the scratch.
       auto* w = reinterpret_cast<unsigned long long*>(scratch);
       for (std::int64_t i = 0; i < nb; ++i) w[i] = 0;
+      // The wrap is spelled out in 64-bit integers. Written as w[int_bin(static_cast<T>(v - base))],
+      // nvcc 13 unrolled the loop and addressed the next three bins from the first one's address,
+      // as if narrowed consecutive values stayed consecutive: wrong across the wrap (threshold_li of
+      // an int8 image spanning more than 127 came out NaN on the H200; see the PTX of this loop).
+      const long long lo = static_cast<long long>(std::numeric_limits<T>::min());
       for (std::int64_t i = a; i <= b; ++i) {
-        const long long v = static_cast<long long>(std::numeric_limits<T>::min()) + i;
-        w[int_bin(static_cast<T>(v - ctr.base))] += counts[i];
+        long long x = (lo + i - ctr.base) % nb;  // v - min(image) >= 0, modulo 2^bits
+        if (x > static_cast<long long>(std::numeric_limits<T>::max())) x -= nb;
+        w[x - lo] += counts[i];
       }
       std::int64_t wa = 0, wb = nb - 1;
       while (w[wa] == 0) ++wa;

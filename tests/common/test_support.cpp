@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+
+#include <cuda_runtime.h>
 
 #include "cuskimage/io.hpp"
 
@@ -38,6 +41,16 @@ Array random_array(const Shape& shape, DType dtype, std::uint64_t seed, double l
   return a.astype(dtype);
 }
 
+Array host_copy(const Array& a) {
+  // The array may come from work queued on any stream (tests use non-blocking streams that do not
+  // order with the per-thread stream `to` copies on), so wait for all of the device's work first.
+  if (a.device().is_cuda()) {
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) throw std::runtime_error(std::string("cudaDeviceSynchronize: ") + cudaGetErrorString(e));
+  }
+  return a.to(Device::cpu());
+}
+
 namespace {
 std::string index_str(const Shape& shape, std::int64_t linear) {
   Shape idx(shape.size());
@@ -57,8 +70,8 @@ std::string index_str(const Shape& shape, std::int64_t linear) {
     return ::testing::AssertionFailure() << "shape differs: expected " << cuskimage::shape_str(expected.shape())
                                          << ", got " << cuskimage::shape_str(actual.shape());
   // Compare bytes of contiguous host copies (exact, NaN payload aside).
-  Array e = expected.to(Device::cpu()).contiguous();
-  Array a = actual.to(Device::cpu()).contiguous();
+  Array e = host_copy(expected).contiguous();
+  Array a = host_copy(actual).contiguous();
   const std::size_t item = e.itemsize();
   const auto* pe = static_cast<const unsigned char*>(e.data());
   const auto* pa = static_cast<const unsigned char*>(a.data());
@@ -80,8 +93,8 @@ std::string index_str(const Shape& shape, std::int64_t linear) {
   if (expected.shape() != actual.shape())
     return ::testing::AssertionFailure() << "shape differs: expected " << cuskimage::shape_str(expected.shape())
                                          << ", got " << cuskimage::shape_str(actual.shape());
-  Array e = expected.to(Device::cpu()).astype(DType::float64);
-  Array a = actual.to(Device::cpu()).astype(DType::float64);
+  Array e = host_copy(expected).astype(DType::float64);
+  Array a = host_copy(actual).astype(DType::float64);
   const double* pe = e.data<double>();
   const double* pa = a.data<double>();
   std::int64_t bad = 0, worst = -1;

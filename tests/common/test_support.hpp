@@ -27,6 +27,9 @@ using cuskimage::Shape;
 /// floats over [lo, hi) (default [0, 1)), bool with P(true) = 0.5. Deterministic in `seed`.
 Array random_array(const Shape& shape, DType dtype, std::uint64_t seed, double lo = 0, double hi = 0);
 
+/// A host copy of `a`; for a device array it waits for all of the device's work first (see the .cpp).
+Array host_copy(const Array& a);
+
 /// Exact equality of dtype, shape and every value (arrays may live on any device, any strides).
 ::testing::AssertionResult arrays_equal(const Array& expected, const Array& actual);
 /// |a - e| <= atol + rtol * |e| elementwise (as numpy.allclose), NaNs equal; shapes must match.
