@@ -103,4 +103,18 @@ double threshold_li(const Array& image, const ThresholdLiOptions& opts = {}, con
 /// agree within a few float32 ulps). An empty image gives NaN.
 double threshold_mean(const Array& image, const Stream& stream = {});
 
+// ==== edges and smoothing (gaussian, difference_of_gaussians, sobel/scharr/prewitt/roberts/farid,
+// laplace, unsharp_mask) =============================================================================
+// @@edges@@
+
+// ==== rank and local filters (median, rank_order, correlate_sparse, window, local thresholds,
+// apply_hysteresis_threshold, try_all_threshold) =====================================================
+// @@local@@
+
+// ==== frequency-domain filters (butterworth, wiener, LPIFilter2D, filter_forward/inverse, gabor) ====
+// @@frequency@@
+
+// ==== ridge filters (hessian, frangi, meijering, sato) ==============================================
+// @@ridges@@
+
 }  // namespace cuskimage::filters

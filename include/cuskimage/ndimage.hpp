@@ -113,4 +113,7 @@ struct RankFilterOptions {
 Array minimum_filter(const Array& input, const RankFilterOptions& opts = {}, const Stream& stream = {});
 Array maximum_filter(const Array& input, const RankFilterOptions& opts = {}, const Stream& stream = {});
 
+// ==== gaussian_filter / gaussian_filter1d (scipy.ndimage) ============================================
+// @@gaussian@@
+
 }  // namespace cuskimage::ndimage
