@@ -58,7 +58,7 @@ if has sanitize; then
 fi
 if has bench; then
   for b in $B/bench/bench_*; do
-    "$b" --benchmark_format=json --benchmark_out="$OUT/$(basename "$b").json" --benchmark_min_time=0.2 \
+    timeout "${BENCH_TIMEOUT:-240}" "$b" --benchmark_format=json --benchmark_out="$OUT/$(basename "$b").json" --benchmark_min_time=0.2 \
       >"$OUT/$(basename "$b").txt" 2>&1 || rc=1
   done
   echo "benchmarks written"
