@@ -109,12 +109,357 @@ double threshold_mean(const Array& image, const Stream& stream = {});
 
 // ==== rank and local filters (median, rank_order, correlate_sparse, window, local thresholds,
 // apply_hysteresis_threshold, try_all_threshold) =====================================================
+}  // namespace cuskimage::filters
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "cuskimage/device.hpp"
+#include "cuskimage/ndimage.hpp"
+namespace cuskimage::filters {
+
+/// scikit-image's `behavior` of median: scipy.ndimage.median_filter, or skimage.filters.rank.median.
+enum class MedianBehavior { ndimage, rank };
+
+struct MedianOptions {
+  /// Non-zero entries are the window; the image's ndim. Unset: all ones of shape 3^ndim.
+  Array footprint = {};
+  /// Boundary mode and cval (behavior='ndimage' only; 'rank' ignores samples outside the image).
+  ndimage::Mode mode = ndimage::Mode::nearest;
+  double cval = 0.0;
+  MedianBehavior behavior = MedianBehavior::ndimage;
+};
+/// skimage.filters.median. behavior='ndimage' (scipy.ndimage.median_filter): rank K / 2 of the K
+/// window samples (the upper median for even K; even-sized footprints are centred at size // 2 as
+/// scipy does), any ndim on the CPU and 1-D to 3-D on CUDA, dtypes uint8, int8, uint16, int16,
+/// uint32, int32, uint64, int64, float32, float64 (result: the input's dtype; values pass through
+/// double as in scipy, so 64-bit integers past 2^53 round; NaN handling unspecified).
+/// behavior='rank' (skimage.filters.rank.median): 2-D or 3-D, samples outside the image are left out
+/// (rank n / 2 of the n inside; mode and cval are ignored), uint8/uint16 kept, bool rejected, other
+/// dtypes converted with util::img_as_ubyte first (scikit-image warns) and the result is uint8.
+/// CUDA: 2-D full 3x3 and 5x5 windows run a shared-memory forgetful selection network (uint8: four
+/// pixels per 32-bit word with byte-SIMD min/max); other windows a per-pixel radix select.
+Array median(const Array& image, const MedianOptions& opts = {}, const Stream& stream = {});
+/// median with scikit-image's `out=`: `out` has the result's shape, dtype and device, any strides,
+/// and does not overlap `image`.
+void median_into(const Array& image, Array& out, const MedianOptions& opts = {}, const Stream& stream = {});
+
+struct RankOrderResult {
+  /// Rank of each pixel among the sorted unique values; dtype np.min_scalar_type(image.size)
+  /// (uint8, uint16, uint32 or uint64), the image's shape.
+  Array labels;
+  /// The unique values, increasing, in the image's dtype (1-D).
+  Array original_values;
+};
+/// skimage.filters.rank_order (all dtypes but bool; float NaNs are unspecified). On CUDA the sort
+/// runs on the device (CUB radix sort) and the call synchronizes `stream` once to size the unique
+/// values.
+RankOrderResult rank_order(const Array& image, const Stream& stream = {});
+
+struct CorrelateSparseOptions {
+  /// scipy's boundary names ('reflect', 'mirror', 'nearest', 'wrap', 'constant' (zeros), with the
+  /// grid- aliases) or 'valid' (no padding: the result shrinks by kernel.shape - 1).
+  std::string mode = "reflect";
+};
+/// skimage.filters.correlate_sparse: correlation with `kernel` (the image's ndim, odd sizes unless
+/// mode 'valid') summed term by term over its non-zero entries in C order, in the image's float type
+/// (float32 stays float32, others float64), exactly as scikit-image's NumPy arithmetic. `kernel`
+/// may live on either device (copied to the host).
+Array correlate_sparse(const Array& image, const Array& kernel, const CorrelateSparseOptions& opts = {},
+                       const Stream& stream = {});
+
+/// A scipy.signal.get_window window type: a name and its parameters (scipy's tuple form).
+/// Supported (symmetric windows, fftbins=False): boxcar (box, ones, rect, rectangular), triang
+/// (triangle, tri), blackman (black, blk), hamming (hamm, ham), hann (han), bartlett (bart, brt),
+/// flattop (flat, flt), parzen (parz, par), bohman (bman, bmn), blackmanharris (blackharr, bkh),
+/// nuttall (nutl, nut), barthann (brthan, bth), cosine (halfcosine), lanczos (sinc),
+/// tukey [alpha = 0.5] (tuk), general_hamming (alpha) (general hamming), exponential [center =
+/// None (pass NaN), tau = 1] (poisson), kaiser (beta) (ksr), gaussian (std) (gauss, gss),
+/// general_gaussian (p, sig) (general gaussian, general_gauss, general gauss, ggs), taylor [nbar = 4,
+/// sll = 30, norm = 1] (taylorwin). Not supported: chebwin, dpss, general_cosine, kaiser_bessel_derived.
+struct WindowType {
+  std::string name;
+  std::vector<double> params = {};
+  WindowType(const char* n) : name(n) {}                 // NOLINT(google-explicit-constructor)
+  WindowType(std::string n, std::vector<double> p = {})  // NOLINT(google-explicit-constructor)
+      : name(std::move(n)), params(std::move(p)) {}
+};
+struct WindowOptions {
+  /// Where the window is generated (CUDA: on the device, by a kernel).
+  Device device = Device::cpu();
+};
+/// skimage.filters.window: the 1-D window of length max(shape) rotated into `shape` (any ndim >= 1)
+/// with linear interpolation (warp's order 1, mode constant), float64. scikit-image's `warp_kwargs`
+/// is not supported. Agrees with scikit-image within 1e-12 (its float32 radius is reproduced).
+Array window(const WindowType& window_type, const Shape& shape, const WindowOptions& opts = {},
+             const Stream& stream = {});
+
+enum class ThresholdLocalMethod { gaussian, mean, median, generic };
+struct ThresholdLocalOptions {
+  /// Odd sizes: one for every axis or one per axis.
+  std::vector<std::int64_t> block_size = {3};
+  ThresholdLocalMethod method = ThresholdLocalMethod::gaussian;
+  double offset = 0.0;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  /// method 'gaussian': sigma (one, or one per axis); empty: (block_size - 1) / 6 per axis.
+  std::vector<double> param = {};
+  /// method 'generic' (scikit-image's callable `param`): receives the window's samples (C order,
+  /// boundary-extended) and returns the local threshold. CPU arrays only (NotSupported on CUDA).
+  std::function<double(const std::vector<double>&)> function = {};
+  double cval = 0.0;
+};
+/// skimage.filters.threshold_local: the local threshold image (float32 for float32 input, else
+/// float64) = filter(image as float) - offset, with ndimage::gaussian_filter (truncate 4),
+/// uniform_filter or median over block_size.
+Array threshold_local(const Array& image, const ThresholdLocalOptions& opts = {}, const Stream& stream = {});
+
+struct ThresholdNiblackOptions {
+  /// Odd sizes: one for every axis or one per axis.
+  std::vector<std::int64_t> window_size = {15};
+  double k = 0.2;
+};
+/// skimage.filters.threshold_niblack: m - k * s with the local mean and standard deviation from
+/// float64 integral images of the image padded by NumPy's 'reflect' (scikit-image's _mean_std,
+/// reproduced term by term; float32 input gives float32). Any ndim on the CPU, 1-D to 3-D on CUDA.
+/// CUDA results agree within 1e-12 relative (float64) / 1 float32 ulp of the window sums' rounding.
+Array threshold_niblack(const Array& image, const ThresholdNiblackOptions& opts = {}, const Stream& stream = {});
+
+struct ThresholdSauvolaOptions {
+  std::vector<std::int64_t> window_size = {15};
+  double k = 0.2;
+  /// Dynamic range of the standard deviation; unset: half the dtype's range (dtype_limits).
+  std::optional<double> r = std::nullopt;
+};
+/// skimage.filters.threshold_sauvola: m * (1 + k * (s / r - 1)), m and s as threshold_niblack.
+Array threshold_sauvola(const Array& image, const ThresholdSauvolaOptions& opts = {}, const Stream& stream = {});
+
+/// skimage.filters.apply_hysteresis_threshold: bool mask of the connected components (face
+/// connectivity, scipy.ndimage.label's default) of image > min(low, high) that hold a pixel of
+/// image > high. As NumPy compares: float32 images compare with float32(high) and with low in double
+/// (np.clip makes it a float64 scalar). Any ndim on the CPU; 1-D to 3-D on CUDA (union-find
+/// connected components, kernels/filters/ccl.cuh). dtypes: all but bool... and bool.
+Array apply_hysteresis_threshold(const Array& image, double low, double high, const Stream& stream = {});
+
+/// skimage.filters.try_all_threshold without the figure: (name, image > threshold) for Isodata, Li,
+/// Mean, Minimum, Otsu, Triangle and Yen, in that order (scikit-image's errors propagate, e.g.
+/// threshold_minimum's). Comparisons are made in the image's precision.
+std::vector<std::pair<std::string, Array>> try_all_threshold(const Array& image, const Stream& stream = {});
+
 // @@local@@
 
 // ==== frequency-domain filters (butterworth, wiener, LPIFilter2D, filter_forward/inverse, gabor) ====
+}  // namespace cuskimage::filters
+#include <functional>
+#include <memory>
+#include <variant>
+
+#include "cuskimage/ndimage.hpp"  // ndimage::Mode (gabor's boundary handling)
+namespace cuskimage::filters {
+
+// FFTs run through FFTW3 on CPU arrays and cuFFT on CUDA arrays; a build without the backend's
+// library (CUSK_HAVE_FFTW / CUSK_HAVE_CUFFT) raises NotSupported. scikit-image's steps (padding,
+// rfftn/irfftn, fftn/ifftn, ifftshift, centring) are reproduced; only the FFT's rounding differs
+// from scipy.fft's pocketfft: results agree within ~1e-12 (float64) or ~1e-5 (float32) relative to
+// the largest output value. Complex values have no dtype: complex results come back as two real
+// arrays (real, imag) and spectra are never returned.
+
+struct ButterworthOptions {
+  /// Cut-off as a fraction of the sampling frequency, in [0, 0.5].
+  double cutoff_frequency_ratio = 0.005;
+  bool high_pass = true;
+  double order = 2.0;
+  /// Axis of the channels (not filtered), or unset: every axis is spatial.
+  std::optional<int> channel_axis = std::nullopt;
+  /// True: the textbook (squared) Butterworth gain; false: its square root.
+  bool squared_butterworth = true;
+  /// Edge-padding (np.pad mode='edge') of every spatial axis before the FFT, cropped afterwards.
+  std::int64_t npad = 0;
+};
+/// skimage.filters.butterworth on N-d real images (any real dtype; float32 stays float32, others give
+/// float64): rfftn over the spatial axes, the Butterworth gain, irfftn. The CUDA backend handles up
+/// to 3 spatial axes (cuFFT's limit; NotSupported beyond), the CPU backend any number.
+Array butterworth(const Array& image, const ButterworthOptions& opts = {}, const Stream& stream = {});
+
+/// scikit-image's `impulse_response(r, c, **filter_params)`: the filter's value at row/column offset
+/// (r, c) from its centre. Parameters are captured by the callable, e.g.
+///   [sigma](double r, double c) { return std::exp(-(r * r + c * c) / (2 * sigma * sigma)); }
+/// It is evaluated on the host (for float32 data the values are rounded to float32, where scikit-image
+/// evaluates the Python function on float32 coordinates).
+using ImpulseResponse = std::function<double(double r, double c)>;
+
+/// skimage.filters.LPIFilter2D: a linear position-invariant 2-D filter defined by its impulse
+/// response. The filter's spectrum is cached for the last data shape, precision and device, as
+/// scikit-image caches it; copies share the cache (thread-safe). Work using one cached spectrum
+/// from several streams is ordered after the stream that made it.
+class LPIFilter2D {
+ public:
+  /// InvalidArgument when `impulse_response` is empty ("Impulse response must be a callable").
+  explicit LPIFilter2D(ImpulseResponse impulse_response);
+  /// __call__: |ifftn(F * G)| cropped to data's shape, where F and G are the spectra of the impulse
+  /// response and of `data` (2-D, any real dtype), both zero-padded to (2M-1, 2N-1). Returns float32
+  /// for float32 data, else float64.
+  Array operator()(const Array& data, const Stream& stream = {}) const;
+  const ImpulseResponse& impulse_response() const;
+
+  struct State;  // impulse response + cached spectrum (internal)
+  const std::shared_ptr<State>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+struct FilterForwardOptions {
+  /// Required unless predefined_filter is set.
+  ImpulseResponse impulse_response = {};
+  /// Reuses a filter (and its cached spectrum) across calls; takes precedence over impulse_response.
+  std::optional<LPIFilter2D> predefined_filter = std::nullopt;
+};
+/// skimage.filters.filter_forward: predefined_filter(data), or LPIFilter2D(impulse_response)(data).
+Array filter_forward(const Array& data, const FilterForwardOptions& opts = {}, const Stream& stream = {});
+
+struct FilterInverseOptions {
+  ImpulseResponse impulse_response = {};
+  /// Limits the inverse filter's gain |1/F|.
+  double max_gain = 2.0;
+  std::optional<LPIFilter2D> predefined_filter = std::nullopt;
+};
+/// skimage.filters.filter_inverse: |ifftshift(ifftn(G / F))| centred, with |F| raised to the
+/// precision's epsilon and |1/F| clipped to max_gain.
+Array filter_inverse(const Array& data, const FilterInverseOptions& opts = {}, const Stream& stream = {});
+
+struct WienerOptions {
+  ImpulseResponse impulse_response = {};
+  /// Noise-to-signal power ratio: a scalar, or a 2-D array broadcastable to the padded spectrum's
+  /// shape (2M-1, 2N-1) as NumPy broadcasts it (extents equal or 1; any real dtype, any device).
+  std::variant<double, Array> K = 0.25;
+  std::optional<LPIFilter2D> predefined_filter = std::nullopt;
+};
+/// skimage.filters.wiener: |ifftshift(ifftn(G * (1/F) |F|^2 / (|F|^2 + K)))| centred, |F| raised to
+/// the precision's epsilon first. The result keeps data's precision (float32 data with a K array: scikit-image promotes to
+/// float64; here the result stays float32).
+Array wiener(const Array& data, const WienerOptions& opts = {}, const Stream& stream = {});
+
+struct GaborKernelOptions {
+  double theta = 0.0;
+  double bandwidth = 1.0;
+  /// Unset: derived from bandwidth and frequency.
+  std::optional<double> sigma_x = std::nullopt;
+  std::optional<double> sigma_y = std::nullopt;
+  double n_stds = 3.0;
+  double offset = 0.0;
+  /// float64 (scikit-image's complex128, the default) or float32 (complex64): the precision of the
+  /// two parts.
+  DType dtype = DType::float64;
+};
+/// A complex array as two real arrays of one shape and dtype.
+struct ComplexParts {
+  Array real;
+  Array imag;
+};
+/// skimage.filters.gabor_kernel: the complex kernel as its real and imaginary parts (host arrays of
+/// shape (2*y0+1, 2*x0+1), float64, or float32 for dtype float32).
+ComplexParts gabor_kernel(double frequency, const GaborKernelOptions& opts = {});
+
+struct GaborOptions {
+  double theta = 0.0;
+  double bandwidth = 1.0;
+  std::optional<double> sigma_x = std::nullopt;
+  std::optional<double> sigma_y = std::nullopt;
+  double n_stds = 3.0;
+  double offset = 0.0;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+};
+/// skimage.filters.gabor: ndimage::convolve of the 2-D image with the kernel's real and imaginary
+/// parts. As in scikit-image integer images are not converted: the responses keep the image's dtype
+/// (truncated as scipy does); float32 images use the complex64 kernel. dtypes: uint8, uint16, int32,
+/// float32, float64.
+ComplexParts gabor(const Array& image, double frequency, const GaborOptions& opts = {}, const Stream& stream = {});
+
 // @@frequency@@
 
 // ==== ridge filters (hessian, frangi, meijering, sato) ==============================================
+}  // namespace cuskimage::filters
+#include <array>
+
+#include "cuskimage/ndimage.hpp"  // ndimage::Mode (the ridge filters' boundary handling)
+namespace cuskimage::filters {
+
+// Hessian-based ridge filters. Every scale computes the Hessian by Gaussian derivatives
+// (skimage.feature.hessian_matrix(image, sigma, use_gaussian_derivatives=True): two first-derivative
+// Gaussian passes of sigma / sqrt(2), truncated at 8 sigma, or 100 when sigma <= 1), its eigenvalues
+// per pixel, and folds the scale's response into a running maximum. The input is cast (not scaled):
+// float32 stays float32, every other real dtype (bool and integers included) becomes float64, and so
+// does the result. 2-D and 3-D images (meijering: 1-D to 8-D). Sigmas must be positive (scikit-image
+// does not check; scipy then silently skips the smoothing). Nothing synchronizes: frangi's automatic
+// gamma and meijering's per-scale normalization are reductions that stay on the device.
+// CUDA: per scale, the Gaussian passes and then one kernel computing eigenvalues, response and
+// running max (no eigenvalue arrays are stored).
+// Against scikit-image: 2-D eigenvalues use scikit-image's formula in the image's precision; 3-D
+// ones are solved in float64 (trigonometric, Jacobi near double roots) where NumPy's eigvalsh is
+// LAPACK in the image's precision; the Gaussian passes of the CUDA backend may round differently
+// (see ndimage::gaussian_filter). Results agree within ~1e-9 (float64) and ~1e-4 (float32) of the
+// output's maximum, except where a response hinges on an eigenvalue's sign near 0 (frangi's clipping
+// at 1e-10 makes such pixels flip between 0 and their value; tests bound how many).
+
+struct FrangiOptions {
+  /// Scales (standard deviations of the Gaussian). scikit-image's default: range(1, 10, 2).
+  std::vector<double> sigmas = {1, 3, 5, 7, 9};
+  /// When both are set, sigmas = np.arange(scale_range[0], scale_range[1], scale_step) (deprecated
+  /// in scikit-image, kept for its signature).
+  std::optional<std::array<double, 2>> scale_range = std::nullopt;
+  std::optional<double> scale_step = std::nullopt;
+  /// Sensitivity to deviation from a plate-like structure (3-D only).
+  double alpha = 0.5;
+  /// Sensitivity to deviation from a blob-like structure.
+  double beta = 0.5;
+  /// Sensitivity to areas of high variance; unset: half the largest Hessian norm of the first scale
+  /// (1 when that is 0), then kept for the other scales as scikit-image does.
+  std::optional<double> gamma = std::nullopt;
+  /// True: detect black ridges; false: white ones.
+  bool black_ridges = true;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+};
+/// skimage.filters.frangi: Frangi's vesselness, the maximum over the scales. 2-D or 3-D, non-empty.
+Array frangi(const Array& image, const FrangiOptions& opts = {}, const Stream& stream = {});
+
+struct HessianOptions {
+  std::vector<double> sigmas = {1, 3, 5, 7, 9};
+  std::optional<std::array<double, 2>> scale_range = std::nullopt;
+  std::optional<double> scale_step = std::nullopt;
+  double alpha = 0.5;
+  double beta = 0.5;
+  /// scikit-image's default is 15; unset: frangi's automatic gamma.
+  std::optional<double> gamma = 15.0;
+  bool black_ridges = true;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+};
+/// skimage.filters.hessian (hybrid Hessian filter): frangi with these defaults, then every value
+/// <= 0 set to 1.
+Array hessian(const Array& image, const HessianOptions& opts = {}, const Stream& stream = {});
+
+struct MeijeringOptions {
+  std::vector<double> sigmas = {1, 3, 5, 7, 9};
+  /// Shaping constant; unset: 1 / (ndim + 1).
+  std::optional<double> alpha = std::nullopt;
+  bool black_ridges = true;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+};
+/// skimage.filters.meijering: Meijering's neuriteness, each scale normalized to a maximum of 1
+/// (unless it is all zero), the maximum over the scales. N-d (1 to 8 dimensions), non-empty.
+Array meijering(const Array& image, const MeijeringOptions& opts = {}, const Stream& stream = {});
+
+struct SatoOptions {
+  std::vector<double> sigmas = {1, 3, 5, 7, 9};
+  bool black_ridges = true;
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+};
+/// skimage.filters.sato: Sato's tubeness, the maximum over the scales. 2-D or 3-D, non-empty.
+Array sato(const Array& image, const SatoOptions& opts = {}, const Stream& stream = {});
 // @@ridges@@
 
 }  // namespace cuskimage::filters
