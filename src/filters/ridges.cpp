@@ -117,7 +117,7 @@ template <class T>
 Array run(const Array& image, const Common& c, RidgeScale base, bool gamma_auto, const char* fn,
           const Stream& stream) {
   // image.astype(_supported_float_type(image.dtype)): a cast, not img_as_float (no scaling).
-  const Array img = image.dtype() == dtype_v<T> ? image.share() : image.astype(dtype_v<T>, stream);
+  const Array img = image.dtype() == dtype_v<T> ? image.contiguous(stream) : image.astype(dtype_v<T>, stream);
   Array out = Array::zeros(image.shape(), dtype_v<T>, image.device(), stream);
   detail::RidgeState st;
   st.scalars = Array::zeros({2}, DType::float64, image.device(), stream);
