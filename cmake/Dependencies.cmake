@@ -50,3 +50,27 @@ endif()
 if(TARGET CUDA::cufft)
   set(CUSK_HAVE_CUFFT ON)
 endif()
+
+# FFTW3 (double and single precision) serves the CPU backend of the frequency-domain filters
+# (butterworth, LPIFilter2D, wiener); optional: without it those raise NotSupported on CPU arrays.
+# cuFFT serves their CUDA backend. The library target exists only after this file, so the link is
+# deferred to the end of the top-level CMakeLists.
+set(CUSK_HAVE_FFTW OFF)
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(CUSK_FFTW QUIET IMPORTED_TARGET fftw3 fftw3f)
+  if(CUSK_FFTW_FOUND)
+    set(CUSK_HAVE_FFTW ON)
+  endif()
+endif()
+message(STATUS "  FFT libraries: FFTW3 ${CUSK_HAVE_FFTW}, cuFFT ${CUSK_HAVE_CUFFT}")
+function(cusk_link_fft)
+  target_compile_definitions(cuskimage PRIVATE CUSK_HAVE_FFTW=$<BOOL:${CUSK_HAVE_FFTW}>)
+  if(CUSK_HAVE_FFTW)
+    target_link_libraries(cuskimage PRIVATE PkgConfig::CUSK_FFTW)
+  endif()
+  if(CUSK_HAVE_CUFFT)
+    target_link_libraries(cuskimage PRIVATE CUDA::cufft)
+  endif()
+endfunction()
+cmake_language(DEFER CALL cusk_link_fft)
