@@ -1,0 +1,254 @@
+// ndimage.gaussian_filter1d / gaussian_filter: golden outputs of scipy.ndimage 1.17
+// (tests/golden/cases_filters_edges.py, "filters_edges/..."), views, errors, and the GPU tier
+// (device == CPU backend on fresh random inputs: exact for integer dtypes; the fused float kernel
+// within its stated bound).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cuskimage/ndimage.hpp"
+#include "tests/common/test_support.hpp"
+
+namespace {
+
+using cuskimage::Array;
+using cuskimage::Device;
+using cuskimage::DType;
+using cuskimage::Shape;
+using cuskimage::Slice;
+using cuskimage::Stream;
+using cuskimage::ndimage::Mode;
+namespace nd = cuskimage::ndimage;
+
+const std::vector<std::string> kModes = {"reflect", "mirror", "nearest", "wrap", "constant"};
+const std::vector<std::string> kDtypes = {"uint8", "uint16", "int32", "float32", "float64"};
+
+Array golden(const std::string& n) { return cusktest::load_golden("filters_edges/" + n + ".npy"); }
+double cval_for(DType dt) { return cuskimage::is_floating(dt) ? 2.5 : 7.0; }
+
+/// CPU vs scipy: the CPU backend repeats scipy's double sums, so integers are exact and floats agree
+/// to the last bits (1e-6 relative for float32 covers libm differences in exp; 1e-12 for float64).
+::testing::AssertionResult matches(const Array& e, const Array& a) {
+  if (e.dtype() == DType::float32) return cusktest::arrays_close(e, a, 1e-6, 1e-6);
+  if (e.dtype() == DType::float64) return cusktest::arrays_close(e, a, 1e-12, 1e-12);
+  return cusktest::arrays_equal(e, a);
+}
+
+double max_abs(const Array& a) {
+  const auto v = a.to_vector<double>();
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+}  // namespace
+
+TEST(NdimageGaussian, KernelsMatchScipy) {
+  struct K {
+    double sigma;
+    int order;
+    std::int64_t radius;
+    const char* name;
+  };
+  for (const K& k : {K{1.0, 0, 4, "kern_1.0_0_4"}, K{2.5, 0, 10, "kern_2.5_0_10"}, K{0.7, 1, 3, "kern_0.7_1_3"},
+                     K{1.3, 2, 5, "kern_1.3_2_5"}, K{3.0, 3, 12, "kern_3.0_3_12"}}) {
+    SCOPED_TRACE(k.name);
+    const auto w = nd::gaussian_kernel1d(k.sigma, k.order, k.radius);
+    const Array got = Array::from_vector(w, {static_cast<std::int64_t>(w.size())});
+    if (k.order == 0)
+      EXPECT_ARRAY_EQ(golden(k.name), got);  // same float64 operations as scipy: bit-exact
+    else
+      EXPECT_ARRAY_NEAR(golden(k.name), got, 1e-14, 1e-15);  // BLAS may fuse the polynomial's products
+  }
+}
+
+TEST(NdimageGaussian, GoldenEveryModeAndDtype) {
+  for (const auto& dt : kDtypes) {
+    const Array a2 = golden("nd_in2_" + dt), a3 = golden("nd_in3_" + dt);
+    const double cv = cval_for(a2.dtype());
+    for (const auto& m : kModes) {
+      const std::string s = m + "_" + dt;
+      SCOPED_TRACE(s);
+      const Mode mode = nd::mode_from_name(m);
+      EXPECT_TRUE(matches(golden("g1d_" + s), nd::gaussian_filter1d(a2, 1.5, {.axis = 0, .mode = mode, .cval = cv})));
+      EXPECT_TRUE(matches(golden("g2d_" + s), nd::gaussian_filter(a2, {1.2, 2.0}, {.mode = mode, .cval = cv})));
+      EXPECT_TRUE(matches(golden("g3d_" + s), nd::gaussian_filter(a3, 1.0, {.mode = mode, .cval = cv})));
+      if (cuskimage::is_floating(a2.dtype())) {
+        // Derivative kernels: BLAS-computed polynomial in scipy, 1e-14 apart.
+        EXPECT_ARRAY_NEAR(golden("gord_" + s),
+                          nd::gaussian_filter(a2, 1.3, {.order = {1, 2}, .mode = mode, .cval = cv}), 1e-6, 1e-6);
+        EXPECT_ARRAY_NEAR(golden("g1dord3_" + s),
+                          nd::gaussian_filter1d(a2, 0.8, {.axis = 1, .order = 3, .mode = mode, .cval = cv}), 1e-6,
+                          1e-6);
+      }
+    }
+  }
+}
+
+TEST(NdimageGaussian, GoldenOtherParameters) {
+  for (const auto& dt : kDtypes) {
+    SCOPED_TRACE(dt);
+    const Array a2 = golden("nd_in2_" + dt), a3 = golden("nd_in3_" + dt);
+    const double cv = cval_for(a2.dtype());
+    EXPECT_TRUE(matches(golden("grad_" + dt), nd::gaussian_filter(a2, 2.0, {.radius = {1, 3}})));
+    EXPECT_TRUE(matches(golden("gtrunc_" + dt), nd::gaussian_filter(a2, 1.7, {.truncate = 2.2})));
+    EXPECT_TRUE(matches(golden("gaxes_" + dt),
+                        nd::gaussian_filter(a3, {2.0, 0.7}, {.mode = {Mode::wrap, Mode::mirror}, .axes = {2, 0}})));
+    EXPECT_TRUE(matches(golden("gmodes_" + dt),
+                        nd::gaussian_filter(a2, 1.5, {.mode = {Mode::constant, Mode::nearest}, .cval = cv})));
+    EXPECT_TRUE(matches(golden("gzero_" + dt), nd::gaussian_filter(a2, {0.0, 1.0})));
+    EXPECT_TRUE(matches(golden("gwide_" + dt), nd::gaussian_filter(a2, 9.0)));
+  }
+}
+
+TEST(NdimageGaussian, StridedViewsAndInto) {
+  const Array a = golden("nd_in2_float64");
+  const Array view = a.slice({Slice{1, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, -1}});
+  const Array expected = nd::gaussian_filter(view.copy(), {1.0, 1.5}, {.mode = Mode::mirror});
+  EXPECT_ARRAY_EQ(expected, nd::gaussian_filter(view, {1.0, 1.5}, {.mode = Mode::mirror}));
+  // _into a strided output.
+  Array big = Array::zeros({view.shape()[0], view.shape()[1] * 2}, DType::float64);
+  Array out = big.slice({Slice{}, Slice{std::nullopt, std::nullopt, 2}});
+  nd::gaussian_filter_into(view, {1.0, 1.5}, out, {.mode = Mode::mirror});
+  EXPECT_ARRAY_EQ(expected, out);
+  // Every sigma zero: a copy.
+  EXPECT_ARRAY_EQ(view.copy(), nd::gaussian_filter(view, 0.0));
+  // 1-D and degenerate shapes.
+  const Array line = Array::from_vector(std::vector<double>{1, 2, 3, 4, 5}, {5});
+  const auto r = nd::gaussian_filter1d(line, 1.0).to_vector<double>();
+  // scipy's docstring example.
+  const double want[5] = {1.42704095, 2.06782203, 3.0, 3.93217797, 4.57295905};
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(r[i], want[i], 1e-8);
+  EXPECT_EQ(nd::gaussian_filter(Array::zeros({0, 4}, DType::float32), 1.0).shape(), (Shape{0, 4}));
+  EXPECT_ARRAY_EQ(Array::full({1, 1}, 3.0, DType::uint8), nd::gaussian_filter(Array::full({1, 1}, 3.0, DType::uint8), 2.0));
+}
+
+TEST(NdimageGaussian, BadArguments) {
+  const Array a = Array::zeros({4, 5}, DType::float32);
+  using cuskimage::InvalidArgument;
+  EXPECT_THROW(nd::gaussian_filter(a, -1.0), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, {1.0, 2.0, 3.0}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.order = {4}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.order = {-1}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.radius = {-2}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.axes = {0, 0}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.axes = {2}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(a, 1.0, {.mode = {Mode::reflect, Mode::wrap, Mode::wrap}}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(Array::zeros({3, 3}, DType::bool_), 1.0), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter(Array(), 1.0), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter1d(a, 0.0), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter1d(a, 1.0, {.axis = 2}), InvalidArgument);
+  EXPECT_THROW(nd::gaussian_filter1d(a, 1.0, {.radius = -1}), InvalidArgument);
+  Array wrong = Array::zeros({4, 5}, DType::float64);
+  EXPECT_THROW(nd::gaussian_filter_into(a, {1.0}, wrong, {}), InvalidArgument);
+  try {
+    nd::gaussian_filter(a, -1.0);
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("ndimage.gaussian_filter: argument 'sigma'"), std::string::npos) << e.what();
+  }
+}
+
+// ---- GPU tier --------------------------------------------------------------------------------------
+namespace {
+
+Array fresh(const Shape& shape, DType dt, std::uint64_t seed) {
+  if (cuskimage::is_floating(dt)) return cusktest::random_array(shape, dt, seed, -10, 10);
+  if (dt == DType::int32) return cusktest::random_array(shape, dt, seed, -100000, 100000);
+  return cusktest::random_array(shape, dt, seed);
+}
+
+/// Device vs CPU: integers exact (same double passes); float32 2-D takes the fused kernel with float32
+/// sums: bound 1e-5 * sum|w0| * sum|w1| * max|input| (the ndimage.hpp statement; sum|w| = 1 for
+/// order 0, < 2 for the derivative orders used here); float64 within 1e-12 of the scale.
+::testing::AssertionResult gpu_close(const Array& in, const Array& expected, const Array& got, double wsum = 1.0) {
+  const double scale = std::max(1.0, max_abs(in));
+  if (expected.dtype() == DType::float32) return cusktest::arrays_close(expected, got, 0, 1e-5 * wsum * scale);
+  if (expected.dtype() == DType::float64) return cusktest::arrays_close(expected, got, 0, 1e-12 * wsum * scale);
+  return cusktest::arrays_equal(expected, got);
+}
+
+}  // namespace
+
+TEST(GpuNdimageGaussian, MatchesCpuEveryModeDtypeShape) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 40;
+  for (const auto& dtn : kDtypes) {
+    const DType dt = cuskimage::dtype_from_name(dtn);
+    for (const Shape& shape : {Shape{301, 517}, Shape{7, 1000}, Shape{130, 3}, Shape{19, 37, 45}}) {
+      const Array h = fresh(shape, dt, seed++);
+      const Array d = h.to(Device::cuda(), s);
+      for (const auto& m : kModes) {
+        SCOPED_TRACE(dtn + " " + m + " " + cuskimage::shape_str(shape));
+        const Mode mode = nd::mode_from_name(m);
+        const double cv = cval_for(dt);
+        for (double sigma : {0.8, 3.0, 12.0}) {  // 12: the wide-window fallback (1-D passes)
+          const nd::GaussianFilterOptions o{.mode = mode, .cval = cv};
+          EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, sigma, o), nd::gaussian_filter(d, sigma, o, s)));
+        }
+        const nd::GaussianFilterOptions od{.order = {1, 2}, .mode = mode, .cval = cv};
+        if (shape.size() == 2)
+          EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, {1.5, 2.0}, od), nd::gaussian_filter(d, {1.5, 2.0}, od, s),
+                                2.0));
+        const nd::GaussianFilter1dOptions o1{.axis = 0, .order = 1, .mode = mode, .cval = cv};
+        EXPECT_TRUE(gpu_close(h, nd::gaussian_filter1d(h, 2.0, o1), nd::gaussian_filter1d(d, 2.0, o1, s), 2.0));
+      }
+    }
+  }
+}
+
+TEST(GpuNdimageGaussian, FractionalCvalPerAxisModesViewsAndBatch) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array h = fresh({200, 333}, DType::float32, 7);
+  const Array d = h.to(Device::cuda(), s);
+  // A cval not exact in float32 takes the pass form (double cval).
+  const nd::GaussianFilterOptions o{.mode = {Mode::constant, Mode::wrap}, .cval = 0.1};
+  EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, 2.0, o), nd::gaussian_filter(d, 2.0, o, s)));
+  const nd::GaussianFilterOptions o2{.mode = {Mode::nearest, Mode::constant}, .cval = 1.5};
+  EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, {3.0, 1.0}, o2), nd::gaussian_filter(d, {3.0, 1.0}, o2, s)));
+  // Strided device view in, strided device view out.
+  const Array hv = h.slice({Slice{3, 190, 2}, Slice{std::nullopt, std::nullopt, -3}});
+  const Array dv = d.slice({Slice{3, 190, 2}, Slice{std::nullopt, std::nullopt, -3}});
+  const Array expected = nd::gaussian_filter(hv, 2.5);
+  EXPECT_TRUE(gpu_close(h, expected, nd::gaussian_filter(dv, 2.5, {}, s)));
+  Array big = Array::zeros({hv.shape()[0], hv.shape()[1] * 2}, DType::float32, Device::cuda(), s);
+  Array out = big.slice({Slice{}, Slice{std::nullopt, std::nullopt, 2}});
+  nd::gaussian_filter_into(dv, {2.5}, out, {}, s);
+  EXPECT_TRUE(gpu_close(h, expected, out));
+  // 3-D float64 stack filtered over the last two axes only, and the 2-D float64 fused path.
+  const Array h3 = fresh({4, 50, 70}, DType::float64, 8);
+  const nd::GaussianFilterOptions o3{.axes = {1, 2}};
+  EXPECT_TRUE(gpu_close(h3, nd::gaussian_filter(h3, 1.7, o3), nd::gaussian_filter(h3.to(Device::cuda(), s), 1.7, o3, s)));
+  const Array h2 = fresh({129, 97}, DType::float64, 9);
+  EXPECT_TRUE(gpu_close(h2, nd::gaussian_filter(h2, 4.0), nd::gaussian_filter(h2.to(Device::cuda(), s), 4.0, {}, s)));
+}
+
+TEST(GpuNdimageGaussian, GoldenOnDevice) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (const auto& dt : kDtypes) {
+    const Array h = golden("nd_in2_" + dt);
+    const Array d = h.to(Device::cuda(), s);
+    for (const auto& m : kModes) {
+      SCOPED_TRACE(m + " " + dt);
+      const nd::GaussianFilterOptions o{.mode = nd::mode_from_name(m), .cval = cval_for(h.dtype())};
+      EXPECT_TRUE(gpu_close(h, golden("g2d_" + m + "_" + dt), nd::gaussian_filter(d, {1.2, 2.0}, o, s)));
+    }
+  }
+}
+
+TEST(GpuNdimageGaussian, NoLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array h = fresh({512, 512}, DType::float32, 3);
+  const Array d = h.to(Device::cuda());
+  Stream().synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    Array r = nd::gaussian_filter(d, 3.0, {}, s);
+    Array r8 = nd::gaussian_filter(d.astype(DType::uint8, s), 2.0, {}, s);
+    s.synchronize();
+  }));
+}
