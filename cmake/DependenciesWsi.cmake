@@ -1,0 +1,68 @@
+# Dependencies of the whole-slide reader/writer (src/wsi). libtiff and TurboJPEG come from
+# Dependencies.cmake. Here: libjpeg (the libjpeg-turbo library behind TurboJPEG: its jpeglib API lets
+# tiles be decoded with JPEGTables and a forced colour space, as OpenSlide does), zlib (Deflate tiles),
+# and the optional codecs OpenJPEG (Aperio JPEG 2000 33003/33005), zstd and libwebp. libopenslide is
+# looked up for the tests and the benchmark only (bit-exactness and speed comparisons); the library
+# never links it. A codec that is absent makes its tiles raise NotSupported.
+find_package(PkgConfig QUIET)
+find_package(JPEG REQUIRED)
+find_package(ZLIB REQUIRED)
+
+set(CUSK_HAVE_OPENJPEG OFF)
+set(CUSK_HAVE_ZSTD OFF)
+set(CUSK_HAVE_WEBP OFF)
+set(CUSK_HAVE_OPENSLIDE OFF)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(CUSK_OPENJPEG QUIET IMPORTED_TARGET libopenjp2)
+  pkg_check_modules(CUSK_ZSTD QUIET IMPORTED_TARGET libzstd)
+  pkg_check_modules(CUSK_WEBP QUIET IMPORTED_TARGET libwebp)
+  pkg_check_modules(CUSK_OPENSLIDE QUIET IMPORTED_TARGET openslide)
+  if(CUSK_OPENJPEG_FOUND)
+    set(CUSK_HAVE_OPENJPEG ON)
+  endif()
+  if(CUSK_ZSTD_FOUND)
+    set(CUSK_HAVE_ZSTD ON)
+  endif()
+  if(CUSK_WEBP_FOUND)
+    set(CUSK_HAVE_WEBP ON)
+  endif()
+  if(CUSK_OPENSLIDE_FOUND)
+    set(CUSK_HAVE_OPENSLIDE ON)
+  endif()
+endif()
+find_program(CUSK_VIPS_EXE vips)
+
+# The targets are made later in the root CMakeLists.txt: link them once the whole tree is configured.
+function(cusk_wsi_link_dependencies)
+  if(TARGET cuskimage)
+    target_link_libraries(cuskimage PRIVATE JPEG::JPEG ZLIB::ZLIB
+      $<$<BOOL:${CUSK_HAVE_OPENJPEG}>:PkgConfig::CUSK_OPENJPEG>
+      $<$<BOOL:${CUSK_HAVE_ZSTD}>:PkgConfig::CUSK_ZSTD>
+      $<$<BOOL:${CUSK_HAVE_WEBP}>:PkgConfig::CUSK_WEBP>)
+    # Only the wsi sources see the codec switches: the other files' compile lines (and their
+    # ccache entries) stay as they are.
+    file(GLOB _cusk_wsi_sources ${PROJECT_SOURCE_DIR}/src/wsi/*.cpp)
+    set_source_files_properties(${_cusk_wsi_sources} TARGET_DIRECTORY cuskimage PROPERTIES COMPILE_DEFINITIONS
+      "CUSK_HAVE_OPENJPEG=$<BOOL:${CUSK_HAVE_OPENJPEG}>;CUSK_HAVE_ZSTD=$<BOOL:${CUSK_HAVE_ZSTD}>;CUSK_HAVE_WEBP=$<BOOL:${CUSK_HAVE_WEBP}>")
+  endif()
+  foreach(tgt test_wsi bench_wsi)
+    if(TARGET ${tgt})
+      target_link_libraries(${tgt} PRIVATE TIFF::TIFF cusk::turbojpeg
+        $<$<BOOL:${CUSK_HAVE_OPENSLIDE}>:PkgConfig::CUSK_OPENSLIDE>)
+      target_compile_definitions(${tgt} PRIVATE
+        CUSK_HAVE_OPENSLIDE=$<BOOL:${CUSK_HAVE_OPENSLIDE}>
+        CUSK_HAVE_OPENJPEG=$<BOOL:${CUSK_HAVE_OPENJPEG}>
+        CUSK_HAVE_ZSTD=$<BOOL:${CUSK_HAVE_ZSTD}>
+        CUSK_HAVE_WEBP=$<BOOL:${CUSK_HAVE_WEBP}>
+        CUSK_VIPS_EXE="$<$<BOOL:${CUSK_VIPS_EXE}>:${CUSK_VIPS_EXE}>")
+    endif()
+  endforeach()
+  if(TARGET test_wsi AND TARGET cuskimage_cli)
+    target_compile_definitions(test_wsi PRIVATE CUSK_CLI_EXE="$<TARGET_FILE:cuskimage_cli>")
+    add_dependencies(test_wsi cuskimage_cli)
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL cusk_wsi_link_dependencies)
+
+message(STATUS "  wsi codecs: OpenJPEG ${CUSK_HAVE_OPENJPEG}, zstd ${CUSK_HAVE_ZSTD}, webp ${CUSK_HAVE_WEBP}; "
+               "OpenSlide (tests) ${CUSK_HAVE_OPENSLIDE}; vips ${CUSK_VIPS_EXE}")

@@ -1,0 +1,599 @@
+// wsi::Slide: stage 1 (parse the TIFF directories once with libtiff, keep the tile tables), stage 2
+// (pread the raw tile bytes; the fd is shared, pread needs no lock) and the region assembly that
+// drives stage 3 (decode_tile, straight into the output when a tile lies wholly inside it).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <tiffio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "src/wsi/wsi_detail.hpp"
+
+namespace cuskimage::wsi {
+
+using detail::format_error;
+using detail::TiledImage;
+
+namespace {
+
+// ---- libtiff with per-handle error capture (nothing printed) ---------------------------------------
+struct Diagnostics {
+  std::string first_error;
+};
+int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
+  auto* d = static_cast<Diagnostics*>(user);
+  if (d && d->first_error.empty()) {
+    char buf[512];
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    d->first_error = (module && *module ? std::string(module) + ": " : std::string()) + buf;
+  }
+  return 1;
+}
+int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
+
+struct TiffCloser {
+  void operator()(TIFF* t) const { TIFFClose(t); }
+};
+using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
+
+TiffPtr open_tiff(const std::string& path, Diagnostics& diag) {
+  TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
+  TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, &diag);
+  TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, &diag);
+  TIFF* t = TIFFOpenExt(path.c_str(), "r", opts);
+  TIFFOpenOptionsFree(opts);
+  return TiffPtr(t);
+}
+
+/// g_ascii_dtostr, which OpenSlide formats its numbers with: the shortest "%.17g"-style text that
+/// reads back as the same double.
+std::string format_double(double v) {
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) return buf;
+  }
+  return buf;
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+/// One TIFF directory as the vendor logic sees it.
+struct Dir {
+  tdir_t index = 0;
+  std::uint64_t offset = 0;
+  bool subifd = false;
+  bool tiled = false;
+  std::uint32_t width = 0, height = 0;
+  std::string description;
+};
+
+std::string get_string(TIFF* t, ttag_t tag) {
+  const char* s = nullptr;
+  if (TIFFGetField(t, tag, &s) && s) return s;
+  return {};
+}
+
+/// The tile table and layout of the current directory; FormatError for anything inconsistent.
+TiledImage read_tiled(TIFF* t, const std::string& path, std::uint64_t file_size, const std::string& where) {
+  TiledImage ti;
+  std::uint32_t w = 0, h = 0, tw = 0, th = 0;
+  if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h))
+    format_error(path, where + ": missing image width or length");
+  if (!TIFFGetField(t, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(t, TIFFTAG_TILELENGTH, &th))
+    format_error(path, where + ": missing tile width or length");
+  if (w == 0 || h == 0) format_error(path, where + ": zero image width or length");
+  if (tw == 0 || th == 0 || tw % 16 || th % 16 || std::uint64_t(tw) * th > (std::uint64_t(1) << 26))
+    format_error(path, where + ": invalid tile size " + std::to_string(tw) + "x" + std::to_string(th));
+  std::uint16_t planar = PLANARCONFIG_CONTIG;
+  TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &ti.compression);
+  TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &ti.spp);
+  TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &ti.bps);
+  TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+  if (ti.compression == detail::kLzw || ti.compression == detail::kDeflate || ti.compression == detail::kAdobeDeflate ||
+      ti.compression == detail::kZstd)
+    TIFFGetFieldDefaulted(t, TIFFTAG_PREDICTOR, &ti.predictor);
+  if (!TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &ti.photometric)) ti.photometric = ti.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+  if (ti.spp == 0 || ti.spp > 16) format_error(path, where + ": invalid samples per pixel " + std::to_string(ti.spp));
+  if (planar == PLANARCONFIG_SEPARATE && ti.spp > 1) format_error(path, where + ": planar (separate) samples are not supported");
+  ti.width = w, ti.height = h, ti.tile_width = tw, ti.tile_height = th;
+  ti.tiles_across = (ti.width + tw - 1) / tw;
+  ti.tiles_down = (ti.height + th - 1) / th;
+  const std::uint64_t tiles = static_cast<std::uint64_t>(ti.tiles_across) * static_cast<std::uint64_t>(ti.tiles_down);
+  // Each tile needs an offset and a byte count in the file: absurd dimensions fail here, before
+  // anything is allocated.
+  if (tiles > file_size / 8 + 1) format_error(path, where + ": absurd image size " + std::to_string(w) + "x" + std::to_string(h) +
+                                                        " for a " + std::to_string(file_size) + "-byte file");
+  if (TIFFNumberOfTiles(t) != tiles) format_error(path, where + ": tile count does not match the image size");
+  detail::check_decodable(ti, path);
+  ti.offsets.resize(tiles);
+  ti.byte_counts.resize(tiles);
+  for (std::uint64_t i = 0; i < tiles; ++i) {
+    int err = 0;
+    ti.offsets[i] = TIFFGetStrileOffsetWithErr(t, static_cast<std::uint32_t>(i), &err);
+    if (!err) ti.byte_counts[i] = TIFFGetStrileByteCountWithErr(t, static_cast<std::uint32_t>(i), &err);
+    if (err) format_error(path, where + ": cannot read the tile offsets");
+    if (ti.byte_counts[i] > 0 && (ti.offsets[i] > file_size || ti.byte_counts[i] > file_size - ti.offsets[i]))
+      format_error(path, where + ": tile " + std::to_string(i) + " lies past the end of the file (truncated?)");
+  }
+  if (ti.compression == COMPRESSION_JPEG) {
+    std::uint32_t n = 0;
+    void* tables = nullptr;
+    if (TIFFGetField(t, TIFFTAG_JPEGTABLES, &n, &tables) && tables && n > 4) {
+      const auto* p = static_cast<const unsigned char*>(tables);
+      ti.jpeg_tables.assign(p, p + n);
+    }
+  }
+  return ti;
+}
+
+std::uint64_t tile_key(int level, std::uint64_t index) { return (static_cast<std::uint64_t>(level) << 48) | index; }
+
+}  // namespace
+
+// ---- Impl --------------------------------------------------------------------------------------------
+struct Slide::Impl {
+  std::string path, vendor;
+  std::vector<Level> levels;
+  std::vector<TiledImage> images;
+  std::map<std::string, std::string> properties;
+  struct Associated {
+    tdir_t dir;
+    std::uint32_t width, height;
+  };
+  std::map<std::string, Associated> associated;
+  int fd = -1;
+  std::uint64_t file_size = 0;
+  mutable detail::TileCache cache{0};
+
+  ~Impl() {
+    if (fd >= 0) ::close(fd);
+  }
+
+  void fetch(const TiledImage& t, std::uint64_t index, std::vector<unsigned char>& buf) const {
+    const std::uint64_t n = t.byte_counts[index], off = t.offsets[index];
+    buf.resize(n);
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd, buf.data() + done, n - done, static_cast<off_t>(off + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) format_error(path, "cannot read tile data (file truncated or unreadable)");
+      done += static_cast<std::size_t>(got);
+    }
+  }
+
+  /// The decoded RGB tile (from the cache, else decoded and cached).
+  detail::TileCache::Tile tile(int level, std::uint64_t index) const {
+    const auto key = tile_key(level, index);
+    if (auto hit = cache.get(key)) return hit;
+    const TiledImage& t = images[level];
+    thread_local std::vector<unsigned char> raw;
+    fetch(t, index, raw);
+    auto out = std::make_shared<std::vector<unsigned char>>(detail::tile_bytes(t, 3));
+    detail::decode_tile(t, raw.data(), raw.size(), out->data(), t.tile_width * 3, 3, path);
+    cache.put(key, out);
+    return out;
+  }
+};
+
+namespace {
+
+/// One tile's part of one output region.
+struct TileJob {
+  Array* out;
+  int level;
+  std::int64_t tx, ty;  // tile column and row
+  std::int64_t ox, oy;  // the output position of the region's level-pixel origin: pixel (lx, ly)
+};
+
+void check_region(const Slide& s, const Region& r, const char* fn) {
+  if (r.level < 0 || r.level >= s.level_count())
+    throw InvalidArgument(std::string(fn) + ": argument 'level' must be in [0, " + std::to_string(s.level_count()) +
+                          "), got " + std::to_string(r.level));
+  if (r.width <= 0 || r.height <= 0)
+    throw InvalidArgument(std::string(fn) + ": argument 'size' must be positive, got " + std::to_string(r.width) + "x" +
+                          std::to_string(r.height));
+  if (r.width > (std::int64_t(1) << 31) || r.height > (std::int64_t(1) << 31))
+    throw InvalidArgument(std::string(fn) + ": argument 'size' is too large, got " + std::to_string(r.width) + "x" +
+                          std::to_string(r.height));
+}
+
+}  // namespace
+
+// ---- open ----------------------------------------------------------------------------------------------
+Slide Slide::open(const std::string& path, const OpenOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->cache.set_capacity(options.cache_bytes);
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) format_error(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) format_error(path, "not a regular file");
+  impl->file_size = static_cast<std::uint64_t>(st.st_size);
+  impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (impl->fd < 0) format_error(path, std::string("cannot open: ") + std::strerror(errno));
+
+  Diagnostics diag;
+  TiffPtr tp = open_tiff(path, diag);
+  if (!tp) format_error(path, "not a readable TIFF: " + (diag.first_error.empty() ? std::string("libtiff error") : diag.first_error));
+  TIFF* t = tp.get();
+
+  // Stage 1: walk the directory chain (libtiff rejects IFD loops; the count bounds the walk).
+  std::vector<Dir> dirs;
+  std::vector<std::uint64_t> subifd_offsets;
+  for (tdir_t d = 0;; ++d) {
+    if (d >= 4096) format_error(path, "more than 4096 TIFF directories");
+    Dir dir;
+    dir.index = d;
+    dir.offset = TIFFCurrentDirOffset(t);
+    dir.tiled = TIFFIsTiled(t) != 0;
+    TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &dir.width);
+    TIFFGetField(t, TIFFTAG_IMAGELENGTH, &dir.height);
+    dir.description = get_string(t, TIFFTAG_IMAGEDESCRIPTION);
+    if (d == 0) {
+      std::uint16_t n = 0;
+      std::uint64_t* offs = nullptr;
+      if (TIFFGetField(t, TIFFTAG_SUBIFD, &n, &offs) && offs) subifd_offsets.assign(offs, offs + n);
+    }
+    dirs.push_back(dir);
+    diag.first_error.clear();
+    if (!TIFFReadDirectory(t)) {
+      if (!diag.first_error.empty()) format_error(path, "bad TIFF directory after directory " + std::to_string(d) + ": " + diag.first_error);
+      break;
+    }
+  }
+
+  // Properties of directory 0, as OpenSlide's tiff.* set.
+  if (!TIFFSetDirectory(t, 0)) format_error(path, "cannot re-read TIFF directory 0");
+  auto& props = impl->properties;
+  const std::pair<ttag_t, const char*> string_tags[] = {
+      {TIFFTAG_IMAGEDESCRIPTION, "ImageDescription"}, {TIFFTAG_MAKE, "Make"}, {TIFFTAG_MODEL, "Model"},
+      {TIFFTAG_SOFTWARE, "Software"}, {TIFFTAG_DATETIME, "DateTime"}, {TIFFTAG_ARTIST, "Artist"},
+      {TIFFTAG_HOSTCOMPUTER, "HostComputer"}, {TIFFTAG_COPYRIGHT, "Copyright"}, {TIFFTAG_DOCUMENTNAME, "DocumentName"}};
+  for (const auto& [tag, name] : string_tags)
+    if (const char* s = nullptr; TIFFGetField(t, tag, &s) && s) props[std::string("tiff.") + name] = s;
+  float xres = 0, yres = 0;
+  std::uint16_t resunit = RESUNIT_INCH;
+  const bool have_x = TIFFGetField(t, TIFFTAG_XRESOLUTION, &xres) != 0;
+  const bool have_y = TIFFGetField(t, TIFFTAG_YRESOLUTION, &yres) != 0;
+  if (have_x) props["tiff.XResolution"] = format_double(xres);
+  if (have_y) props["tiff.YResolution"] = format_double(yres);
+  if (TIFFGetFieldDefaulted(t, TIFFTAG_RESOLUTIONUNIT, &resunit))
+    props["tiff.ResolutionUnit"] = resunit == RESUNIT_CENTIMETER ? "centimeter" : resunit == RESUNIT_INCH ? "inch" : "none";
+  if (props.count("tiff.ImageDescription")) props["openslide.comment"] = props["tiff.ImageDescription"];
+
+  // Vendor and levels.
+  const std::string& desc0 = dirs[0].description;
+  const bool aperio = desc0.rfind("Aperio", 0) == 0;
+  impl->vendor = aperio ? "aperio" : "generic-tiff";
+  struct Candidate {
+    Dir dir;
+    TiledImage image;
+  };
+  std::vector<Candidate> cands;
+  for (const Dir& d : dirs) {
+    const std::string where = "directory " + std::to_string(d.index);
+    if (!d.tiled) {
+      if (!aperio) continue;
+      // Aperio associated images: directory 1 is the thumbnail; others say "label ..." or
+      // "macro ..." on the second line of their description.
+      std::string name;
+      if (d.index == 1) {
+        name = "thumbnail";
+      } else if (auto nl = d.description.find('\n'); nl != std::string::npos) {
+        std::istringstream line(d.description.substr(nl + 1));
+        line >> name;
+      }
+      if (!name.empty() && d.width > 0 && d.height > 0) impl->associated[name] = {d.index, d.width, d.height};
+      continue;
+    }
+    if (!TIFFSetDirectory(t, d.index)) format_error(path, "cannot read TIFF " + where);
+    cands.push_back({d, read_tiled(t, path, impl->file_size, where)});
+  }
+  if (!subifd_offsets.empty() && dirs[0].tiled) {
+    for (std::size_t k = 0; k < subifd_offsets.size(); ++k) {
+      const std::string where = "SubIFD " + std::to_string(k);
+      diag.first_error.clear();
+      if (subifd_offsets[k] >= impl->file_size || !TIFFSetSubDirectory(t, subifd_offsets[k]))
+        format_error(path, "cannot read " + where + (diag.first_error.empty() ? "" : ": " + diag.first_error));
+      if (!TIFFIsTiled(t)) continue;
+      Dir d;
+      d.subifd = true;
+      d.tiled = true;
+      cands.push_back({d, read_tiled(t, path, impl->file_size, where)});
+    }
+  }
+  if (cands.empty()) format_error(path, "no tiled image: not a tiled pyramidal TIFF slide");
+  if (!aperio && !dirs[0].tiled) format_error(path, "the first image is not tiled: not a tiled pyramidal TIFF slide");
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) { return a.image.width > b.image.width; });
+  const double w0 = static_cast<double>(cands[0].image.width), h0 = static_cast<double>(cands[0].image.height);
+  for (auto& c : cands) {
+    Level l;
+    l.width = c.image.width, l.height = c.image.height;
+    l.tile_width = c.image.tile_width, l.tile_height = c.image.tile_height;
+    l.downsample = (h0 / static_cast<double>(l.height) + w0 / static_cast<double>(l.width)) / 2.0;
+    impl->levels.push_back(l);
+    impl->images.push_back(std::move(c.image));
+  }
+
+  // OpenSlide's properties.
+  props["openslide.vendor"] = impl->vendor;
+  props["openslide.level-count"] = std::to_string(impl->levels.size());
+  for (std::size_t i = 0; i < impl->levels.size(); ++i) {
+    const Level& l = impl->levels[i];
+    const std::string p = "openslide.level[" + std::to_string(i) + "].";
+    props[p + "width"] = std::to_string(l.width);
+    props[p + "height"] = std::to_string(l.height);
+    props[p + "downsample"] = format_double(l.downsample);
+    props[p + "tile-width"] = std::to_string(l.tile_width);
+    props[p + "tile-height"] = std::to_string(l.tile_height);
+  }
+  if (aperio) {
+    // "Aperio Image Library vX \n<size info>|Key = Value|Key = Value..."
+    std::size_t start = desc0.find('|');
+    while (start != std::string::npos) {
+      const std::size_t end = desc0.find('|', start + 1);
+      const std::string item = desc0.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
+      if (auto eq = item.find('='); eq != std::string::npos) {
+        const std::string key = trim(item.substr(0, eq));
+        if (!key.empty()) props["aperio." + key] = trim(item.substr(eq + 1));
+      }
+      start = end;
+    }
+    const auto dup_double = [&](const char* from, const char* to) {
+      if (auto it = props.find(from); it != props.end()) {
+        char* end = nullptr;
+        const double v = std::strtod(it->second.c_str(), &end);
+        if (end != it->second.c_str() && *end == '\0') props[to] = format_double(v);
+      }
+    };
+    dup_double("aperio.MPP", "openslide.mpp-x");
+    dup_double("aperio.MPP", "openslide.mpp-y");
+    dup_double("aperio.AppMag", "openslide.objective-power");
+  } else if (resunit == RESUNIT_CENTIMETER && have_x && have_y && xres > 0 && yres > 0) {
+    props["openslide.mpp-x"] = format_double(10000.0 / xres);
+    props["openslide.mpp-y"] = format_double(10000.0 / yres);
+  }
+  for (const auto& [name, a] : impl->associated) {
+    props["openslide.associated." + name + ".width"] = std::to_string(a.width);
+    props["openslide.associated." + name + ".height"] = std::to_string(a.height);
+  }
+  return Slide(std::move(impl));
+}
+
+// ---- accessors -----------------------------------------------------------------------------------------
+Slide::Slide(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Slide::Slide(Slide&&) noexcept = default;
+Slide& Slide::operator=(Slide&&) noexcept = default;
+Slide::~Slide() = default;
+
+const std::string& Slide::path() const { return impl_->path; }
+const std::string& Slide::vendor() const { return impl_->vendor; }
+int Slide::level_count() const { return static_cast<int>(impl_->levels.size()); }
+const std::vector<Level>& Slide::levels() const { return impl_->levels; }
+const Level& Slide::level(int index) const {
+  if (index < 0 || index >= level_count())
+    throw InvalidArgument("wsi.Slide.level: argument 'index' must be in [0, " + std::to_string(level_count()) + "), got " +
+                          std::to_string(index));
+  return impl_->levels[index];
+}
+std::array<std::int64_t, 2> Slide::dimensions() const { return {impl_->levels[0].width, impl_->levels[0].height}; }
+
+int Slide::best_level_for_downsample(double downsample) const {
+  const auto& l = impl_->levels;
+  if (downsample < l[0].downsample) return 0;
+  for (std::size_t i = 1; i < l.size(); ++i)
+    if (downsample < l[i].downsample) return static_cast<int>(i) - 1;
+  return level_count() - 1;
+}
+
+const std::map<std::string, std::string>& Slide::properties() const { return impl_->properties; }
+std::optional<std::string> Slide::property(const std::string& name) const {
+  auto it = impl_->properties.find(name);
+  if (it == impl_->properties.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> Slide::associated_image_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, a] : impl_->associated) names.push_back(name);
+  return names;
+}
+
+Array Slide::read_associated_image(const std::string& name, const ReadOptions& options, const Stream& stream) const {
+  auto it = impl_->associated.find(name);
+  if (it == impl_->associated.end()) {
+    std::string known;
+    for (const auto& n : associated_image_names()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("wsi.Slide.read_associated_image: argument 'name' must be one of {" + known + "}, got '" + name + "'");
+  }
+  const auto& a = it->second;
+  const std::uint64_t px = std::uint64_t(a.width) * a.height;
+  if (static_cast<double>(px) * 4 > static_cast<double>(impl_->file_size) * 4096.0 + 65536.0)
+    format_error(impl_->path, "associated image '" + name + "' is absurdly large for the file");
+  // Decoded by libtiff's RGBA interface, as OpenSlide does (these images are small, read once).
+  Diagnostics diag;
+  TiffPtr tp = open_tiff(impl_->path, diag);
+  if (!tp || !TIFFSetDirectory(tp.get(), a.dir)) format_error(impl_->path, "cannot read associated image '" + name + "'");
+  std::vector<std::uint32_t> raster(px);
+  if (!TIFFReadRGBAImageOriented(tp.get(), a.width, a.height, raster.data(), ORIENTATION_TOPLEFT, 0))
+    format_error(impl_->path, "cannot decode associated image '" + name + "': " + diag.first_error);
+  const int ch = options.rgba ? 4 : 3;
+  Array out = Array::empty({a.height, a.width, ch}, DType::uint8);
+  auto* o = static_cast<unsigned char*>(out.data());
+  for (std::uint64_t i = 0; i < px; ++i, o += ch) {
+    const std::uint32_t p = raster[i];
+    o[0] = static_cast<unsigned char>(TIFFGetR(p));
+    o[1] = static_cast<unsigned char>(TIFFGetG(p));
+    o[2] = static_cast<unsigned char>(TIFFGetB(p));
+    if (ch == 4) o[3] = static_cast<unsigned char>(TIFFGetA(p));
+  }
+  if (options.device.is_cpu()) return out;
+  return out.to(options.device, stream);
+}
+
+CacheStats Slide::cache_stats() const { return impl_->cache.stats(); }
+void Slide::set_cache_capacity(std::size_t bytes) const { impl_->cache.set_capacity(bytes); }
+
+// ---- reading regions --------------------------------------------------------------------------------------
+namespace {
+
+/// Level-pixel origin of a region (OpenSlide divides the level-0 location by the downsample; we
+/// round down to the level's grid, see wsi.hpp).
+std::int64_t level_coord(std::int64_t v, double ds) {
+  if (ds == 1.0) return v;
+  return static_cast<std::int64_t>(std::floor(static_cast<double>(v) / ds));
+}
+
+void check_output(const Region& r, const Array& out, const char* fn) {
+  const bool ok = out.device().is_cpu() && out.dtype() == DType::uint8 && out.ndim() == 3 && out.shape(0) == r.height &&
+                  out.shape(1) == r.width && (out.shape(2) == 3 || out.shape(2) == 4) && out.strides()[2] == 1 &&
+                  out.strides()[1] == out.shape(2);
+  if (!ok)
+    throw InvalidArgument(std::string(fn) + ": argument 'out' must be a host uint8 array of shape (" + std::to_string(r.height) +
+                          ", " + std::to_string(r.width) + ", 3|4) with contiguous pixels, got " + out.str());
+}
+
+}  // namespace
+
+/// Plans the tiles of one region into `jobs`; fills the output's background first when part of it
+/// has no tile data (outside the level, missing tiles).
+static void plan_region(const Slide::Impl& s, const Region& r, Array& out, const ReadOptions& opt,
+                        std::vector<TileJob>& jobs) {
+  const TiledImage& t = s.images[r.level];
+  const double ds = s.levels[r.level].downsample;
+  const std::int64_t lx = level_coord(r.x, ds), ly = level_coord(r.y, ds);
+  const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
+  const std::int64_t x1 = std::min(lx + r.width, t.width), y1 = std::min(ly + r.height, t.height);
+  bool fill = !(lx >= 0 && ly >= 0 && lx + r.width <= t.width && ly + r.height <= t.height);
+  const std::size_t first = jobs.size();
+  if (x0 < x1 && y0 < y1) {
+    for (std::int64_t ty = y0 / t.tile_height; ty <= (y1 - 1) / t.tile_height; ++ty)
+      for (std::int64_t tx = x0 / t.tile_width; tx <= (x1 - 1) / t.tile_width; ++tx) {
+        if (t.byte_counts[static_cast<std::size_t>(ty * t.tiles_across + tx)] == 0) {
+          fill = true;  // a missing tile: transparent in OpenSlide
+          continue;
+        }
+        jobs.push_back({&out, r.level, tx, ty, lx, ly});
+      }
+  }
+  (void)first;
+  if (fill) {
+    const int ch = static_cast<int>(out.shape(2));
+    const std::ptrdiff_t stride = out.strides()[0];
+    auto* base = static_cast<unsigned char*>(out.data());
+    for (std::int64_t y = 0; y < r.height; ++y) {
+      unsigned char* row = base + y * stride;
+      if (ch == 4) {
+        std::memset(row, 0, static_cast<std::size_t>(r.width) * 4);
+      } else {
+        for (std::int64_t x = 0; x < r.width; ++x)
+          row[3 * x] = opt.background[0], row[3 * x + 1] = opt.background[1], row[3 * x + 2] = opt.background[2];
+      }
+    }
+  }
+}
+
+/// Decodes one tile's part of a region into the output.
+static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
+  const TiledImage& t = s.images[j.level];
+  Array& out = *j.out;
+  const int ch = static_cast<int>(out.shape(2));
+  const std::ptrdiff_t stride = out.strides()[0];
+  auto* base = static_cast<unsigned char*>(out.data());
+  const std::int64_t px = j.tx * t.tile_width, py = j.ty * t.tile_height;  // tile origin, level pixels
+  // The tile's part inside the region and the level.
+  const std::int64_t ax = std::max(px, j.ox), ay = std::max(py, j.oy);
+  const std::int64_t bx = std::min({px + t.tile_width, j.ox + r.width, t.width});
+  const std::int64_t by = std::min({py + t.tile_height, j.oy + r.height, t.height});
+  const std::uint64_t index = static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx);
+  const bool whole = ax == px && ay == py && bx == px + t.tile_width && by == py + t.tile_height;
+  if (whole) {
+    // Straight into the output, unless the cache already holds it.
+    if (auto hit = s.cache.get(tile_key(j.level, index)); !hit) {
+      thread_local std::vector<unsigned char> raw;
+      s.fetch(t, index, raw);
+      detail::decode_tile(t, raw.data(), raw.size(), base + (py - j.oy) * stride + (px - j.ox) * ch, stride, ch, s.path);
+      return;
+    } else {
+      for (std::int64_t y = 0; y < t.tile_height; ++y) {
+        const unsigned char* src = hit->data() + y * t.tile_width * 3;
+        unsigned char* dst = base + (py - j.oy + y) * stride + (px - j.ox) * ch;
+        if (ch == 3) {
+          std::memcpy(dst, src, static_cast<std::size_t>(t.tile_width) * 3);
+        } else {
+          for (std::int64_t x = 0; x < t.tile_width; ++x)
+            dst[4 * x] = src[3 * x], dst[4 * x + 1] = src[3 * x + 1], dst[4 * x + 2] = src[3 * x + 2], dst[4 * x + 3] = 255;
+        }
+      }
+      return;
+    }
+  }
+  const auto tile = s.tile(j.level, index);
+  const std::int64_t w = bx - ax;
+  for (std::int64_t y = ay; y < by; ++y) {
+    const unsigned char* src = tile->data() + ((y - py) * t.tile_width + (ax - px)) * 3;
+    unsigned char* dst = base + (y - j.oy) * stride + (ax - j.ox) * ch;
+    if (ch == 3) {
+      std::memcpy(dst, src, static_cast<std::size_t>(w) * 3);
+    } else {
+      for (std::int64_t x = 0; x < w; ++x)
+        dst[4 * x] = src[3 * x], dst[4 * x + 1] = src[3 * x + 1], dst[4 * x + 2] = src[3 * x + 2], dst[4 * x + 3] = 255;
+    }
+  }
+}
+
+void Slide::read_region_into(const Region& region, Array& out, const ReadOptions& options) const {
+  check_region(*this, region, "wsi.Slide.read_region");
+  check_output(region, out, "wsi.Slide.read_region_into");
+  std::vector<TileJob> jobs;
+  plan_region(*impl_, region, out, options, jobs);
+  detail::parallel_for(jobs.size(), options.workers, [&](std::size_t i) { run_job(*impl_, jobs[i], region); });
+}
+
+Array Slide::read_region(const Region& region, const ReadOptions& options, const Stream& stream) const {
+  check_region(*this, region, "wsi.Slide.read_region");
+  Array out = Array::empty({region.height, region.width, options.rgba ? 4 : 3}, DType::uint8);
+  read_region_into(region, out, options);
+  if (options.device.is_cpu()) return out;
+  return out.to(options.device, stream);
+}
+
+Array Slide::read_region(std::int64_t x, std::int64_t y, int level, std::int64_t width, std::int64_t height,
+                         const ReadOptions& options, const Stream& stream) const {
+  return read_region(Region{x, y, level, width, height}, options, stream);
+}
+
+std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const ReadOptions& options,
+                                       const Stream& stream) const {
+  for (const Region& r : regions) check_region(*this, r, "wsi.Slide.read_regions");
+  std::vector<Array> outs;
+  outs.reserve(regions.size());
+  std::vector<TileJob> jobs;
+  std::vector<std::size_t> owner;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    outs.push_back(Array::empty({regions[i].height, regions[i].width, options.rgba ? 4 : 3}, DType::uint8));
+    const std::size_t before = jobs.size();
+    plan_region(*impl_, regions[i], outs.back(), options, jobs);
+    owner.resize(jobs.size(), i);
+    (void)before;
+  }
+  detail::parallel_for(jobs.size(), options.workers, [&](std::size_t k) { run_job(*impl_, jobs[k], regions[owner[k]]); });
+  if (!options.device.is_cpu())
+    for (auto& o : outs) o = o.to(options.device, stream);
+  return outs;
+}
+
+}  // namespace cuskimage::wsi

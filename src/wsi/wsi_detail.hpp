@@ -1,0 +1,90 @@
+// Internal pieces of the wsi module: the parsed directory of a slide (stage 1), tile codecs
+// (stage 3), the decoded-tile LRU cache and the worker pool.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "cuskimage/error.hpp"
+#include "cuskimage/wsi.hpp"
+
+namespace cuskimage::wsi::detail {
+
+[[noreturn]] void format_error(const std::string& path, const std::string& what);
+
+// TIFF compression codes the tile decoder knows.
+enum : std::uint16_t {
+  kNone = 1,
+  kLzw = 5,
+  kJpeg = 7,
+  kDeflate = 8,
+  kAdobeDeflate = 32946,
+  kAperioJ2kYCbCr = 33003,
+  kAperioJ2kRgb = 33005,
+  kZstd = 50000,
+  kWebp = 50001,
+};
+
+/// Everything needed to fetch and decode one level's tiles without libtiff (so reads need no lock).
+struct TiledImage {
+  std::int64_t width = 0, height = 0;
+  std::int64_t tile_width = 0, tile_height = 0;
+  std::int64_t tiles_across = 0, tiles_down = 0;
+  std::uint16_t compression = kNone, photometric = 2, spp = 3, bps = 8, predictor = 1;
+  std::vector<std::uint64_t> offsets, byte_counts;
+  std::vector<unsigned char> jpeg_tables;  // abbreviated-stream tables (JPEGTables), may be empty
+};
+
+/// Bytes per decoded tile at `channels` per pixel.
+inline std::size_t tile_bytes(const TiledImage& t, int channels) {
+  return static_cast<std::size_t>(t.tile_width * t.tile_height) * static_cast<std::size_t>(channels);
+}
+
+/// Decodes one tile's compressed bytes into RGB (channels 3) or RGBA (channels 4, alpha 255) rows
+/// of tile_width pixels, `dst_stride` bytes apart, tile_height rows. Throws FormatError naming
+/// `path` for corrupt data, NotSupported for a codec this build lacks.
+void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
+                 std::ptrdiff_t dst_stride, int channels, const std::string& path);
+
+/// Checks at open that this build can decode `t`'s tiles; FormatError/NotSupported otherwise.
+void check_decodable(const TiledImage& t, const std::string& path);
+
+/// TIFF LZW (the post-1992 variant) into exactly `out_n` bytes (a short result is an error).
+bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std::size_t out_n);
+
+/// Decoded-tile LRU cache with a byte budget; thread-safe.
+class TileCache {
+ public:
+  using Tile = std::shared_ptr<const std::vector<unsigned char>>;
+  explicit TileCache(std::size_t capacity) : capacity_(capacity) {}
+  Tile get(std::uint64_t key);
+  void put(std::uint64_t key, Tile tile);
+  void set_capacity(std::size_t bytes);
+  CacheStats stats() const;
+
+ private:
+  void evict_locked();
+  struct Entry {
+    std::uint64_t key;
+    Tile tile;
+  };
+  mutable std::mutex mu_;
+  std::size_t capacity_, used_ = 0;
+  std::list<Entry> lru_;  // front = most recent
+  std::unordered_map<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::uint64_t hits_ = 0, misses_ = 0;
+};
+
+/// Runs fn(i) for i in [0, n) on the calling thread plus up to workers - 1 threads of a shared
+/// pool; rethrows the first exception after all started work is done.
+void parallel_for(std::size_t n, int workers, const std::function<void(std::size_t)>& fn);
+
+}  // namespace cuskimage::wsi::detail

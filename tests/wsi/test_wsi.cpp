@@ -1,0 +1,532 @@
+// wsi: Slide::open / read_region / read_regions / write_pyramid on slides generated here (the
+// project's writer, libvips when installed), compared with OpenSlide 3.4 (bit-exact, when
+// libopenslide was found at configure time), with libtiff's own RGBA decoding (always), and with
+// the source pixels for lossless codecs. Malformed files must raise FormatError.
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "tests/wsi/wsi_fixtures.hpp"
+
+namespace {
+
+using namespace cusktest::wsi;
+using cuskimage::FormatError;
+using cuskimage::InvalidArgument;
+using cuskimage::wsi::PyramidOptions;
+using cuskimage::wsi::ReadOptions;
+using cuskimage::wsi::Region;
+using cuskimage::wsi::Slide;
+
+// ---- shared fixtures ---------------------------------------------------------------------------------
+struct Fixtures {
+  Array image;         // 1000 x 1300 RGB, not a multiple of the tile sizes
+  Array label, macro;  // associated images
+  std::string jpeg256, jpeg240_rgb, svs, bigtiff, subifd, deflate, lzw, none, zstd, webp;
+  std::string vips_jpeg, vips_subifd, vips_big;
+};
+
+const Fixtures& fx() {
+  static const Fixtures f = [] {
+    Fixtures f;
+    f.image = synthetic_rgb(1000, 1300, 7);
+    f.label = synthetic_rgb(120, 100, 3);
+    f.macro = synthetic_rgb(150, 400, 5);
+    f.jpeg256 = make_slide("jpeg256", f.image, {.tile_size = 256, .compression = "jpeg", .quality = 80, .mpp = 0.25});
+    f.jpeg240_rgb = make_slide("jpeg240rgb", f.image, {.tile_size = 240, .compression = "jpeg", .quality = 90, .jpeg_colorspace = "rgb"});
+    PyramidOptions svs{.tile_size = 240, .compression = "jpeg", .quality = 70, .aperio = true, .mpp = 0.499, .objective_power = 20};
+    svs.associated = {{"label", &f.label}, {"macro", &f.macro}};
+    f.svs = make_slide("svs", f.image, svs);
+    f.bigtiff = make_slide("big", f.image, {.tile_size = 256, .compression = "jpeg", .bigtiff = true});
+    f.subifd = make_slide("subifd", f.image, {.tile_size = 256, .compression = "jpeg", .subifds = true});
+    f.deflate = make_slide("deflate", f.image, {.tile_size = 256, .compression = "deflate"});
+    f.lzw = make_slide("lzw", f.image, {.tile_size = 240, .compression = "lzw"});
+    f.none = make_slide("none", f.image, {.tile_size = 256, .compression = "none"});
+    f.zstd = make_slide("zstd", f.image, {.tile_size = 256, .compression = "zstd"});
+    f.webp = make_slide("webp", f.image, {.tile_size = 256, .compression = "webp", .quality = 90});
+    f.vips_jpeg = make_vips_slide("jpeg", f.image, "--compression jpeg --Q 80 --tile-width 240 --tile-height 240");
+    f.vips_subifd = make_vips_slide("subifd", f.image, "--compression jpeg --Q 85 --tile-width 256 --tile-height 256 --subifd");
+    f.vips_big = make_vips_slide("big", f.image, "--compression deflate --bigtiff --tile-width 256 --tile-height 256");
+    return f;
+  }();
+  return f;
+}
+
+/// The 2x2 mean pyramid step of the writer (rounded half up, edge blocks average what they have).
+Array halve(const Array& a) {
+  const std::int64_t h = a.shape(0), w = a.shape(1), oh = (h + 1) / 2, ow = (w + 1) / 2;
+  Array o = Array::empty({oh, ow, 3}, DType::uint8);
+  const auto* s = static_cast<const std::uint8_t*>(a.data());
+  auto* d = static_cast<std::uint8_t*>(o.data());
+  for (std::int64_t y = 0; y < oh; ++y)
+    for (std::int64_t x = 0; x < ow; ++x)
+      for (int c = 0; c < 3; ++c) {
+        unsigned sum = 0, n = 0;
+        for (int dy = 0; dy < 2; ++dy)
+          for (int dx = 0; dx < 2; ++dx)
+            if (2 * y + dy < h && 2 * x + dx < w) sum += s[((2 * y + dy) * w + 2 * x + dx) * 3 + c], ++n;
+        d[(y * ow + x) * 3 + c] = static_cast<std::uint8_t>((sum + n / 2) / n);
+      }
+  return o;
+}
+
+/// Host crop of an (h, w, c) array with zero fill outside.
+Array crop(const Array& a, std::int64_t x, std::int64_t y, std::int64_t w, std::int64_t h) {
+  const std::int64_t c = a.shape(2);
+  Array o = Array::zeros({h, w, c}, DType::uint8);
+  const auto* s = static_cast<const std::uint8_t*>(a.data());
+  auto* d = static_cast<std::uint8_t*>(o.data());
+  for (std::int64_t r = 0; r < h; ++r)
+    for (std::int64_t q = 0; q < w; ++q)
+      if (y + r >= 0 && y + r < a.shape(0) && x + q >= 0 && x + q < a.shape(1))
+        for (std::int64_t k = 0; k < c; ++k) d[(r * w + q) * c + k] = s[((y + r) * a.shape(1) + x + q) * c + k];
+  return o;
+}
+
+/// One level decoded by libtiff's RGBA interface (an independent JPEG path: libtiff's codec).
+Array libtiff_level(const std::string& path, int dir, bool subifd_index = false, int subifd = 0) {
+  TIFF* t = TIFFOpen(path.c_str(), "r");
+  EXPECT_TRUE(t);
+  if (subifd_index) {
+    std::uint16_t n = 0;
+    std::uint64_t* offs = nullptr;
+    TIFFGetField(t, TIFFTAG_SUBIFD, &n, &offs);
+    const std::uint64_t off = offs[subifd];
+    TIFFSetSubDirectory(t, off);
+  } else {
+    TIFFSetDirectory(t, static_cast<tdir_t>(dir));
+  }
+  std::uint32_t w = 0, h = 0;
+  TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w);
+  TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h);
+  std::vector<std::uint32_t> raster(std::size_t(w) * h);
+  EXPECT_TRUE(TIFFReadRGBAImageOriented(t, w, h, raster.data(), ORIENTATION_TOPLEFT, 0));
+  TIFFClose(t);
+  Array o = Array::empty({h, w, 3}, DType::uint8);
+  auto* d = static_cast<std::uint8_t*>(o.data());
+  for (std::size_t i = 0; i < raster.size(); ++i)
+    d[3 * i] = TIFFGetR(raster[i]), d[3 * i + 1] = TIFFGetG(raster[i]), d[3 * i + 2] = TIFFGetB(raster[i]);
+  return o;
+}
+
+Array whole_level(const Slide& s, int level, const ReadOptions& opt = {}) {
+  const auto& l = s.level(level);
+  return s.read_region(0, 0, level, l.width, l.height, opt);
+}
+
+// ---- structure -------------------------------------------------------------------------------------------
+TEST(Wsi, OpenGenericPyramid) {
+  const Slide s = Slide::open(fx().jpeg256);
+  EXPECT_EQ(s.vendor(), "generic-tiff");
+  ASSERT_EQ(s.level_count(), 4);  // 1300x1000 -> 650x500 -> 325x250 -> 163x125
+  EXPECT_EQ(s.level(0).width, 1300);
+  EXPECT_EQ(s.level(0).height, 1000);
+  EXPECT_EQ(s.level(1).width, 650);
+  EXPECT_EQ(s.level(3).width, 163);
+  EXPECT_EQ(s.level(3).height, 125);
+  EXPECT_DOUBLE_EQ(s.level(1).downsample, 2.0);
+  EXPECT_DOUBLE_EQ(s.level(3).downsample, (1000.0 / 125 + 1300.0 / 163) / 2);
+  EXPECT_EQ(s.level(0).tile_width, 256);
+  EXPECT_EQ(s.property("openslide.vendor"), "generic-tiff");
+  EXPECT_EQ(s.property("openslide.level-count"), "4");
+  EXPECT_EQ(s.property("openslide.level[1].downsample"), "2");
+  EXPECT_EQ(s.property("openslide.mpp-x"), "0.25");
+  EXPECT_EQ(s.property("tiff.ResolutionUnit"), "centimeter");
+  EXPECT_EQ(s.best_level_for_downsample(0.5), 0);
+  EXPECT_EQ(s.best_level_for_downsample(3.0), 1);
+  EXPECT_EQ(s.best_level_for_downsample(100.0), 3);
+  EXPECT_EQ(s.dimensions()[0], 1300);
+  EXPECT_TRUE(s.associated_image_names().empty());
+}
+
+TEST(Wsi, OpenAperioSvs) {
+  const Slide s = Slide::open(fx().svs);
+  EXPECT_EQ(s.vendor(), "aperio");
+  EXPECT_EQ(s.level_count(), 4);
+  EXPECT_EQ(s.level(0).tile_width, 240);
+  EXPECT_EQ(s.property("aperio.AppMag"), "20");
+  EXPECT_EQ(s.property("aperio.MPP"), "0.499");
+  EXPECT_EQ(s.property("openslide.mpp-x"), "0.499");
+  EXPECT_EQ(s.property("openslide.objective-power"), "20");
+  const auto names = s.associated_image_names();
+  EXPECT_EQ(names, (std::vector<std::string>{"label", "macro", "thumbnail"}));
+  const Array label = s.read_associated_image("label");
+  EXPECT_ARRAY_EQ(fx().label, label);  // LZW: lossless
+  const Array macro = s.read_associated_image("macro");
+  EXPECT_EQ(macro.shape(), (cuskimage::Shape{150, 400, 3}));
+  EXPECT_THROW(s.read_associated_image("nope"), InvalidArgument);
+}
+
+TEST(Wsi, SubIfdAndBigTiffPyramids) {
+  for (const std::string& p : {fx().subifd, fx().bigtiff}) {
+    const Slide s = Slide::open(p);
+    ASSERT_EQ(s.level_count(), 4) << p;
+    EXPECT_EQ(s.level(2).width, 325);
+    EXPECT_ARRAY_EQ(whole_level(Slide::open(fx().jpeg256), 2), whole_level(s, 2));
+  }
+}
+
+// ---- pixels ----------------------------------------------------------------------------------------------
+TEST(Wsi, LosslessCodecsEqualSource) {
+  const Array l1 = halve(fx().image);
+  const Array l2 = halve(l1);
+  for (const std::string& p : {fx().deflate, fx().lzw, fx().none, fx().zstd}) {
+    const Slide s = Slide::open(p);
+    EXPECT_ARRAY_EQ(fx().image, whole_level(s, 0)) << p;
+    EXPECT_ARRAY_EQ(l1, whole_level(s, 1)) << p;
+    EXPECT_ARRAY_EQ(l2, whole_level(s, 2)) << p;
+    // Unaligned region straddling four tiles and the right edge.
+    EXPECT_ARRAY_EQ(crop(fx().image, 1200, 230, 150, 60), s.read_region(1200, 230, 0, 150, 60)) << p;
+  }
+}
+
+TEST(Wsi, WebpCloseToSource) {
+  const Slide s = Slide::open(fx().webp);
+  // Lossy WebP at quality 90: mean absolute error of a few levels on this noisy image.
+  const auto a = fx().image.to_vector<double>(), b = whole_level(s, 0).to_vector<double>();
+  ASSERT_EQ(a.size(), b.size());
+  double err = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) err += std::abs(a[i] - b[i]);
+  EXPECT_LT(err / a.size(), 6.0);
+}
+
+TEST(Wsi, JpegEqualsLibtiffDecoding) {
+  // YCbCr 4:2:0 (JPEGTables + abbreviated tiles) and RGB JPEG, every level: bit-exact with
+  // libtiff's JPEG codec (same libjpeg, same colour conversion and upsampling).
+  for (const std::string& p : {fx().jpeg256, fx().jpeg240_rgb}) {
+    const Slide s = Slide::open(p);
+    for (int l = 0; l < s.level_count(); ++l) EXPECT_ARRAY_EQ(libtiff_level(p, l), whole_level(s, l)) << p << " level " << l;
+  }
+  const Slide sub = Slide::open(fx().subifd);
+  EXPECT_ARRAY_EQ(libtiff_level(fx().subifd, 0, true, 1), whole_level(sub, 2));
+}
+
+TEST(Wsi, RegionsStraddleTilesAndEdges) {
+  const Slide s = Slide::open(fx().jpeg256);
+  const Array all = whole_level(s, 0);
+  const Region regions[] = {{0, 0, 0, 256, 256},  {100, 200, 0, 300, 100}, {1250, 950, 0, 100, 100},
+                            {-30, -20, 0, 80, 70}, {5000, 10, 0, 10, 10},   {255, 255, 0, 2, 2}};
+  for (const Region& r : regions) {
+    Array got = s.read_region(r);
+    EXPECT_ARRAY_EQ(crop(all, r.x, r.y, r.width, r.height), got) << r.x << "," << r.y;
+  }
+  // RGBA: alpha 255 inside, (0,0,0,0) outside; RGB background option.
+  const Array rgba = s.read_region(1290, 995, 0, 20, 10, {.rgba = true});
+  EXPECT_EQ(rgba.at<std::uint8_t>({0, 0, 3}), 255);
+  EXPECT_EQ(rgba.at<std::uint8_t>({4, 9, 3}), 255);
+  EXPECT_EQ(rgba.at<std::uint8_t>({4, 10, 3}), 0);
+  EXPECT_EQ(rgba.at<std::uint8_t>({5, 0, 0}), 0);
+  EXPECT_EQ(rgba.at<std::uint8_t>({0, 0, 0}), all.at<std::uint8_t>({995, 1290, 0}));
+  const Array white = s.read_region(-5, 0, 0, 10, 1, {.background = {255, 255, 255}});
+  EXPECT_EQ(white.at<std::uint8_t>({0, 4, 1}), 255);
+  EXPECT_EQ(white.at<std::uint8_t>({0, 5, 1}), all.at<std::uint8_t>({0, 0, 1}));
+  // Level 1 at a location on its grid and off it (rounded down to the level's pixel grid).
+  const Array l1 = whole_level(s, 1);
+  EXPECT_ARRAY_EQ(crop(l1, 101, 50, 200, 90), s.read_region(202, 100, 1, 200, 90));
+  EXPECT_ARRAY_EQ(crop(l1, 101, 50, 200, 90), s.read_region(203, 101, 1, 200, 90));
+}
+
+TEST(Wsi, ReadIntoStridedView) {
+  const Slide s = Slide::open(fx().jpeg256);
+  Array big = Array::zeros({300, 400, 3}, DType::uint8);
+  Array view = big.slice({{10, 110}, {20, 220}});
+  s.read_region_into({300, 400, 0, 200, 100}, view);
+  EXPECT_ARRAY_EQ(s.read_region(300, 400, 0, 200, 100), view.copy());
+  EXPECT_EQ(big.at<std::uint8_t>({9, 20, 0}), 0);
+  Array bad = Array::zeros({100, 200, 2}, DType::uint8);
+  EXPECT_THROW(s.read_region_into({0, 0, 0, 200, 100}, bad), InvalidArgument);
+}
+
+TEST(Wsi, ReadRegionsWorkersAndThreads) {
+  const Slide s = Slide::open(fx().jpeg256, {.cache_bytes = 1 << 20});
+  std::vector<Region> regions;
+  for (int i = 0; i < 24; ++i) regions.push_back({(i * 97) % 1200, (i * 61) % 900, i % 3, 130, 90});
+  const auto serial = s.read_regions(regions);
+  const auto parallel = s.read_regions(regions, {.workers = 3});
+  ASSERT_EQ(serial.size(), regions.size());
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    EXPECT_ARRAY_EQ(serial[i], parallel[i]);
+    EXPECT_ARRAY_EQ(serial[i], s.read_region(regions[i]));
+  }
+  // Many threads reading one Slide.
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 30; ++k) {
+        const std::size_t i = static_cast<std::size_t>(t * 7 + k) % regions.size();
+        const Array a = s.read_region(regions[i], {.workers = 2});
+        if (a.to_vector<std::uint8_t>() != serial[i].to_vector<std::uint8_t>()) ++mismatches;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(Wsi, TileCacheBudget) {
+  const Slide s = Slide::open(fx().jpeg256, {.cache_bytes = 3 * 256 * 256 * 3});
+  s.read_region(100, 100, 0, 50, 50);  // partial tile: decoded into the cache
+  s.read_region(120, 110, 0, 50, 50);
+  auto st = s.cache_stats();
+  EXPECT_EQ(st.entries, 1u);
+  EXPECT_GE(st.hits, 1u);
+  s.read_region(0, 0, 0, 1000, 1000, {.workers = 2});  // 16 tiles, partly cached: the budget holds
+  st = s.cache_stats();
+  EXPECT_LE(st.used_bytes, st.capacity_bytes);
+  s.set_cache_capacity(0);
+  EXPECT_EQ(s.cache_stats().entries, 0u);
+  EXPECT_ARRAY_EQ(crop(whole_level(s, 0), 100, 100, 50, 50), s.read_region(100, 100, 0, 50, 50));
+}
+
+TEST(Wsi, MissingTileIsTransparent) {
+  auto b = read_bytes(fx().none);
+  // Tile (1, 0) of level 0: byte count 0 (TileByteCounts = 325).
+  wr32(b, long_array_element(b, 0, 325, 1), 0);
+  const std::string p = cusktest::temp_path("wsi_missing.tif");
+  write_bytes(p, b);
+  const Slide s = Slide::open(p);
+  const Array rgba = s.read_region(200, 0, 0, 100, 10, {.rgba = true});
+  EXPECT_EQ(rgba.at<std::uint8_t>({0, 55, 3}), 255);
+  EXPECT_EQ(rgba.at<std::uint8_t>({0, 56, 3}), 0);  // x = 256: the missing tile
+  EXPECT_EQ(rgba.at<std::uint8_t>({0, 56, 0}), 0);
+  EXPECT_EQ(s.read_region(256, 0, 0, 1, 1, {.background = {9, 9, 9}}).at<std::uint8_t>({0, 0, 2}), 9);
+#if CUSK_HAVE_OPENSLIDE
+  OpenSlideRef ref(p);
+  ASSERT_TRUE(ref.ok());
+  const auto want = ref.read(200, 0, 0, 100, 10);
+  EXPECT_EQ(want, rgba.to_vector<std::uint8_t>());
+#endif
+}
+
+// ---- OpenSlide 3.4 ----------------------------------------------------------------------------------------
+#if CUSK_HAVE_OPENSLIDE
+void compare_with_openslide(const std::string& path) {
+  SCOPED_TRACE(path);
+  OpenSlideRef ref(path);
+  ASSERT_TRUE(ref.ok()) << (ref.osr ? openslide_get_error(ref.osr) : "not opened");
+  const Slide s = Slide::open(path);
+  // Properties: every one of OpenSlide's (but its quickhash) with the same value.
+  const auto theirs = ref.properties();
+  for (const auto& [k, v] : theirs) {
+    if (k == "openslide.quickhash-1") continue;
+    EXPECT_EQ(s.property(k).value_or("<missing>"), v) << k;
+  }
+  for (const auto& [k, v] : s.properties())
+    EXPECT_TRUE(theirs.count(k)) << "extra property " << k << " = " << v;
+  ASSERT_EQ(s.level_count(), openslide_get_level_count(ref.osr));
+  for (int l = 0; l < s.level_count(); ++l) {
+    std::int64_t w = 0, h = 0;
+    openslide_get_level_dimensions(ref.osr, l, &w, &h);
+    EXPECT_EQ(s.level(l).width, w);
+    EXPECT_EQ(s.level(l).height, h);
+    EXPECT_EQ(s.level(l).downsample, openslide_get_level_downsample(ref.osr, l));
+  }
+  // Pixels: whole levels, then unaligned regions straddling tiles and the slide's edges. At
+  // level > 0 the location is a multiple of the downsample (OpenSlide resamples otherwise).
+  for (int l = 0; l < s.level_count(); ++l) {
+    const auto& lv = s.level(l);
+    EXPECT_EQ(ref.read(0, 0, l, lv.width + 7, lv.height + 3), s.read_region(0, 0, l, lv.width + 7, lv.height + 3, {.rgba = true}).to_vector<std::uint8_t>())
+        << "level " << l;
+  }
+  const Region regions[] = {{13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50}, {1199, 239, 0, 150, 20}, {240, 240, 0, 1, 1}};
+  for (const Region& r : regions)
+    EXPECT_EQ(ref.read(r.x, r.y, r.level, r.width, r.height), s.read_region(r, {.rgba = true}).to_vector<std::uint8_t>())
+        << r.x << "," << r.y;
+  if (s.level_count() > 1) {
+    const double ds = s.level(1).downsample;
+    const auto x = static_cast<std::int64_t>(ds * 61), y = static_cast<std::int64_t>(ds * 7);
+    EXPECT_EQ(ref.read(x, y, 1, 333, 222), s.read_region(x, y, 1, 333, 222, {.rgba = true}).to_vector<std::uint8_t>());
+  }
+  // Associated images.
+  for (const auto& name : s.associated_image_names()) {
+    std::int64_t w = 0, h = 0;
+    openslide_get_associated_image_dimensions(ref.osr, name.c_str(), &w, &h);
+    std::vector<std::uint32_t> argb(static_cast<std::size_t>(w * h));
+    openslide_read_associated_image(ref.osr, name.c_str(), argb.data());
+    const Array ours = s.read_associated_image(name, {.rgba = true});
+    ASSERT_EQ(ours.shape(), (cuskimage::Shape{h, w, 4})) << name;
+    const auto v = ours.to_vector<std::uint8_t>();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < argb.size(); ++i)
+      bad += v[4 * i] != ((argb[i] >> 16) & 255) || v[4 * i + 1] != ((argb[i] >> 8) & 255) || v[4 * i + 2] != (argb[i] & 255);
+    EXPECT_EQ(bad, 0u) << name;
+  }
+}
+
+TEST(WsiOpenSlide, GeneratedJpegYCbCr) { compare_with_openslide(fx().jpeg256); }
+TEST(WsiOpenSlide, GeneratedJpegRgb240) { compare_with_openslide(fx().jpeg240_rgb); }
+TEST(WsiOpenSlide, GeneratedSvs) { compare_with_openslide(fx().svs); }
+TEST(WsiOpenSlide, GeneratedBigTiff) { compare_with_openslide(fx().bigtiff); }
+TEST(WsiOpenSlide, GeneratedDeflateLzw) {
+  compare_with_openslide(fx().deflate);
+  compare_with_openslide(fx().lzw);
+}
+TEST(WsiOpenSlide, VipsJpeg240) {
+  if (fx().vips_jpeg.empty()) GTEST_SKIP() << "vips not installed: libvips fixture skipped";
+  compare_with_openslide(fx().vips_jpeg);
+}
+TEST(WsiOpenSlide, VipsBigTiffDeflate) {
+  if (fx().vips_big.empty()) GTEST_SKIP() << "vips not installed: libvips fixture skipped";
+  compare_with_openslide(fx().vips_big);
+}
+#else
+TEST(WsiOpenSlide, Skipped) { GTEST_SKIP() << "libopenslide not found at configure time: OpenSlide comparisons skipped"; }
+#endif
+
+TEST(Wsi, VipsSubIfdPyramid) {
+  if (fx().vips_subifd.empty()) GTEST_SKIP() << "vips not installed: libvips fixture skipped";
+  const Slide s = Slide::open(fx().vips_subifd);
+  ASSERT_GE(s.level_count(), 3);
+  EXPECT_EQ(s.level(1).width, 650);
+  EXPECT_ARRAY_EQ(libtiff_level(fx().vips_subifd, 0), whole_level(s, 0));
+  EXPECT_ARRAY_EQ(libtiff_level(fx().vips_subifd, 0, true, 0), whole_level(s, 1));
+}
+
+// ---- writer -------------------------------------------------------------------------------------------------
+TEST(Wsi, WriterLabelLevelsUseMode) {
+  Array lab = Array::zeros({64, 64}, DType::uint8);
+  auto* p = static_cast<std::uint8_t*>(lab.data());
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) p[y * 64 + x] = static_cast<std::uint8_t>((x / 3 + y / 5) % 4 * 60);
+  const std::string path = cusktest::temp_path("wsi_label.tif");
+  cuskimage::wsi::write_pyramid(path, lab, {.tile_size = 16, .compression = "deflate", .label = true});
+  const Slide s = Slide::open(path);
+  ASSERT_EQ(s.level_count(), 3);
+  const auto v = whole_level(s, 1).to_vector<std::uint8_t>();
+  for (std::size_t i = 0; i < v.size(); ++i) EXPECT_EQ(v[i] % 60, 0) << i;  // only the classes, never blends
+}
+
+TEST(Wsi, WriterRejectsBadArguments) {
+  const Array img = synthetic_rgb(32, 32);
+  const std::string p = cusktest::temp_path("wsi_bad.tif");
+  using cuskimage::wsi::write_pyramid;
+  EXPECT_THROW(write_pyramid(p, img, {.tile_size = 100}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.compression = "gif"}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.quality = 0}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.jpeg_colorspace = "cmyk"}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.levels = -1}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.mpp = -1.0}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, Array::zeros({8, 8, 2}, DType::uint8), {}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, Array::zeros({8, 8}, DType::float32), {}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, Array::zeros({8, 8}, DType::uint16), {.compression = "jpeg"}), InvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(p));
+  EXPECT_THROW(write_pyramid("/nonexistent-dir/x.tif", img, {}), FormatError);
+}
+
+TEST(Wsi, ReadRejectsBadArguments) {
+  const Slide s = Slide::open(fx().jpeg256);
+  EXPECT_THROW(s.read_region(0, 0, 4, 10, 10), InvalidArgument);
+  EXPECT_THROW(s.read_region(0, 0, -1, 10, 10), InvalidArgument);
+  EXPECT_THROW(s.read_region(0, 0, 0, 0, 10), InvalidArgument);
+  EXPECT_THROW(s.read_region(0, 0, 0, 10, -1), InvalidArgument);
+  EXPECT_THROW(s.level(9), InvalidArgument);
+}
+
+// ---- malformed files ------------------------------------------------------------------------------------------
+template <class F>
+void expect_format_error(F&& f, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << what << ": no exception";
+  } catch (const FormatError&) {
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": wrong exception: " << e.what();
+  }
+}
+
+std::string patched(const std::string& name, const std::string& from, const std::function<void(std::vector<unsigned char>&)>& edit) {
+  auto b = read_bytes(from);
+  edit(b);
+  const std::string p = cusktest::temp_path("wsi_bad_" + name + ".tif");
+  write_bytes(p, b);
+  return p;
+}
+
+/// Opens and reads every level whole: must raise FormatError somewhere.
+void open_and_read(const std::string& p) {
+  const Slide s = Slide::open(p);
+  for (int l = 0; l < s.level_count(); ++l) whole_level(s, l);
+}
+
+TEST(Wsi, MalformedFilesRaiseFormatError) {
+  expect_format_error([] { Slide::open("/nonexistent/slide.svs"); }, "missing");
+  expect_format_error([] { Slide::open(cusktest::temp_path("")); }, "directory");
+  const std::string text = cusktest::temp_path("wsi_text.tif");
+  write_bytes(text, {'h', 'e', 'l', 'l', 'o', '\n'});
+  expect_format_error([&] { Slide::open(text); }, "not a TIFF");
+  // A stripped (untiled) TIFF is no slide.
+  const std::string strip = cusktest::temp_path("wsi_strip.tif");
+  cuskimage::io::imsave(strip, synthetic_rgb(40, 40), {.check_contrast = false});
+  expect_format_error([&] { Slide::open(strip); }, "stripped");
+
+  const std::string& src = fx().jpeg256;
+  const auto size = read_bytes(src).size();
+  // Truncated: the tile data of the last levels is cut off.
+  expect_format_error([&] { open_and_read(patched("trunc", src, [&](auto& b) { b.resize(size / 2); })); }, "truncated");
+  expect_format_error([&] { open_and_read(patched("trunc8", src, [&](auto& b) { b.resize(8); })); }, "header only");
+  // Offset past the end.
+  expect_format_error([&] { open_and_read(patched("offset", src, [](auto& b) { wr32(b, long_array_element(b, 0, 324, 2), 0x7FFFFFF0u); })); },
+                      "offset");
+  // Absurd dimensions (width 2^31 - 1 with 256-pixel tiles).
+  expect_format_error([&] { open_and_read(patched("dims", src, [](auto& b) {
+                            const auto e = tag_entry(b, 0, 256);
+                            wr16(b, e + 2, 4), wr32(b, e + 8, 0x7FFFFFFFu);
+                          })); },
+                      "dimensions");
+  // A photometric tag that lies: greyscale for 3-component JPEG tiles.
+  expect_format_error([&] { open_and_read(patched("photo", src, [](auto& b) { wr16(b, tag_entry(b, 0, 262) + 8, 1); })); }, "photometric");
+  // Corrupt tile bytes (the first tile's data overwritten).
+  expect_format_error([&] { open_and_read(patched("data", src, [](auto& b) {
+                            const std::size_t off = rd32(b, long_array_element(b, 0, 324, 0));
+                            for (std::size_t i = 0; i < 64; ++i) b[off + i] = 0xFF;
+                          })); },
+                      "corrupt data");
+  // Zero byte count for the JPEGTables: tiles without tables cannot decode.
+  expect_format_error([&] { open_and_read(patched("tables", src, [](auto& b) {
+                            const auto e = tag_entry(b, 0, 347);
+                            if (e) wr32(b, e + 4, 0);
+                          })); },
+                      "zero-length JPEGTables");
+  // IFD loop: the last directory links back to the first.
+  expect_format_error([&] { open_and_read(patched("loop", src, [](auto& b) {
+                            const std::size_t last = ifd_offset(b, 3);
+                            wr32(b, last + 2 + 12 * rd16(b, last), rd32(b, 4));
+                          })); },
+                      "IFD loop");
+}
+
+// ---- CLI --------------------------------------------------------------------------------------------------------
+#ifdef CUSK_CLI_EXE
+}  // namespace
+#include "tests/cli/cli_support.hpp"
+namespace {
+
+TEST(WsiCli, SlideInfoReadRegionConvert) {
+  using cuskclitest::describe;
+  using cuskclitest::run_cli;
+  auto r = run_cli({"slide-info", fx().svs});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_NE(r.out.find("\"openslide.vendor\": \"aperio\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"openslide.mpp-x\": \"0.499\""), std::string::npos);
+
+  const std::string out = cusktest::temp_path("wsi_cli_region.png");
+  r = run_cli({"read-region", fx().jpeg256, "100", "200", "64", "32", out, "--level", "1"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(Slide::open(fx().jpeg256).read_region(100, 200, 1, 64, 32), cuskimage::io::imread(out));
+
+  const std::string png = cusktest::temp_path("wsi_cli_src.png");
+  cuskimage::io::imsave(png, synthetic_rgb(300, 500), {.check_contrast = false});
+  const std::string conv = cusktest::temp_path("wsi_cli_conv.tif");
+  r = run_cli({"convert", png, conv, "--compression", "deflate", "--tile_size", "128"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_NE(r.out.find("\"levels\": 3"), std::string::npos) << r.out;
+  EXPECT_ARRAY_EQ(synthetic_rgb(300, 500), whole_level(Slide::open(conv), 0));
+
+  r = run_cli({"read-region", fx().jpeg256, "0", "0", "10", "10", out, "--level", "9"});
+  EXPECT_EQ(r.rc, 1) << describe(r);
+  r = run_cli({"slide-info", cusktest::temp_path("nope.svs")});
+  EXPECT_EQ(r.rc, 1) << describe(r);
+}
+#endif
+
+}  // namespace
