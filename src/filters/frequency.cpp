@@ -159,11 +159,13 @@ void cpu_lpi_finish_t(Array& G, const Array& F, const LpiSpectral& spc, const Lp
 }
 #endif  // CUSK_HAVE_FFTW
 
+#if !CUSK_HAVE_FFTW
 [[noreturn]] void no_fftw() {
   throw NotSupported(
       "filters: the frequency-domain filters need FFTW3 on CPU arrays; this build has none (install libfftw3-dev "
       "and reconfigure)");
 }
+#endif
 
 }  // namespace
 
