@@ -66,7 +66,19 @@ struct CachedPlan {
 
 using PlanKey = std::tuple<int, int, std::vector<long long>, long long>;  // device, type, extents, batch
 
-CachedPlan& plan_for(cufftType type, const std::vector<long long>& n, long long batch) {
+/// Extents of length 1 add nothing to a transform but may be refused by cuFFT's planner: they are
+/// dropped (for R2C/C2R not the last, which sets the half-spectrum layout; at least one stays).
+std::vector<long long> squeeze(const std::vector<long long>& n, bool keep_last) {
+  std::vector<long long> out;
+  for (std::size_t d = 0; d < n.size(); ++d)
+    if (n[d] != 1 || (keep_last && d + 1 == n.size())) out.push_back(n[d]);
+  if (out.empty()) out.push_back(1);
+  return out;
+}
+
+CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long long batch) {
+  const bool real = type == CUFFT_R2C || type == CUFFT_C2R || type == CUFFT_D2Z || type == CUFFT_Z2D;
+  const std::vector<long long> n = squeeze(extents, real);
   static std::mutex m;
   static std::map<PlanKey, std::unique_ptr<CachedPlan>> cache;
   int dev = 0;
