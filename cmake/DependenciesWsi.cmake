@@ -48,7 +48,8 @@ function(cusk_wsi_link_dependencies)
   foreach(tgt test_wsi bench_wsi)
     if(TARGET ${tgt})
       target_link_libraries(${tgt} PRIVATE TIFF::TIFF cusk::turbojpeg
-        $<$<BOOL:${CUSK_HAVE_OPENSLIDE}>:PkgConfig::CUSK_OPENSLIDE>)
+        $<$<BOOL:${CUSK_HAVE_OPENSLIDE}>:PkgConfig::CUSK_OPENSLIDE>
+        $<$<BOOL:${CUSK_HAVE_OPENJPEG}>:PkgConfig::CUSK_OPENJPEG>)
       target_compile_definitions(${tgt} PRIVATE
         CUSK_HAVE_OPENSLIDE=$<BOOL:${CUSK_HAVE_OPENSLIDE}>
         CUSK_HAVE_OPENJPEG=$<BOOL:${CUSK_HAVE_OPENJPEG}>

@@ -17,9 +17,13 @@
 //     level's downsample is a whole number (always at level 0). Elsewhere OpenSlide resamples the
 //     level by the fractional offset (cairo, bilinear); here the location is rounded down to the
 //     level's pixel grid instead (no resampling): pixels are the stored ones, shifted by < 1 pixel;
-//   * outside the level and in missing tiles (byte count 0) OpenSlide returns transparent pixels
-//     (premultiplied ARGB 0,0,0,0): RGBA output gives (0, 0, 0, 0) there, RGB output (0, 0, 0) --
-//     OpenSlide's colour values with the alpha dropped -- unless ReadOptions::background is set.
+//   * outside the level OpenSlide returns transparent pixels (premultiplied ARGB 0,0,0,0): RGBA
+//     output gives (0, 0, 0, 0) there, RGB output (0, 0, 0) -- OpenSlide's colour values with the
+//     alpha dropped -- unless ReadOptions::background is set. Missing tiles (byte count 0) get
+//     the same fill (OpenSlide 4's behaviour; OpenSlide 3.4 fails such reads);
+//   * not reproduced: OpenSlide 3.4's openslide.quickhash-1, and its garbage for non-JPEG levels
+//     smaller than one tile (libtiff's RGBA reader there); generic TIFFs with a resolution in
+//     pixels per centimetre also get openslide.mpp-x/y (as OpenSlide 4 gives).
 // Not read (FormatError names them): Philips TIFF's sparse tile grids, stripped (untiled) levels,
 // other vendors' non-TIFF formats. Malformed files (truncated, offsets past the end, absurd sizes,
 // a photometric tag that contradicts the data, zero byte counts in required data, IFD loops) raise

@@ -1,7 +1,8 @@
 // Whole-slide commands:
-//   cuskimage slide-info FILE                       properties as JSON (openslide-show-properties)
-//   cuskimage read-region FILE X Y W H OUT [--level N] [--rgba true]
-//   cuskimage convert IN OUT.tif [--compression jpeg] [--quality 80] [--tile_size 256] ...
+//   cuskimage wsi.slide-info FILE                   properties as JSON (openslide-show-properties)
+//   cuskimage wsi.read-region FILE X Y W H OUT [--level N] [--rgba true]
+//   cuskimage wsi.convert IN OUT.tif [--compression jpeg] [--quality 80] [--tile_size 256] ...
+// (The registry requires MODULE.FUNCTION names; the tool may alias slide-info, read-region, convert.)
 // X and Y are level-0 pixels (non-negative on the command line).
 #include <cstdlib>
 #include <string>
@@ -24,7 +25,7 @@ std::int64_t parse_coord(const Invocation& inv, std::size_t i, const char* what)
 }  // namespace
 
 CUSK_CLI_COMMANDS(wsi) {
-  reg.add(Command("slide-info", "Print a slide's properties (OpenSlide's names) as a JSON object.")
+  reg.add(Command("wsi.slide-info", "Print a slide's properties (OpenSlide's names) as a JSON object.")
               .input("file", "slide (SVS, tiled pyramidal TIFF, BigTIFF, OME-TIFF)")
               .returns_value("{property: value} of the slide")
               .handler([](Invocation& inv) -> Result {
@@ -34,7 +35,7 @@ CUSK_CLI_COMMANDS(wsi) {
                 return props;
               }));
 
-  reg.add(Command("read-region",
+  reg.add(Command("wsi.read-region",
                   "Read a region of a slide (location in level-0 pixels, size in pixels of --level) and write it "
                   "to OUT (RGB, or RGBA with --rgba).")
               .input("file", "slide")
@@ -57,7 +58,7 @@ CUSK_CLI_COMMANDS(wsi) {
                                      parse_coord(inv, 3, "W"), parse_coord(inv, 4, "H"), opt);
               }));
 
-  reg.add(Command("convert",
+  reg.add(Command("wsi.convert",
                   "Convert any readable image or slide (level 0) to a tiled pyramidal TIFF; prints the levels "
                   "written.")
               .input("input", "image (TIFF, PNG, JPEG, NPY) or slide")

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <csetjmp>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #if CUSK_HAVE_ZSTD
@@ -284,9 +285,17 @@ void check_decodable(const TiledImage& t, const std::string& path) {
 void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
                  std::ptrdiff_t dst_stride, int channels, const std::string& path) {
   if (t.compression == kJpeg) {
-    thread_local JpegDecoder decoder;
+    // libjpeg keeps tables loaded for earlier images: a tile of a level without JPEGTables must not
+    // see another level's, so the decoder is renewed when it last loaded tables.
+    thread_local std::unique_ptr<JpegDecoder> decoder;
+    thread_local bool has_tables = false;
+    if (!decoder || (has_tables && t.jpeg_tables.empty())) decoder = std::make_unique<JpegDecoder>();
+    has_tables = !t.jpeg_tables.empty();
     std::string why;
-    if (!jpeg_decode(decoder, t, src, n, dst, dst_stride, channels, why)) format_error(path, "corrupt JPEG tile: " + why);
+    if (!jpeg_decode(*decoder, t, src, n, dst, dst_stride, channels, why)) {
+      decoder.reset();  // fresh state after an error
+      format_error(path, "corrupt JPEG tile: " + why);
+    }
     return;
   }
 #if CUSK_HAVE_OPENJPEG

@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -53,14 +54,10 @@ TiffPtr open_tiff(const std::string& path, Diagnostics& diag) {
   return TiffPtr(t);
 }
 
-/// g_ascii_dtostr, which OpenSlide formats its numbers with: the shortest "%.17g"-style text that
-/// reads back as the same double.
+/// g_ascii_dtostr, which OpenSlide formats its numbers with: "%.17g".
 std::string format_double(double v) {
   char buf[64];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) return buf;
-  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
 
@@ -138,6 +135,21 @@ TiledImage read_tiled(TIFF* t, const std::string& path, std::uint64_t file_size,
     }
   }
   return ti;
+}
+
+/// The next-IFD link stored after the directory at `off` (0 when it cannot be read).
+std::uint64_t next_ifd_offset(int fd, bool big_endian, bool bigtiff, std::uint64_t off, std::uint64_t file_size) {
+  const auto get = [&](std::uint64_t at, int n) -> std::optional<std::uint64_t> {
+    unsigned char b[8];
+    if (at + n > file_size || ::pread(fd, b, n, static_cast<off_t>(at)) != n) return std::nullopt;
+    std::uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= std::uint64_t(b[big_endian ? n - 1 - i : i]) << (8 * i);
+    return v;
+  };
+  const int count_size = bigtiff ? 8 : 2, entry = bigtiff ? 20 : 12, link = bigtiff ? 8 : 4;
+  const auto n = get(off, count_size);
+  if (!n || *n > 1000000) return 0;
+  return get(off + count_size + *n * entry, link).value_or(0);
 }
 
 std::uint64_t tile_key(int level, std::uint64_t index) { return (static_cast<std::uint64_t>(level) << 48) | index; }
@@ -254,6 +266,15 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
       break;
     }
   }
+  // libtiff stops quietly at a directory link that loops back or leads nowhere: the last
+  // directory's link must be 0.
+  if (const std::uint64_t next = next_ifd_offset(impl->fd, TIFFIsBigEndian(t) != 0, TIFFIsBigTIFF(t) != 0, dirs.back().offset,
+                                                 impl->file_size);
+      next != 0) {
+    const bool loop = std::any_of(dirs.begin(), dirs.end(), [&](const Dir& d) { return d.offset == next; });
+    format_error(path, loop ? "TIFF directory loop (IFD " + std::to_string(dirs.size() - 1) + " links back)"
+                            : "TIFF directory " + std::to_string(dirs.size() - 1) + " links to an unreadable directory");
+  }
 
   // Properties of directory 0, as OpenSlide's tiff.* set.
   if (!TIFFSetDirectory(t, 0)) format_error(path, "cannot re-read TIFF directory 0");
@@ -365,10 +386,6 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
   } else if (resunit == RESUNIT_CENTIMETER && have_x && have_y && xres > 0 && yres > 0) {
     props["openslide.mpp-x"] = format_double(10000.0 / xres);
     props["openslide.mpp-y"] = format_double(10000.0 / yres);
-  }
-  for (const auto& [name, a] : impl->associated) {
-    props["openslide.associated." + name + ".width"] = std::to_string(a.width);
-    props["openslide.associated." + name + ".height"] = std::to_string(a.height);
   }
   return Slide(std::move(impl));
 }

@@ -4,6 +4,8 @@
 // the source pixels for lossless codecs. Malformed files must raise FormatError.
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <functional>
 #include <thread>
 
 #include "tests/wsi/wsi_fixtures.hpp"
@@ -279,7 +281,7 @@ TEST(Wsi, TileCacheBudget) {
 }
 
 TEST(Wsi, MissingTileIsTransparent) {
-  auto b = read_bytes(fx().none);
+  auto b = read_bytes(fx().jpeg256);
   // Tile (1, 0) of level 0: byte count 0 (TileByteCounts = 325).
   wr32(b, long_array_element(b, 0, 325, 1), 0);
   const std::string p = cusktest::temp_path("wsi_missing.tif");
@@ -291,10 +293,12 @@ TEST(Wsi, MissingTileIsTransparent) {
   EXPECT_EQ(rgba.at<std::uint8_t>({0, 56, 0}), 0);
   EXPECT_EQ(s.read_region(256, 0, 0, 1, 1, {.background = {9, 9, 9}}).at<std::uint8_t>({0, 0, 2}), 9);
 #if CUSK_HAVE_OPENSLIDE
+  // OpenSlide 3.4 defines no fill here: the read fails ("Cannot read raw tile") and the handle
+  // stays in error. (OpenSlide 4 returns transparent pixels, as here.)
   OpenSlideRef ref(p);
   ASSERT_TRUE(ref.ok());
-  const auto want = ref.read(200, 0, 0, 100, 10);
-  EXPECT_EQ(want, rgba.to_vector<std::uint8_t>());
+  ref.read(200, 0, 0, 100, 10);
+  EXPECT_FALSE(ref.ok());
 #endif
 }
 
@@ -308,11 +312,14 @@ void compare_with_openslide(const std::string& path) {
   // Properties: every one of OpenSlide's (but its quickhash) with the same value.
   const auto theirs = ref.properties();
   for (const auto& [k, v] : theirs) {
-    if (k == "openslide.quickhash-1") continue;
+    if (k == "openslide.quickhash-1") continue;  // not computed here
     EXPECT_EQ(s.property(k).value_or("<missing>"), v) << k;
   }
+  // Ours has nothing else, except the mpp that OpenSlide >= 4.0 (not 3.4) derives from a generic
+  // TIFF's resolution in pixels per centimetre.
   for (const auto& [k, v] : s.properties())
-    EXPECT_TRUE(theirs.count(k)) << "extra property " << k << " = " << v;
+    if (!(s.vendor() == "generic-tiff" && k.rfind("openslide.mpp-", 0) == 0))
+      EXPECT_TRUE(theirs.count(k)) << "extra property " << k << " = " << v;
   ASSERT_EQ(s.level_count(), openslide_get_level_count(ref.osr));
   for (int l = 0; l < s.level_count(); ++l) {
     std::int64_t w = 0, h = 0;
@@ -323,8 +330,18 @@ void compare_with_openslide(const std::string& path) {
   }
   // Pixels: whole levels, then unaligned regions straddling tiles and the slide's edges. At
   // level > 0 the location is a multiple of the downsample (OpenSlide resamples otherwise).
+  std::uint16_t compression = 0;
+  {
+    TIFF* t = TIFFOpen(path.c_str(), "r");
+    TIFFGetField(t, TIFFTAG_COMPRESSION, &compression);
+    TIFFClose(t);
+  }
   for (int l = 0; l < s.level_count(); ++l) {
     const auto& lv = s.level(l);
+    // OpenSlide 3.4 decodes non-JPEG tiles with libtiff's TIFFRGBAImage, which (libtiff >= 4.5)
+    // returns garbage for a level narrower or shorter than one tile: only JPEG levels are
+    // compared there (the lossless test checks ours against the source pixels).
+    if (compression != COMPRESSION_JPEG && (lv.width < lv.tile_width || lv.height < lv.tile_height)) continue;
     EXPECT_EQ(ref.read(0, 0, l, lv.width + 7, lv.height + 3), s.read_region(0, 0, l, lv.width + 7, lv.height + 3, {.rgba = true}).to_vector<std::uint8_t>())
         << "level " << l;
   }
@@ -495,6 +512,156 @@ TEST(Wsi, MalformedFilesRaiseFormatError) {
                       "IFD loop");
 }
 
+// ---- Aperio JPEG 2000 (33003 YCbCr, 33005 RGB) ------------------------------------------------------------
+#if CUSK_HAVE_OPENJPEG
+}  // namespace
+#include <openjpeg.h>
+namespace {
+
+struct J2kSink {
+  std::vector<unsigned char> bytes;
+  std::size_t pos = 0;
+};
+OPJ_SIZE_T j2k_write(void* buf, OPJ_SIZE_T n, void* user) {
+  auto* s = static_cast<J2kSink*>(user);
+  if (s->pos + n > s->bytes.size()) s->bytes.resize(s->pos + n);
+  std::memcpy(s->bytes.data() + s->pos, buf, n);
+  s->pos += n;
+  return n;
+}
+OPJ_OFF_T j2k_skip(OPJ_OFF_T n, void* user) {
+  auto* s = static_cast<J2kSink*>(user);
+  s->pos += static_cast<std::size_t>(n);
+  if (s->pos > s->bytes.size()) s->bytes.resize(s->pos);
+  return n;
+}
+OPJ_BOOL j2k_seek(OPJ_OFF_T n, void* user) {
+  static_cast<J2kSink*>(user)->pos = static_cast<std::size_t>(n);
+  return OPJ_TRUE;
+}
+
+/// Lossless (5/3, no colour transform) J2K codestream of three 8-bit planes.
+std::vector<unsigned char> j2k_encode(const std::vector<int> planes[3], int w, int h) {
+  opj_image_cmptparm_t cp[3]{};
+  for (auto& c : cp) c.dx = c.dy = 1, c.w = static_cast<OPJ_UINT32>(w), c.h = static_cast<OPJ_UINT32>(h), c.prec = 8, c.sgnd = 0;
+  opj_image_t* img = opj_image_create(3, cp, OPJ_CLRSPC_UNSPECIFIED);
+  img->x1 = static_cast<OPJ_UINT32>(w), img->y1 = static_cast<OPJ_UINT32>(h);
+  for (int c = 0; c < 3; ++c) std::copy(planes[c].begin(), planes[c].end(), img->comps[c].data);
+  opj_cparameters_t par;
+  opj_set_default_encoder_parameters(&par);
+  par.tcp_numlayers = 1, par.tcp_rates[0] = 0, par.cp_disto_alloc = 1, par.tcp_mct = 0;
+  opj_codec_t* codec = opj_create_compress(OPJ_CODEC_J2K);
+  opj_setup_encoder(codec, &par, img);
+  J2kSink sink;
+  opj_stream_t* st = opj_stream_default_create(OPJ_FALSE);
+  opj_stream_set_user_data(st, &sink, nullptr);
+  opj_stream_set_write_function(st, j2k_write);
+  opj_stream_set_skip_function(st, j2k_skip);
+  opj_stream_set_seek_function(st, j2k_seek);
+  EXPECT_TRUE(opj_start_compress(codec, img, st) && opj_encode(codec, st) && opj_end_compress(codec, st));
+  opj_stream_destroy(st);
+  opj_destroy_codec(codec);
+  opj_image_destroy(img);
+  return sink.bytes;
+}
+
+/// One-level Aperio-style JPEG 2000 slide of `image` (tiles as raw J2K codestreams).
+std::string make_j2k_slide(const std::string& name, const Array& image, bool ycbcr) {
+  const std::string path = cusktest::temp_path("wsi_j2k_" + name + ".svs");
+  const int ts = 128, H = static_cast<int>(image.shape(0)), W = static_cast<int>(image.shape(1));
+  const auto* px = static_cast<const std::uint8_t*>(image.data());
+  TIFF* t = TIFFOpen(path.c_str(), "w");
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, W);
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, H);
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 3);
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+  TIFFSetField(t, TIFFTAG_COMPRESSION, ycbcr ? 33003 : 33005);
+  TIFFSetField(t, TIFFTAG_TILEWIDTH, ts);
+  TIFFSetField(t, TIFFTAG_TILELENGTH, ts);
+  TIFFSetField(t, TIFFTAG_IMAGEDESCRIPTION, "Aperio Image Library v12.0.15\n1300x1000 (128x128) J2K/KDU Q=70|AppMag = 40|MPP = 0.25");
+  for (int ty = 0; ty < H; ty += ts)
+    for (int tx = 0; tx < W; tx += ts) {
+      std::vector<int> planes[3];
+      for (auto& p : planes) p.resize(static_cast<std::size_t>(ts * ts));
+      for (int y = 0; y < ts; ++y)
+        for (int x = 0; x < ts; ++x) {
+          const int sy = std::min(ty + y, H - 1), sx = std::min(tx + x, W - 1);
+          const double r = px[(sy * W + sx) * 3], g = px[(sy * W + sx) * 3 + 1], b = px[(sy * W + sx) * 3 + 2];
+          double v[3] = {r, g, b};
+          if (ycbcr) {
+            v[0] = 0.299 * r + 0.587 * g + 0.114 * b;
+            v[1] = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b;
+            v[2] = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b;
+          }
+          for (int c = 0; c < 3; ++c) planes[c][static_cast<std::size_t>(y * ts + x)] = std::clamp(static_cast<int>(std::lround(v[c])), 0, 255);
+        }
+      const auto bytes = j2k_encode(planes, ts, ts);
+      TIFFWriteRawTile(t, TIFFComputeTile(t, tx, ty, 0, 0), const_cast<unsigned char*>(bytes.data()), static_cast<tmsize_t>(bytes.size()));
+    }
+  TIFFWriteDirectory(t);
+  TIFFClose(t);
+  return path;
+}
+
+TEST(Wsi, AperioJpeg2000) {
+  const Array img = crop(fx().image, 0, 0, 300, 200);
+  const Slide rgb = Slide::open(make_j2k_slide("rgb", img, false));
+  EXPECT_EQ(rgb.vendor(), "aperio");
+  EXPECT_EQ(rgb.property("openslide.objective-power"), "40");
+  EXPECT_ARRAY_EQ(img, whole_level(rgb, 0));  // lossless RGB codestream: exact
+  const Slide ycc = Slide::open(make_j2k_slide("ycc", img, true));
+  // YCbCr rounded to 8 bits, then back to RGB: within 2 levels.
+  EXPECT_ARRAY_NEAR(img, whole_level(ycc, 0), 0, 2);
+  EXPECT_ARRAY_EQ(crop(whole_level(ycc, 0), 100, 50, 150, 100), ycc.read_region(100, 50, 0, 150, 100));
+}
+#endif
+
+// ---- GPU: device output = host output (the same host decode, then one stream-ordered copy) ------------------
+TEST(GpuWsi, ReadRegionIntoDeviceMemory) {
+  CUSK_REQUIRE_GPU();
+  const Slide s = Slide::open(fx().jpeg256);
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  const Region regions[] = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50}, {202, 100, 1, 200, 90}};
+  for (const Region& r : regions) {
+    for (bool rgba : {false, true}) {
+      const Array d = s.read_region(r, {.rgba = rgba, .device = cuskimage::Device::cuda()}, stream);
+      EXPECT_TRUE(d.device().is_cuda());
+      stream.synchronize();
+      EXPECT_ARRAY_EQ(s.read_region(r, {.rgba = rgba}), d);  // exact: identical decode
+    }
+  }
+  std::vector<Region> batch(std::begin(regions), std::end(regions));
+  const auto outs = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 2}, stream);
+  stream.synchronize();
+  for (std::size_t i = 0; i < batch.size(); ++i) EXPECT_ARRAY_EQ(s.read_region(batch[i]), outs[i]);
+  const Slide svs = Slide::open(fx().svs);
+  const Array label = svs.read_associated_image("label", {.device = cuskimage::Device::cuda()}, stream);
+  stream.synchronize();
+  EXPECT_ARRAY_EQ(fx().label, label);
+}
+
+TEST(GpuWsi, DeviceReadsAvoidLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Slide s = Slide::open(fx().jpeg256);
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const cuskimage::Stream& st) {
+    const Array d = s.read_region(13, 17, 0, 301, 211, {.device = cuskimage::Device::cuda()}, st);
+    const auto outs = s.read_regions({{0, 0, 0, 64, 64}, {500, 500, 1, 64, 64}}, {.device = cuskimage::Device::cuda()}, st);
+    st.synchronize();
+  }));
+}
+
+TEST(GpuWsi, WritePyramidFromDeviceArray) {
+  CUSK_REQUIRE_GPU();
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  const Array host = synthetic_rgb(200, 300, 11);
+  const Array dev = host.to(cuskimage::Device::cuda(), stream);
+  const std::string p = cusktest::temp_path("wsi_from_device.tif");
+  cuskimage::wsi::write_pyramid(p, dev, {.tile_size = 64, .compression = "deflate"}, stream);
+  EXPECT_ARRAY_EQ(host, whole_level(Slide::open(p), 0));
+}
+
 // ---- CLI --------------------------------------------------------------------------------------------------------
 #ifdef CUSK_CLI_EXE
 }  // namespace
@@ -504,27 +671,27 @@ namespace {
 TEST(WsiCli, SlideInfoReadRegionConvert) {
   using cuskclitest::describe;
   using cuskclitest::run_cli;
-  auto r = run_cli({"slide-info", fx().svs});
+  auto r = run_cli({"wsi.slide-info", fx().svs});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_NE(r.out.find("\"openslide.vendor\": \"aperio\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"openslide.mpp-x\": \"0.499\""), std::string::npos);
 
   const std::string out = cusktest::temp_path("wsi_cli_region.png");
-  r = run_cli({"read-region", fx().jpeg256, "100", "200", "64", "32", out, "--level", "1"});
+  r = run_cli({"wsi.read-region", fx().jpeg256, "100", "200", "64", "32", out, "--level", "1"});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_ARRAY_EQ(Slide::open(fx().jpeg256).read_region(100, 200, 1, 64, 32), cuskimage::io::imread(out));
 
   const std::string png = cusktest::temp_path("wsi_cli_src.png");
   cuskimage::io::imsave(png, synthetic_rgb(300, 500), {.check_contrast = false});
   const std::string conv = cusktest::temp_path("wsi_cli_conv.tif");
-  r = run_cli({"convert", png, conv, "--compression", "deflate", "--tile_size", "128"});
+  r = run_cli({"wsi.convert", png, conv, "--compression", "deflate", "--tile_size", "128"});
   ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_NE(r.out.find("\"levels\": 3"), std::string::npos) << r.out;
   EXPECT_ARRAY_EQ(synthetic_rgb(300, 500), whole_level(Slide::open(conv), 0));
 
-  r = run_cli({"read-region", fx().jpeg256, "0", "0", "10", "10", out, "--level", "9"});
+  r = run_cli({"wsi.read-region", fx().jpeg256, "0", "0", "10", "10", out, "--level", "9"});
   EXPECT_EQ(r.rc, 1) << describe(r);
-  r = run_cli({"slide-info", cusktest::temp_path("nope.svs")});
+  r = run_cli({"wsi.slide-info", cusktest::temp_path("nope.svs")});
   EXPECT_EQ(r.rc, 1) << describe(r);
 }
 #endif
