@@ -125,8 +125,8 @@ class Slide {
   /// Decodes into `out`: a host uint8 array of shape (height, width, 3|4) with a unit channel
   /// stride (rows may be strided: a view of a larger buffer). 4 channels write RGBA.
   void read_region_into(const Region& region, Array& out, const ReadOptions& options = {}) const;
-  /// Many regions, decoded by `options.workers` threads (every tile decoded once per batch);
-  /// results in the order of `regions`.
+  /// Many regions, their tiles decoded by `options.workers` threads; results in the order of
+  /// `regions`. Tiles shared by several regions are decoded once when the cache holds them.
   std::vector<Array> read_regions(const std::vector<Region>& regions, const ReadOptions& options = {},
                                   const Stream& stream = {}) const;
 

@@ -94,10 +94,19 @@ inline std::size_t long_array_element(const std::vector<unsigned char>& b, int i
   return base + 4 * k;
 }
 
-/// Writes a slide with the project's writer (cached per name within the test run).
+/// A directory shared by the test processes of one build (ctest runs each test in its own
+/// process): fixtures are written once. Bump the version when a fixture's recipe changes.
+inline std::string fixture_path(const std::string& name) {
+  const std::string dir = std::string(CUSK_TEST_TMP_DIR) + "/wsi_fixtures_v1";
+  std::filesystem::create_directories(dir);
+  return dir + "/" + name;
+}
+
+/// Writes a slide with the project's writer (once per build tree; the writer renames a finished
+/// file into place, so concurrent test processes never see half a file).
 inline std::string make_slide(const std::string& name, const Array& image, const cuskimage::wsi::PyramidOptions& opt) {
-  const std::string path = temp_path("wsi_" + name + ".tif");
-  cuskimage::wsi::write_pyramid(path, image, opt);
+  const std::string path = fixture_path(name + ".tif");
+  if (!std::filesystem::exists(path)) cuskimage::wsi::write_pyramid(path, image, opt);
   return path;
 }
 
@@ -106,11 +115,14 @@ inline bool have_vips() { return std::string(CUSK_VIPS_EXE).size() > 0; }
 /// libvips' pyramid of `image` (written first as an uncompressed TIFF); "" when vips is absent.
 inline std::string make_vips_slide(const std::string& name, const Array& image, const std::string& args) {
   if (!have_vips()) return {};
+  const std::string out = fixture_path("vips_" + name + ".tif");
+  if (std::filesystem::exists(out)) return out;
   const std::string src = temp_path("wsi_vips_src_" + name + ".tif");
   cuskimage::io::imsave(src, image, {.check_contrast = false});
-  const std::string out = temp_path("wsi_vips_" + name + ".tif");
-  const std::string cmd = std::string(CUSK_VIPS_EXE) + " tiffsave '" + src + "' '" + out + "' --tile --pyramid " + args + " >/dev/null 2>&1";
+  const std::string part = temp_path("wsi_vips_" + name + ".tif");
+  const std::string cmd = std::string(CUSK_VIPS_EXE) + " tiffsave '" + src + "' '" + part + "' --tile --pyramid " + args + " >/dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) return {};
+  std::filesystem::rename(part, out);
   return out;
 }
 
