@@ -39,6 +39,9 @@ function(cusk_wsi_link_dependencies)
       $<$<BOOL:${CUSK_HAVE_OPENJPEG}>:PkgConfig::CUSK_OPENJPEG>
       $<$<BOOL:${CUSK_HAVE_ZSTD}>:PkgConfig::CUSK_ZSTD>
       $<$<BOOL:${CUSK_HAVE_WEBP}>:PkgConfig::CUSK_WEBP>)
+    if(CUSK_HAVE_NVJPEG)  # batched GPU decode of JPEG tiles (src/wsi/nvjpeg_decode.cpp)
+      target_link_libraries(cuskimage PRIVATE CUDA::nvjpeg)
+    endif()
     # Only the wsi sources see the codec switches: the other files' compile lines (and their
     # ccache entries) stay as they are.
     file(GLOB _cusk_wsi_sources ${PROJECT_SOURCE_DIR}/src/wsi/*.cpp)

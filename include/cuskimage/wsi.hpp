@@ -73,6 +73,10 @@ struct ReadOptions {
   std::array<std::uint8_t, 3> background = {0, 0, 0};
   /// Device of the returned array: tiles decode on the host, then one stream-ordered copy.
   Device device = Device::cpu();
+  /// With a CUDA `device`, decode YCbCr JPEG tiles on the GPU with batched nvJPEG when the build
+  /// has it (RGB output, grey background only; else the host decodes). nvJPEG's pixels differ
+  /// slightly from libjpeg's: mean absolute difference below 1, see the GPU tests.
+  bool nvjpeg = true;
   /// Threads decoding the tiles of one region (read_regions: of the whole batch). 1 decodes on the
   /// calling thread; 0 uses std::thread::hardware_concurrency().
   int workers = 1;

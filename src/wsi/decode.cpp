@@ -350,6 +350,18 @@ void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, u
   place_samples(t, samples, dst, dst_stride, channels);
 }
 
+std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile) {
+  const auto& tb = t.jpeg_tables;
+  const bool tables = tb.size() >= 4 && tb[tb.size() - 2] == 0xFF && tb[tb.size() - 1] == 0xD9;
+  const bool soi = tile.size() >= 2 && tile[0] == 0xFF && tile[1] == 0xD8;
+  if (!tables || !soi) return tile;
+  std::vector<unsigned char> out;
+  out.reserve(tb.size() + tile.size());
+  out.insert(out.end(), tb.begin(), tb.end() - 2);
+  out.insert(out.end(), tile.begin() + 2, tile.end());
+  return out;
+}
+
 // ---- LZW (TIFF 6.0, MSB-first codes, early change) -------------------------------------------------
 bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std::size_t out_n) {
   constexpr int kClear = 256, kEoi = 257;

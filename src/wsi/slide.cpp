@@ -18,6 +18,13 @@
 
 #include "src/wsi/wsi_detail.hpp"
 
+#if CUSK_HAVE_NVJPEG
+#include <cuda_runtime.h>
+
+#include "src/core/cuda_check.hpp"
+#include "src/core/device_guard.hpp"
+#endif
+
 namespace cuskimage::wsi {
 
 using detail::format_error;
@@ -572,6 +579,109 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   }
 }
 
+#if CUSK_HAVE_NVJPEG
+/// Whether nvJPEG can serve these reads (YCbCr JPEG levels, RGB output, a one-byte background).
+static bool nvjpeg_eligible(const Slide::Impl& s, const std::vector<Region>& rs, const ReadOptions& o) {
+  if (!o.device.is_cuda() || !o.nvjpeg || o.rgba) return false;
+  if (o.background[0] != o.background[1] || o.background[1] != o.background[2]) return false;
+  for (const Region& r : rs) {
+    const TiledImage& t = s.images[r.level];
+    if (t.compression != detail::kJpeg || t.photometric != PHOTOMETRIC_YCBCR) return false;
+  }
+  return true;
+}
+
+/// Device reads through nvJPEG: host fetches and merges the tile streams (workers threads), one
+/// batched decode writes whole tiles in place and partial ones to scratch, then crops them.
+static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Region>& rs, const ReadOptions& o,
+                                      const Stream& stream) {
+  cuskimage::detail::DeviceGuard guard(o.device.index());
+  cudaStream_t cs = stream.handle();
+  struct Part {
+    std::size_t out;
+    int level;
+    std::uint64_t index;
+    std::int64_t px, py, ax, ay, bx, by, ox, oy;
+    bool whole;
+  };
+  std::vector<Array> outs;
+  std::vector<Part> parts;
+  std::int64_t max_tile = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const Region& r = rs[i];
+    const TiledImage& t = s.images[r.level];
+    const double ds = s.levels[r.level].downsample;
+    outs.push_back(Array::empty({r.height, r.width, 3}, DType::uint8, o.device, stream));
+    const std::int64_t lx = level_coord(r.x, ds), ly = level_coord(r.y, ds);
+    const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
+    const std::int64_t x1 = std::min(lx + r.width, t.width), y1 = std::min(ly + r.height, t.height);
+    bool fill = !(lx >= 0 && ly >= 0 && lx + r.width <= t.width && ly + r.height <= t.height);
+    if (x0 < x1 && y0 < y1)
+      for (std::int64_t ty = y0 / t.tile_height; ty <= (y1 - 1) / t.tile_height; ++ty)
+        for (std::int64_t tx = x0 / t.tile_width; tx <= (x1 - 1) / t.tile_width; ++tx) {
+          const auto index = static_cast<std::uint64_t>(ty * t.tiles_across + tx);
+          if (t.byte_counts[index] == 0) {
+            fill = true;
+            continue;
+          }
+          const std::int64_t px = tx * t.tile_width, py = ty * t.tile_height;
+          Part p{i, r.level, index, px, py, std::max(px, lx), std::max(py, ly),
+                 std::min({px + t.tile_width, lx + r.width, t.width}), std::min({py + t.tile_height, ly + r.height, t.height}),
+                 lx, ly, false};
+          p.whole = p.ax == px && p.ay == py && p.bx == px + t.tile_width && p.by == py + t.tile_height;
+          if (!p.whole) max_tile = std::max(max_tile, t.tile_width * t.tile_height * 3);
+          parts.push_back(p);
+        }
+    if (fill) CUSK_CUDA_CHECK(cudaMemsetAsync(outs.back().data(), o.background[0], outs.back().nbytes(), cs));
+  }
+  std::vector<std::vector<unsigned char>> streams(parts.size());
+  detail::parallel_for(parts.size(), o.workers, [&](std::size_t k) {
+    std::vector<unsigned char> raw;
+    s.fetch(s.images[parts[k].level], parts[k].index, raw);
+    streams[k] = detail::merge_jpeg_tables(s.images[parts[k].level], raw);
+  });
+  std::size_t partial = 0;
+  for (const Part& p : parts) partial += p.whole ? 0 : 1;
+  Array scratch = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(partial, 1)), std::max<std::int64_t>(max_tile, 1)},
+                               DType::uint8, o.device, stream);
+  std::vector<unsigned char*> dst(parts.size());
+  std::vector<std::size_t> pitch(parts.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Part& p = parts[i];
+    const TiledImage& t = s.images[p.level];
+    auto* base = static_cast<unsigned char*>(outs[p.out].data());
+    const std::size_t stride = static_cast<std::size_t>(rs[p.out].width) * 3;
+    if (p.whole) {
+      dst[i] = base + (p.py - p.oy) * static_cast<std::int64_t>(stride) + (p.px - p.ox) * 3;
+      pitch[i] = stride;
+    } else {
+      dst[i] = static_cast<unsigned char*>(scratch.data()) + static_cast<std::int64_t>(k++) * scratch.shape(1);
+      pitch[i] = static_cast<std::size_t>(t.tile_width) * 3;
+    }
+  }
+  constexpr std::size_t kBatch = 256;
+  for (std::size_t b = 0; b < parts.size(); b += kBatch) {
+    const std::size_t e = std::min(parts.size(), b + kBatch);
+    std::vector<std::vector<unsigned char>> chunk(std::make_move_iterator(streams.begin() + b), std::make_move_iterator(streams.begin() + e));
+    detail::nvjpeg_decode_batch(o.device.index(), chunk, {dst.begin() + b, dst.begin() + e}, {pitch.begin() + b, pitch.begin() + e}, cs);
+    CUSK_CUDA_CHECK(cudaStreamSynchronize(cs));  // the host streams of this batch may go now
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Part& p = parts[i];
+    if (p.whole) continue;
+    const TiledImage& t = s.images[p.level];
+    auto* base = static_cast<unsigned char*>(outs[p.out].data());
+    const std::size_t stride = static_cast<std::size_t>(rs[p.out].width) * 3;
+    CUSK_CUDA_CHECK(cudaMemcpy2DAsync(base + (p.ay - p.oy) * static_cast<std::int64_t>(stride) + (p.ax - p.ox) * 3, stride,
+                                      dst[i] + ((p.ay - p.py) * t.tile_width + (p.ax - p.px)) * 3, pitch[i],
+                                      static_cast<std::size_t>(p.bx - p.ax) * 3, static_cast<std::size_t>(p.by - p.ay),
+                                      cudaMemcpyDeviceToDevice, cs));
+  }
+  return outs;
+}
+#endif
+
 void Slide::read_region_into(const Region& region, Array& out, const ReadOptions& options) const {
   check_region(*this, region, "wsi.Slide.read_region");
   check_output(region, out, "wsi.Slide.read_region_into");
@@ -582,6 +692,9 @@ void Slide::read_region_into(const Region& region, Array& out, const ReadOptions
 
 Array Slide::read_region(const Region& region, const ReadOptions& options, const Stream& stream) const {
   check_region(*this, region, "wsi.Slide.read_region");
+#if CUSK_HAVE_NVJPEG
+  if (nvjpeg_eligible(*impl_, {region}, options)) return std::move(nvjpeg_read(*impl_, {region}, options, stream)[0]);
+#endif
   Array out = Array::empty({region.height, region.width, options.rgba ? 4 : 3}, DType::uint8);
   read_region_into(region, out, options);
   if (options.device.is_cpu()) return out;
@@ -596,6 +709,9 @@ Array Slide::read_region(std::int64_t x, std::int64_t y, int level, std::int64_t
 std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const ReadOptions& options,
                                        const Stream& stream) const {
   for (const Region& r : regions) check_region(*this, r, "wsi.Slide.read_regions");
+#if CUSK_HAVE_NVJPEG
+  if (nvjpeg_eligible(*impl_, regions, options)) return nvjpeg_read(*impl_, regions, options, stream);
+#endif
   std::vector<Array> outs;
   outs.reserve(regions.size());
   std::vector<TileJob> jobs;

@@ -60,6 +60,17 @@ void check_decodable(const TiledImage& t, const std::string& path);
 /// TIFF LZW (the post-1992 variant) into exactly `out_n` bytes (a short result is an error).
 bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std::size_t out_n);
 
+/// A complete JPEG stream of one abbreviated tile: the level's JPEGTables (without EOI) followed by
+/// the tile (without SOI); the tile itself when the level has no tables.
+std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile);
+
+#if CUSK_HAVE_NVJPEG
+/// Decodes complete JPEG streams with nvJPEG (batched) into interleaved RGB rows at dst[i] with
+/// pitch[i] bytes per row, on `stream` of CUDA device `device` (current).
+void nvjpeg_decode_batch(int device, const std::vector<std::vector<unsigned char>>& streams,
+                         const std::vector<unsigned char*>& dst, const std::vector<std::size_t>& pitch, cudaStream_t stream);
+#endif
+
 /// Decoded-tile LRU cache with a byte budget; thread-safe.
 class TileCache {
  public:

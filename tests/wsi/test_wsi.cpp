@@ -676,20 +676,53 @@ TEST(GpuWsi, ReadRegionIntoDeviceMemory) {
   const Region regions[] = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50}, {202, 100, 1, 200, 90}};
   for (const Region& r : regions) {
     for (bool rgba : {false, true}) {
-      const Array d = s.read_region(r, {.rgba = rgba, .device = cuskimage::Device::cuda()}, stream);
+      const Array d = s.read_region(r, {.rgba = rgba, .device = cuskimage::Device::cuda(), .nvjpeg = false}, stream);
       EXPECT_TRUE(d.device().is_cuda());
       stream.synchronize();
       EXPECT_ARRAY_EQ(s.read_region(r, {.rgba = rgba}), d);  // exact: identical decode
     }
   }
   std::vector<Region> batch(std::begin(regions), std::end(regions));
-  const auto outs = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 2}, stream);
+  const auto outs = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .nvjpeg = false, .workers = 2}, stream);
   stream.synchronize();
   for (std::size_t i = 0; i < batch.size(); ++i) EXPECT_ARRAY_EQ(s.read_region(batch[i]), outs[i]);
   const Slide svs = Slide::open(fx().svs);
   const Array label = svs.read_associated_image("label", {.device = cuskimage::Device::cuda()}, stream);
   stream.synchronize();
   EXPECT_ARRAY_EQ(fx().label, label);
+}
+
+/// nvJPEG (when built with it) against the CPU decode: its IDCT and chroma upsampling differ from
+/// libjpeg's, so the tolerance is statistical: mean |difference| <= 1.5 and 99 % of the samples
+/// within 8 levels; pixels outside the slide equal exactly.
+TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
+  CUSK_REQUIRE_GPU();
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  for (const std::string& path : {fx().jpeg256, fx().bigtiff}) {
+    const Slide s = Slide::open(path);
+    std::vector<Region> batch = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50},
+                                 {202, 100, 1, 200, 90}, {0, 0, 3, 170, 130}, {1100, 800, 0, 400, 400}};
+    const auto gpu = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 2}, stream);
+    stream.synchronize();
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto want = s.read_region(batch[i]).to_vector<int>();
+      const auto got = cusktest::host_copy(gpu[i]).to_vector<int>();
+      ASSERT_EQ(want.size(), got.size());
+      double sum = 0;
+      std::size_t far = 0;
+      for (std::size_t k = 0; k < want.size(); ++k) {
+        const int d = std::abs(want[k] - got[k]);
+        sum += d;
+        far += d > 8;
+      }
+      EXPECT_LE(sum / want.size(), 1.5) << path << " region " << i;
+      EXPECT_LE(far, want.size() / 100) << path << " region " << i;
+    }
+    // Outside the slide: the background exactly.
+    const Array out = s.read_region(-10, -10, 0, 8, 8, {.device = cuskimage::Device::cuda()}, stream);
+    stream.synchronize();
+    EXPECT_ARRAY_EQ(Array::zeros({8, 8, 3}, DType::uint8), out);
+  }
 }
 
 TEST(GpuWsi, DeviceReadsAvoidLegacyStream) {
