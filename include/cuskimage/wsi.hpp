@@ -154,6 +154,8 @@ struct PyramidOptions {
   int quality = 80;
   /// JPEG colour: "ycbcr" (4:2:0 subsampled, the usual) or "rgb" (Aperio RGB JPEG, no transform).
   std::string jpeg_colorspace = "ycbcr";
+  /// Chroma subsampling of YCbCr JPEG {horizontal, vertical}: {2, 2} 4:2:0, {2, 1} 4:2:2, {1, 1} 4:4:4.
+  std::array<int, 2> ycbcr_subsampling = {2, 2};
   /// Number of levels; 0 halves until the level fits one tile.
   int levels = 0;
   /// BigTIFF even when a classic TIFF would do (always used past ~4 GB).

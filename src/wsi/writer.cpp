@@ -141,7 +141,8 @@ struct Writer {
       TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, ycc ? PHOTOMETRIC_YCBCR : colour ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
       TIFFSetField(tif, TIFFTAG_JPEGQUALITY, opt.quality);
       if (ycc) {
-        TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, 2, 2);
+        TIFFSetField(tif, TIFFTAG_YCBCRSUBSAMPLING, static_cast<std::uint16_t>(opt.ycbcr_subsampling[0]),
+                     static_cast<std::uint16_t>(opt.ycbcr_subsampling[1]));
         TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
       }
     } else {
@@ -228,6 +229,13 @@ void write_pyramid(const std::string& path, const Array& image, const PyramidOpt
   if (opt.levels < 0) throw InvalidArgument(fn + ": argument 'levels' must be >= 0, got " + std::to_string(opt.levels));
   if (opt.jpeg_colorspace != "ycbcr" && opt.jpeg_colorspace != "rgb")
     throw InvalidArgument(fn + ": argument 'jpeg_colorspace' must be 'ycbcr' or 'rgb', got '" + opt.jpeg_colorspace + "'");
+  {
+    const auto& ss = opt.ycbcr_subsampling;
+    const bool ok = (ss[0] == 1 || ss[0] == 2) && (ss[1] == 1 || ss[1] == 2) && ss[1] <= ss[0];
+    if (!ok)
+      throw InvalidArgument(fn + ": argument 'ycbcr_subsampling' must be {2, 2}, {2, 1} or {1, 1}, got {" +
+                            std::to_string(ss[0]) + ", " + std::to_string(ss[1]) + "}");
+  }
   if (opt.mpp && !(*opt.mpp > 0 && std::isfinite(*opt.mpp)))
     throw InvalidArgument(fn + ": argument 'mpp' must be positive, got " + fmt(*opt.mpp));
   Diagnostics diag;

@@ -26,6 +26,7 @@ struct Fixtures {
   Array label, macro;  // associated images
   std::string jpeg256, jpeg240_rgb, svs, bigtiff, subifd, deflate, lzw, none, zstd, webp;
   std::string vips_jpeg, vips_subifd, vips_big;
+  std::string jpeg422, jpeg444;
 };
 
 const Fixtures& fx() {
@@ -46,6 +47,8 @@ const Fixtures& fx() {
     f.none = make_slide("none", f.image, {.tile_size = 256, .compression = "none"});
     f.zstd = make_slide("zstd", f.image, {.tile_size = 256, .compression = "zstd"});
     f.webp = make_slide("webp", f.image, {.tile_size = 256, .compression = "webp", .quality = 90});
+    f.jpeg422 = make_slide("jpeg422", f.image, {.tile_size = 256, .compression = "jpeg", .quality = 85, .ycbcr_subsampling = {2, 1}});
+    f.jpeg444 = make_slide("jpeg444", f.image, {.tile_size = 256, .compression = "jpeg", .quality = 85, .ycbcr_subsampling = {1, 1}});
     f.vips_jpeg = make_vips_slide("jpeg", f.image, "--compression jpeg --Q 80 --tile-width 240 --tile-height 240");
     f.vips_subifd = make_vips_slide("subifd", f.image, "--compression jpeg --Q 85 --tile-width 256 --tile-height 256 --subifd");
     f.vips_big = make_vips_slide("big", f.image, "--compression deflate --bigtiff --tile-width 256 --tile-height 256");
@@ -195,7 +198,7 @@ TEST(Wsi, WebpCloseToSource) {
 TEST(Wsi, JpegEqualsLibtiffDecoding) {
   // YCbCr 4:2:0 (JPEGTables + abbreviated tiles) and RGB JPEG, every level: bit-exact with
   // libtiff's JPEG codec (same libjpeg, same colour conversion and upsampling).
-  for (const std::string& p : {fx().jpeg256, fx().jpeg240_rgb}) {
+  for (const std::string& p : {fx().jpeg256, fx().jpeg240_rgb, fx().jpeg422, fx().jpeg444}) {
     const Slide s = Slide::open(p);
     for (int l = 0; l < s.level_count(); ++l) EXPECT_ARRAY_EQ(libtiff_level(p, l), whole_level(s, l)) << p << " level " << l;
   }
@@ -371,6 +374,10 @@ void compare_with_openslide(const std::string& path) {
 }
 
 TEST(WsiOpenSlide, GeneratedJpegYCbCr) { compare_with_openslide(fx().jpeg256); }
+TEST(WsiOpenSlide, GeneratedJpeg422And444) {
+  compare_with_openslide(fx().jpeg422);
+  compare_with_openslide(fx().jpeg444);
+}
 TEST(WsiOpenSlide, GeneratedJpegRgb240) { compare_with_openslide(fx().jpeg240_rgb); }
 TEST(WsiOpenSlide, GeneratedSvs) { compare_with_openslide(fx().svs); }
 TEST(WsiOpenSlide, GeneratedBigTiff) { compare_with_openslide(fx().bigtiff); }
@@ -422,6 +429,7 @@ TEST(Wsi, WriterRejectsBadArguments) {
   EXPECT_THROW(write_pyramid(p, img, {.quality = 0}), InvalidArgument);
   EXPECT_THROW(write_pyramid(p, img, {.jpeg_colorspace = "cmyk"}), InvalidArgument);
   EXPECT_THROW(write_pyramid(p, img, {.levels = -1}), InvalidArgument);
+  EXPECT_THROW(write_pyramid(p, img, {.ycbcr_subsampling = {1, 2}}), InvalidArgument);
   EXPECT_THROW(write_pyramid(p, img, {.mpp = -1.0}), InvalidArgument);
   EXPECT_THROW(write_pyramid(p, Array::zeros({8, 8, 2}, DType::uint8), {}), InvalidArgument);
   EXPECT_THROW(write_pyramid(p, Array::zeros({8, 8}, DType::float32), {}), InvalidArgument);
