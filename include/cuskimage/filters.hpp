@@ -2,11 +2,20 @@
 // `stream`); the input's device picks the backend.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/device.hpp"
+#include "cuskimage/ndimage.hpp"
 
 namespace cuskimage::filters {
 
@@ -105,12 +114,6 @@ double threshold_mean(const Array& image, const Stream& stream = {});
 
 // ==== edges and smoothing (gaussian, difference_of_gaussians, sobel/scharr/prewitt/roberts/farid,
 // laplace, unsharp_mask) =============================================================================
-}  // namespace cuskimage::filters
-#include <initializer_list>
-#include <utility>
-
-#include "cuskimage/ndimage.hpp"  // ndimage::Mode / Modes (boundary handling of smoothing and edges)
-namespace cuskimage::filters {
 
 // dtypes follow scikit-image: integer and bool images are converted with img_as_float (float64;
 // preserve_range=true keeps their values), float32 stays float32, float64 stays float64. All
@@ -218,14 +221,6 @@ Array laplace(const Array& image, const LaplaceOptions& opts = {}, const Stream&
 
 // ==== rank and local filters (median, rank_order, correlate_sparse, window, local thresholds,
 // apply_hysteresis_threshold, try_all_threshold) =====================================================
-}  // namespace cuskimage::filters
-#include <functional>
-#include <string>
-#include <utility>
-
-#include "cuskimage/device.hpp"
-#include "cuskimage/ndimage.hpp"
-namespace cuskimage::filters {
 
 /// scikit-image's `behavior` of median: scipy.ndimage.median_filter, or skimage.filters.rank.median.
 enum class MedianBehavior { ndimage, rank };
@@ -357,13 +352,6 @@ std::vector<std::pair<std::string, Array>> try_all_threshold(const Array& image,
 // @@local@@
 
 // ==== frequency-domain filters (butterworth, wiener, LPIFilter2D, filter_forward/inverse, gabor) ====
-}  // namespace cuskimage::filters
-#include <functional>
-#include <memory>
-#include <variant>
-
-#include "cuskimage/ndimage.hpp"  // ndimage::Mode (gabor's boundary handling)
-namespace cuskimage::filters {
 
 // FFTs run through FFTW3 on CPU arrays and cuFFT on CUDA arrays; a build without the backend's
 // library (CUSK_HAVE_FFTW / CUSK_HAVE_CUFFT) raises NotSupported. scikit-image's steps (padding,
@@ -488,11 +476,6 @@ ComplexParts gabor(const Array& image, double frequency, const GaborOptions& opt
 // @@frequency@@
 
 // ==== ridge filters (hessian, frangi, meijering, sato) ==============================================
-}  // namespace cuskimage::filters
-#include <array>
-
-#include "cuskimage/ndimage.hpp"  // ndimage::Mode (the ridge filters' boundary handling)
-namespace cuskimage::filters {
 
 // Hessian-based ridge filters. Every scale computes the Hessian by Gaussian derivatives
 // (skimage.feature.hessian_matrix(image, sigma, use_gaussian_derivatives=True): two first-derivative
