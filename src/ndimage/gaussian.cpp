@@ -13,7 +13,7 @@
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
 #include "src/core/validate.hpp"
-#include "src/filters/gaussian.hpp"
+#include "src/ndimage/separable2d.hpp"
 #include "src/ndimage/backend.hpp"
 
 namespace cuskimage::ndimage {
@@ -106,10 +106,10 @@ void run_gaussian(const Array& in, Array& out, const std::vector<std::pair<int, 
     if constexpr (std::is_floating_point_v<T>) {
       // Both axes of a 2-D image: one fused kernel, no intermediate array.
       if (nd == 2 && passes.size() == 2 && passes[0].first == 0 && passes[1].first == 1) {
-        filters::detail::Separable2d plan{passes[0].second.w, passes[1].second.w, passes[0].second.left,
+        detail::Separable2d plan{passes[0].second.w, passes[1].second.w, passes[0].second.left,
                                           passes[1].second.left, passes[0].second.mode, passes[1].second.mode,
                                           passes[0].second.cval};
-        if (filters::detail::cuda_separable2d<T>(src, final_, plan, stream.handle())) {
+        if (detail::cuda_separable2d<T>(src, final_, plan, stream.handle())) {
           if (!direct) out.copy_from(final_, stream);
           return;
         }

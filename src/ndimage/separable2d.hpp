@@ -1,4 +1,4 @@
-// Private entry points of the fused Gaussian/separable kernels (kernels/filters/gaussian.cu), used
+// Private entry points of the fused separable 2-D kernel (kernels/ndimage/separable2d.cu), used
 // by ndimage::gaussian_filter (src/ndimage/gaussian.cpp) and the filters built on it.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
 
-namespace cuskimage::filters::detail {
+namespace cuskimage::ndimage::detail {
 
 /// One separable 2-D correlation: first along axis -2 with `wy` (window starts `ly` samples before
 /// the output), then along axis -1 with `wx`, each axis with its own boundary mode. As in scipy's
@@ -26,4 +26,4 @@ struct Separable2d {
 template <class T>
 bool cuda_separable2d(const Array& in, Array& out, const Separable2d& plan, cudaStream_t stream);
 
-}  // namespace cuskimage::filters::detail
+}  // namespace cuskimage::ndimage::detail

@@ -24,14 +24,13 @@
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
-#include "src/filters/gaussian.hpp"
+#include "src/ndimage/separable2d.hpp"
 #include "src/ndimage/boundary.hpp"
 
-namespace cuskimage::filters::detail {
+namespace cuskimage::ndimage::detail {
 namespace {
 
 using ndimage::Mode;
-using ndimage::detail::map_index;
 
 constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int MX = 3, MY = 8, U = 4;
@@ -184,4 +183,4 @@ bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStr
 template bool cuda_separable2d<float>(const Array&, Array&, const Separable2d&, cudaStream_t);
 template bool cuda_separable2d<double>(const Array&, Array&, const Separable2d&, cudaStream_t);
 
-}  // namespace cuskimage::filters::detail
+}  // namespace cuskimage::ndimage::detail
