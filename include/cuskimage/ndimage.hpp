@@ -17,8 +17,9 @@
 // Both backends add and multiply in scipy's order without fused multiply-adds, so correlations and
 // all integer results are identical to scipy's; the GPU's float uniform filters restart their running
 // sums per chunk (and sum very wide windows directly), so they may differ in the last bits.
-// Not supported (yet): scipy's `output=` dtype, per-axis `mode` sequences, `axes=`; rank filters on
-// float data holding NaN are unspecified (scipy's own result depends on its algorithm).
+// Not supported (yet): scipy's `output=` dtype; per-axis `mode` sequences and `axes=` except in
+// gaussian_filter. Rank filters on float data holding NaN are unspecified (scipy's own result
+// depends on its algorithm).
 #pragma once
 
 #include <cstdint>
