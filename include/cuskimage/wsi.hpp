@@ -24,8 +24,10 @@
 //   * not reproduced: OpenSlide 3.4's openslide.quickhash-1, and its garbage for non-JPEG levels
 //     smaller than one tile (libtiff's RGBA reader there); generic TIFFs with a resolution in
 //     pixels per centimetre also get openslide.mpp-x/y (as OpenSlide 4 gives).
-// Not read (FormatError names them): Philips TIFF's sparse tile grids, stripped (untiled) levels,
-// other vendors' non-TIFF formats. Malformed files (truncated, offsets past the end, absurd sizes,
+// Philips TIFF: philips.* properties from the DPUfsImport XML (the WSI image's attributes at top
+// level, sequences as NAME[i].CHILD), mpp from DICOM_PIXEL_SPACING, downsamples from the pixel-data
+// representations, base64 JPEG label/macro images; sparse (byte count 0) tiles are missing tiles.
+// Not read (FormatError names them): stripped (untiled) levels, non-TIFF formats. Malformed files (truncated, offsets past the end, absurd sizes,
 // a photometric tag that contradicts the data, zero byte counts in required data, IFD loops) raise
 // FormatError; allocation sizes are bounded by the file's size.
 #pragma once
@@ -98,7 +100,7 @@ class Slide {
   ~Slide();
 
   const std::string& path() const;
-  /// OpenSlide's vendor name: "aperio", "generic-tiff" (SubIFD pyramids too).
+  /// OpenSlide's vendor name: "aperio", "philips", "generic-tiff" (SubIFD pyramids too).
   const std::string& vendor() const;
   int level_count() const;
   const Level& level(int index) const;
@@ -172,6 +174,10 @@ struct PyramidOptions {
   /// A label image (integer classes): levels downsample by the mode of each 2x2 block (ties to the
   /// smallest value), never by blending. Otherwise 2x2 means, rounded half up.
   bool label = false;
+  /// ImageDescription of level 0 (e.g. OME-XML or a vendor's XML); replaces the Aperio one.
+  std::optional<std::string> description;
+  /// The Software tag of every page.
+  std::string software = "cuskimage";
   /// Associated images written as stripped pages (with `aperio`): "thumbnail", "label", "macro";
   /// uint8 (h, w, 3) RGB.
   std::map<std::string, const Array*> associated;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <tiffio.h>
+#include <turbojpeg.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,7 +82,7 @@ struct Dir {
   std::uint64_t offset = 0;
   bool subifd = false;
   bool tiled = false;
-  std::uint32_t width = 0, height = 0;
+  std::uint32_t width = 0, height = 0, subfile = 0;
   std::string description;
 };
 
@@ -159,6 +160,16 @@ std::uint64_t next_ifd_offset(int fd, bool big_endian, bool bigtiff, std::uint64
   return get(off + count_size + *n * entry, link).value_or(0);
 }
 
+/// Frame size of a JPEG stream (TurboJPEG's header parse).
+bool jpeg_size(const std::vector<unsigned char>& j, std::uint32_t& w, std::uint32_t& h) {
+  tjhandle t = tjInitDecompress();
+  int iw = 0, ih = 0, ss = 0, cs = 0;
+  const bool ok = t && tjDecompressHeader3(t, j.data(), static_cast<unsigned long>(j.size()), &iw, &ih, &ss, &cs) == 0 && iw > 0 && ih > 0;
+  if (t) tjDestroy(t);
+  w = static_cast<std::uint32_t>(iw), h = static_cast<std::uint32_t>(ih);
+  return ok;
+}
+
 std::uint64_t tile_key(int level, std::uint64_t index) { return (static_cast<std::uint64_t>(level) << 48) | index; }
 
 }  // namespace
@@ -172,6 +183,7 @@ struct Slide::Impl {
   struct Associated {
     tdir_t dir;
     std::uint32_t width, height;
+    std::vector<unsigned char> jpeg;  // Philips: a JPEG from the XML instead of a directory
   };
   std::map<std::string, Associated> associated;
   int fd = -1;
@@ -261,6 +273,7 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
     TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &dir.width);
     TIFFGetField(t, TIFFTAG_IMAGELENGTH, &dir.height);
     dir.description = get_string(t, TIFFTAG_IMAGEDESCRIPTION);
+    TIFFGetField(t, TIFFTAG_SUBFILETYPE, &dir.subfile);
     if (d == 0) {
       std::uint16_t n = 0;
       std::uint64_t* offs = nullptr;
@@ -305,7 +318,10 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
   // Vendor and levels.
   const std::string& desc0 = dirs[0].description;
   const bool aperio = desc0.rfind("Aperio", 0) == 0;
-  impl->vendor = aperio ? "aperio" : "generic-tiff";
+  const bool philips = !aperio && detail::is_philips(props.count("tiff.Software") ? props["tiff.Software"] : "", desc0);
+  impl->vendor = aperio ? "aperio" : philips ? "philips" : "generic-tiff";
+  detail::PhilipsInfo phil;
+  if (philips) phil = detail::parse_philips(desc0, path);
   struct Candidate {
     Dir dir;
     TiledImage image;
@@ -324,9 +340,10 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
         std::istringstream line(d.description.substr(nl + 1));
         line >> name;
       }
-      if (!name.empty() && d.width > 0 && d.height > 0) impl->associated[name] = {d.index, d.width, d.height};
+      if (!name.empty() && d.width > 0 && d.height > 0) impl->associated[name] = {d.index, d.width, d.height, {}};
       continue;
     }
+    if (philips && d.index != 0 && !(d.subfile & FILETYPE_REDUCEDIMAGE)) continue;
     if (!TIFFSetDirectory(t, d.index)) format_error(path, "cannot read TIFF " + where);
     cands.push_back({d, read_tiled(t, path, impl->file_size, where)});
   }
@@ -352,6 +369,18 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
     l.width = c.image.width, l.height = c.image.height;
     l.tile_width = c.image.tile_width, l.tile_height = c.image.tile_height;
     l.downsample = (h0 / static_cast<double>(l.height) + w0 / static_cast<double>(l.width)) / 2.0;
+    const std::size_t k = impl->levels.size();
+    if (philips && phil.level_spacing.size() >= cands.size() && phil.level_spacing[0] > 0 && k > 0) {
+      // Philips pads levels to whole tiles: the downsample comes from the pixel spacing, the
+      // size from level 0's (as OpenSlide does).
+      l.downsample = phil.level_spacing[k] / phil.level_spacing[0];
+      if (l.downsample >= 1) {
+        l.width = std::min<std::int64_t>(l.width, static_cast<std::int64_t>(w0 / l.downsample));
+        l.height = std::min<std::int64_t>(l.height, static_cast<std::int64_t>(h0 / l.downsample));
+        c.image.width = std::max<std::int64_t>(l.width, 1), c.image.height = std::max<std::int64_t>(l.height, 1);
+        l.width = c.image.width, l.height = c.image.height;
+      }
+    }
     impl->levels.push_back(l);
     impl->images.push_back(std::move(c.image));
   }
@@ -390,6 +419,23 @@ Slide Slide::open(const std::string& path, const OpenOptions& options) {
     dup_double("aperio.MPP", "openslide.mpp-x");
     dup_double("aperio.MPP", "openslide.mpp-y");
     dup_double("aperio.AppMag", "openslide.objective-power");
+  } else if (philips) {
+    // OpenSlide leaves the (large) XML out of the properties: its content is the philips.* set.
+    props.erase("tiff.ImageDescription");
+    props.erase("openslide.comment");
+    for (const auto& [k, v] : phil.properties) props[k] = v;
+    // DICOM pixel spacing "row" "column" in millimetres.
+    if (auto it = props.find("philips.DICOM_PIXEL_SPACING"); it != props.end()) {
+      double v[2] = {0, 0};
+      if (std::sscanf(it->second.c_str(), " \"%lf\" \"%lf\"", &v[0], &v[1]) == 2 && v[0] > 0 && v[1] > 0) {
+        props["openslide.mpp-x"] = format_double(v[1] * 1000.0);
+        props["openslide.mpp-y"] = format_double(v[0] * 1000.0);
+      }
+    }
+    for (auto& [name, jpeg] : phil.associated) {
+      std::uint32_t w = 0, h = 0;
+      if (jpeg_size(jpeg, w, h)) impl->associated[name] = {0, w, h, std::move(jpeg)};
+    }
   } else if (resunit == RESUNIT_CENTIMETER && have_x && have_y && xres > 0 && yres > 0) {
     props["openslide.mpp-x"] = format_double(10000.0 / xres);
     props["openslide.mpp-y"] = format_double(10000.0 / yres);
@@ -447,6 +493,19 @@ Array Slide::read_associated_image(const std::string& name, const ReadOptions& o
   const std::uint64_t px = std::uint64_t(a.width) * a.height;
   if (static_cast<double>(px) * 4 > static_cast<double>(impl_->file_size) * 4096.0 + 65536.0)
     format_error(impl_->path, "associated image '" + name + "' is absurdly large for the file");
+  const int ch = options.rgba ? 4 : 3;
+  if (!a.jpeg.empty()) {  // Philips: JPEG from the XML, decoded as libjpeg's defaults (as OpenSlide)
+    Array out = Array::empty({a.height, a.width, ch}, DType::uint8);
+    tjhandle t = tjInitDecompress();
+    const int rc = t ? tjDecompress2(t, a.jpeg.data(), static_cast<unsigned long>(a.jpeg.size()), static_cast<unsigned char*>(out.data()),
+                                     static_cast<int>(a.width), 0, static_cast<int>(a.height), ch == 4 ? TJPF_RGBA : TJPF_RGB, 0)
+                     : -1;
+    const bool warning = t && rc != 0 && tjGetErrorCode(t) == TJERR_WARNING;
+    if (t) tjDestroy(t);
+    if (rc != 0 && !warning) format_error(impl_->path, "cannot decode associated image '" + name + "'");
+    if (options.device.is_cpu()) return out;
+    return out.to(options.device, stream);
+  }
   // Decoded by libtiff's RGBA interface, as OpenSlide does (these images are small, read once).
   Diagnostics diag;
   TiffPtr tp = open_tiff(impl_->path, diag);
@@ -454,7 +513,6 @@ Array Slide::read_associated_image(const std::string& name, const ReadOptions& o
   std::vector<std::uint32_t> raster(px);
   if (!TIFFReadRGBAImageOriented(tp.get(), a.width, a.height, raster.data(), ORIENTATION_TOPLEFT, 0))
     format_error(impl_->path, "cannot decode associated image '" + name + "': " + diag.first_error);
-  const int ch = options.rgba ? 4 : 3;
   Array out = Array::empty({a.height, a.width, ch}, DType::uint8);
   auto* o = static_cast<unsigned char*>(out.data());
   for (std::uint64_t i = 0; i < px; ++i, o += ch) {

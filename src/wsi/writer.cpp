@@ -129,7 +129,7 @@ struct Writer {
     TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, static_cast<std::uint16_t>(8 * p.bytes));
     TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     TIFFSetField(tif, TIFFTAG_COMPRESSION, comp);
-    TIFFSetField(tif, TIFFTAG_SOFTWARE, "cuskimage");
+    TIFFSetField(tif, TIFFTAG_SOFTWARE, opt.software.c_str());
     if (!desc.empty()) TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, desc.c_str());
     if (p.ch == 4) {
       const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
@@ -287,6 +287,7 @@ void write_pyramid(const std::string& path, const Array& image, const PyramidOpt
   const std::string mpp = opt.mpp ? "|MPP = " + fmt(*opt.mpp) : "";
   const std::string comp_name = comp == COMPRESSION_JPEG ? "JPEG/RGB Q=" + std::to_string(opt.quality) : opt.compression;
   const auto level_desc = [&](std::size_t i) -> std::string {
+    if (i == 0 && opt.description) return *opt.description;
     if (!opt.aperio) return {};
     const std::string size0 = std::to_string(l0.cols) + "x" + std::to_string(l0.rows);
     if (i == 0)

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -70,6 +71,15 @@ std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vec
 void nvjpeg_decode_batch(int device, const std::vector<std::vector<unsigned char>>& streams,
                          const std::vector<unsigned char*>& dst, const std::vector<std::size_t>& pitch, cudaStream_t stream);
 #endif
+
+/// What a Philips TIFF's XML description says (see philips.cpp).
+struct PhilipsInfo {
+  std::map<std::string, std::string> properties;                     // philips.*
+  std::map<std::string, std::vector<unsigned char>> associated;      // "label"/"macro" -> JPEG bytes
+  std::vector<double> level_spacing;                                 // per pixel-data representation
+};
+bool is_philips(const std::string& software, const std::string& description);
+PhilipsInfo parse_philips(const std::string& description, const std::string& path);
 
 /// Decoded-tile LRU cache with a byte budget; thread-safe.
 class TileCache {

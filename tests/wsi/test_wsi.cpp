@@ -397,6 +397,61 @@ TEST(WsiOpenSlide, VipsBigTiffDeflate) {
 TEST(WsiOpenSlide, Skipped) { GTEST_SKIP() << "libopenslide not found at configure time: OpenSlide comparisons skipped"; }
 #endif
 
+/// A Philips-style TIFF: DPUfsImport XML with the WSI image's attributes, four pixel-data
+/// representations and a base64 JPEG label.
+std::string philips_slide() {
+  const std::string path = fixture_path("philips.tif");
+  if (std::filesystem::exists(path)) return path;
+  const std::string jpg = cusktest::temp_path("philips_label.jpg");
+  cuskimage::io::imsave(jpg, fx().label, {.quality = 90, .check_contrast = false});
+  const auto bytes = read_bytes(jpg);
+  static const char* b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string enc;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const unsigned v = (bytes[i] << 16) | ((i + 1 < bytes.size() ? bytes[i + 1] : 0) << 8) | (i + 2 < bytes.size() ? bytes[i + 2] : 0);
+    enc += b64[(v >> 18) & 63];
+    enc += b64[(v >> 12) & 63];
+    enc += i + 1 < bytes.size() ? b64[(v >> 6) & 63] : '=';
+    enc += i + 2 < bytes.size() ? b64[v & 63] : '=';
+  }
+  const auto attr = [](const std::string& name, const std::string& value) {
+    return "<Attribute Name=\"" + name + "\" Group=\"0x0000\" Element=\"0x0000\" PMSVR=\"IString\">" + value + "</Attribute>\n";
+  };
+  std::string reps;
+  for (int k = 0; k < 4; ++k) {
+    char sp[32];
+    std::snprintf(sp, sizeof sp, "%.6g", 0.000243 * (1 << k));
+    reps += "<DataObject ObjectType=\"PixelDataRepresentation\">\n" +
+            attr("DICOM_PIXEL_SPACING", std::string("&quot;") + sp + "&quot; &quot;" + sp + "&quot;") +
+            attr("PIIM_PIXEL_DATA_REPRESENTATION_NUMBER", std::to_string(k)) + "</DataObject>\n";
+  }
+  const std::string xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<DataObject ObjectType=\"DPUfsImport\">\n" + attr("DICOM_MANUFACTURER", "PHILIPS") +
+      "<Attribute Name=\"PIM_DP_SCANNED_IMAGES\" Group=\"0x301D\" Element=\"0x1003\" PMSVR=\"IDataObjectArray\">\n<Array>\n"
+      "<DataObject ObjectType=\"DPScannedImage\">\n" +
+      attr("DICOM_PIXEL_SPACING", "&quot;0.000243&quot; &quot;0.000244&quot;") + attr("PIM_DP_IMAGE_TYPE", "WSI") +
+      "<Attribute Name=\"PIIM_PIXEL_DATA_REPRESENTATION_SEQUENCE\" Group=\"0x1001\" Element=\"0x8B01\" PMSVR=\"IDataObjectArray\">\n<Array>\n" +
+      reps + "</Array>\n</Attribute>\n</DataObject>\n<DataObject ObjectType=\"DPScannedImage\">\n" + attr("PIM_DP_IMAGE_TYPE", "LABELIMAGE") +
+      attr("PIM_DP_IMAGE_DATA", enc) + "</DataObject>\n</Array>\n</Attribute>\n</DataObject>\n";
+  return make_slide("philips", fx().image, {.tile_size = 256, .compression = "jpeg", .quality = 80, .description = xml, .software = "Philips DP v1.0"});
+}
+
+TEST(Wsi, PhilipsTiff) {
+  const Slide s = Slide::open(philips_slide());
+  EXPECT_EQ(s.vendor(), "philips");
+  ASSERT_EQ(s.level_count(), 4);
+  EXPECT_EQ(s.level(3).width, 162);  // from level 0 and the spacing, not the padded directory
+  EXPECT_EQ(s.level(3).downsample, 8.0);
+  EXPECT_EQ(s.property("philips.DICOM_MANUFACTURER"), "PHILIPS");
+  EXPECT_EQ(s.property("openslide.mpp-x"), "0.24399999999999999");
+  EXPECT_EQ(s.property("philips.PIIM_PIXEL_DATA_REPRESENTATION_SEQUENCE[1].PIIM_PIXEL_DATA_REPRESENTATION_NUMBER"), "1");
+  EXPECT_EQ(s.associated_image_names(), std::vector<std::string>{"label"});
+  EXPECT_ARRAY_NEAR(fx().label, s.read_associated_image("label"), 0, 40);  // JPEG q90 of a noisy image
+#if CUSK_HAVE_OPENSLIDE
+  compare_with_openslide(philips_slide());
+#endif
+}
+
 TEST(Wsi, VipsSubIfdPyramid) {
   if (fx().vips_subifd.empty()) GTEST_SKIP() << "vips not installed: libvips fixture skipped";
   const Slide s = Slide::open(fx().vips_subifd);
