@@ -751,7 +751,12 @@ void Slide::read_region_into(const Region& region, Array& out, const ReadOptions
 Array Slide::read_region(const Region& region, const ReadOptions& options, const Stream& stream) const {
   check_region(*this, region, "wsi.Slide.read_region");
 #if CUSK_HAVE_NVJPEG
-  if (nvjpeg_eligible(*impl_, {region}, options)) return std::move(nvjpeg_read(*impl_, {region}, options, stream)[0]);
+  if (nvjpeg_eligible(*impl_, {region}, options)) {
+    try {
+      return std::move(nvjpeg_read(*impl_, {region}, options, stream)[0]);
+    } catch (const Error&) {  // a stream nvJPEG rejects: the host decoder decides (or raises)
+    }
+  }
 #endif
   Array out = Array::empty({region.height, region.width, options.rgba ? 4 : 3}, DType::uint8);
   read_region_into(region, out, options);
@@ -768,7 +773,12 @@ std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const
                                        const Stream& stream) const {
   for (const Region& r : regions) check_region(*this, r, "wsi.Slide.read_regions");
 #if CUSK_HAVE_NVJPEG
-  if (nvjpeg_eligible(*impl_, regions, options)) return nvjpeg_read(*impl_, regions, options, stream);
+  if (nvjpeg_eligible(*impl_, regions, options)) {
+    try {
+      return nvjpeg_read(*impl_, regions, options, stream);
+    } catch (const Error&) {  // a stream nvJPEG rejects: the host decoder decides (or raises)
+    }
+  }
 #endif
   std::vector<Array> outs;
   outs.reserve(regions.size());
