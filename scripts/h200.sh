@@ -2,13 +2,15 @@
 # Runs on the H200 host (device tool): both test tiers, compute-sanitizer memcheck on the GPU tier,
 # benchmarks and the CuPy/cuCIM/scikit-image comparison. Results go to $OUT.
 #   scripts/h200.sh [build|test|sanitize|bench|compare|all]...
-# Prefer binaries built here and packed by scripts/device-pack (carry .devcarry): compiling there
+# Prefer binaries built here and packed by scripts/device-pack (carry .devpack): compiling there
 # costs device time. Without .devcarry, `build` compiles there. Needs the carried .hostdeps
 # (bundle-host-deps) and, for cuCIM, .whl.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+# scripts/device-pack's bundle holds .devcarry and .hostdeps compressed (the carry limit is 64 MiB).
+[[ -f .devpack/bundle.tar.xz && ! -d .devcarry ]] && xz -dc .devpack/bundle.tar.xz | tar -xf -
 export LD_LIBRARY_PATH=$PWD/.hostdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 B=build-gpu
 if [[ -d .devcarry ]]; then
