@@ -15,3 +15,4 @@
 #include "cuskimage/util.hpp"
 #include "cuskimage/version.hpp"
 #include "cuskimage/view.hpp"
+#include "cuskimage/wsi.hpp"

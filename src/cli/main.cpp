@@ -74,6 +74,10 @@ std::string upper(std::string s) {
 const Command& find_command(const std::string& name) {
   const Registry& reg = Registry::instance();
   if (const Command* c = reg.find(name)) return *c;
+  // The slide tools' short names (as openslide-show-properties users expect them).
+  for (const char* alias : {"slide-info", "read-region", "convert"})
+    if (name == alias)
+      if (const Command* c = reg.find(std::string("wsi.") + alias)) return *c;
   std::string msg = "unknown function '" + name + "'";
   const auto close = reg.suggestions(name);
   if (!close.empty()) {

@@ -839,6 +839,20 @@ TEST(WsiCli, SlideInfoReadRegionConvert) {
   EXPECT_EQ(r.rc, 1) << describe(r);
   r = run_cli({"wsi.slide-info", cusktest::temp_path("nope.svs")});
   EXPECT_EQ(r.rc, 1) << describe(r);
+
+  // The short names are aliases of the wsi.* commands.
+  const auto info = run_cli({"wsi.slide-info", fx().svs});
+  r = run_cli({"slide-info", fx().svs});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_EQ(r.out, info.out);
+  const std::string out2 = cusktest::temp_path("wsi_cli_region_alias.png");
+  r = run_cli({"read-region", fx().jpeg256, "100", "200", "64", "32", out2, "--level", "1"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(cuskimage::io::imread(out), cuskimage::io::imread(out2));
+  const std::string conv2 = cusktest::temp_path("wsi_cli_conv_alias.tif");
+  r = run_cli({"convert", png, conv2, "--compression", "deflate", "--tile_size", "128"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(synthetic_rgb(300, 500), whole_level(Slide::open(conv2), 0));
 }
 #endif
 
