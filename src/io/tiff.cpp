@@ -17,42 +17,13 @@
 #include <vector>
 
 #include "src/io/io_detail.hpp"
+#include "src/io/tiff_handle.hpp"
 
 namespace cuskimage::io::detail {
 namespace {
 
-// ---- libtiff handle with per-handle error capture ------------------------------------------------
-struct Diagnostics {
-  std::string first_error;
-};
-
-int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
-  auto* d = static_cast<Diagnostics*>(user);
-  if (d && d->first_error.empty()) {
-    char buf[512];
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    d->first_error = (module && *module ? std::string(module) + ": " : std::string()) + buf;
-  }
-  return 1;  // handled: nothing printed
-}
-
-int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
-
-struct TiffCloser {
-  void operator()(TIFF* t) const { TIFFClose(t); }
-};
-using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
-
-TiffPtr open_tiff(const std::string& path, const char* mode, Diagnostics& diag) {
-  TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
-  TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, &diag);
-  TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, &diag);
-  TIFF* t = TIFFOpenExt(path.c_str(), mode, opts);
-  TIFFOpenOptionsFree(opts);
-  return TiffPtr(t);
-}
-
-std::string why(const Diagnostics& d) { return d.first_error.empty() ? std::string("libtiff error") : d.first_error; }
+using Diagnostics = TiffDiagnostics;
+std::string why(const Diagnostics& d) { return d.why(); }
 
 // ---- reading ---------------------------------------------------------------------------------------
 struct Page {

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "src/io/tiff_handle.hpp"
 #include "src/wsi/wsi_detail.hpp"
 
 #if CUSK_HAVE_NVJPEG
@@ -33,34 +34,9 @@ using detail::TiledImage;
 
 namespace {
 
-// ---- libtiff with per-handle error capture (nothing printed) ---------------------------------------
-struct Diagnostics {
-  std::string first_error;
-};
-int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
-  auto* d = static_cast<Diagnostics*>(user);
-  if (d && d->first_error.empty()) {
-    char buf[512];
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    d->first_error = (module && *module ? std::string(module) + ": " : std::string()) + buf;
-  }
-  return 1;
-}
-int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
-
-struct TiffCloser {
-  void operator()(TIFF* t) const { TIFFClose(t); }
-};
-using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
-
-TiffPtr open_tiff(const std::string& path, Diagnostics& diag) {
-  TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
-  TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, &diag);
-  TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, &diag);
-  TIFF* t = TIFFOpenExt(path.c_str(), "r", opts);
-  TIFFOpenOptionsFree(opts);
-  return TiffPtr(t);
-}
+using Diagnostics = io::detail::TiffDiagnostics;
+using io::detail::TiffPtr;
+io::detail::TiffPtr open_tiff(const std::string& path, Diagnostics& diag) { return io::detail::open_tiff(path, "r", diag); }
 
 /// g_ascii_dtostr, which OpenSlide formats its numbers with: "%.17g".
 std::string format_double(double v) {

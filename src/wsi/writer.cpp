@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/io/io_detail.hpp"
+#include "src/io/tiff_handle.hpp"
 #include "src/wsi/wsi_detail.hpp"
 
 namespace cuskimage::wsi {
@@ -18,19 +19,7 @@ namespace {
 
 constexpr const char* kFn = "wsi.write_pyramid";
 
-struct Diagnostics {
-  std::string first_error;
-};
-int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
-  auto* d = static_cast<Diagnostics*>(user);
-  if (d->first_error.empty()) {
-    char buf[512];
-    std::vsnprintf(buf, sizeof buf, fmt, ap);
-    d->first_error = (module && *module ? std::string(module) + ": " : std::string()) + buf;
-  }
-  return 1;
-}
-int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
+using Diagnostics = io::detail::TiffDiagnostics;
 
 /// A host image of one level: rows x cols x channels samples of 1 or 2 bytes.
 struct Plane {
@@ -272,13 +261,9 @@ void write_pyramid(const std::string& path, const Array& image, const PyramidOpt
   const std::uint64_t bytes = levels[0].data.size() * 4 / 3 + (std::uint64_t(1) << 20);
   const bool big = opt.bigtiff || bytes > (std::uint64_t(1) << 32) - (std::uint64_t(1) << 26);
   io::detail::AtomicOutput out(path);
-  TIFFOpenOptions* oo = TIFFOpenOptionsAlloc();
-  TIFFOpenOptionsSetErrorHandlerExtR(oo, on_error, &diag);
-  TIFFOpenOptionsSetWarningHandlerExtR(oo, on_warning, &diag);
-  TIFF* tif = TIFFOpenExt(out.temp_path().c_str(), big ? "w8" : "w", oo);
-  TIFFOpenOptionsFree(oo);
-  if (!tif) throw FormatError(fn + ": '" + path + "': cannot create the file: " + diag.first_error);
-  std::unique_ptr<TIFF, void (*)(TIFF*)> guard(tif, [](TIFF* t) { TIFFClose(t); });
+  io::detail::TiffPtr guard = io::detail::open_tiff(out.temp_path(), big ? "w8" : "w", diag);
+  if (!guard) throw FormatError(fn + ": '" + path + "': cannot create the file: " + diag.first_error);
+  TIFF* tif = guard.get();
   Writer w{tif, opt, diag, path};
 
   const Plane& l0 = levels[0];
