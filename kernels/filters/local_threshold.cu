@@ -78,8 +78,8 @@ __global__ void __launch_bounds__(256)
         off = off * id.n[d] + (s < 0 ? 0 : s);
       }
       const F v = zero ? F(0) : in[off];
-      const F term = fmul<F>(static_cast<F>(tm.val), v);
-      acc = t == 0 ? term : fadd<F>(acc, term);
+      const F term = mul_rn(static_cast<F>(tm.val), v);
+      acc = t == 0 ? term : add_rn(acc, term);
     }
     out[i] = acc;
   }
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(256)
     const std::int64_t xx = pad_index(x, before.n[2], id.n[2], ndimage::Mode::mirror);
     const F v = in[(zz * id.n[1] + yy) * id.n[2] + xx];
     I[i] = static_cast<double>(v);
-    I2[i] = static_cast<double>(fmul<F>(v, v));
+    I2[i] = static_cast<double>(mul_rn(v, v));
   }
 }
 
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(256) subtract_kernel(const F* __restrict__ in,
                                                        F offset) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = fadd<F>(in[i], -offset);
+    out[i] = add_rn(in[i], -offset);
 }
 
 // ---- rank_order --------------------------------------------------------------------------------------

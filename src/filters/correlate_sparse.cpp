@@ -39,8 +39,8 @@ void cpu_correlate_sparse(const Array& in, Array& out, const SparsePlan& P) {
         else off += s * in.strides()[d];
       }
       const F x = zero ? F(0) : ip[off];
-      const F term = fmul<F>(static_cast<F>(P.val[t]), x);
-      acc = t == 0 ? term : fadd<F>(acc, term);
+      const F term = mul_rn(static_cast<F>(P.val[t]), x);
+      acc = t == 0 ? term : add_rn(acc, term);
     }
     op[i] = acc;
   }

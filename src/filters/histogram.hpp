@@ -12,27 +12,14 @@
 #include <type_traits>
 
 #include "src/core/hd.hpp"
+#include "src/util/rn.hpp"
 
 namespace cuskimage::filters::detail {
 
-// Round-to-nearest arithmetic that the CUDA compiler may not contract into FMAs (NumPy rounds every
-// operation; a fused multiply-add would change the last bit and with it a tie-break).
-template <class F>
-CUSK_HD F rn_mul(F a, F b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<F, float>) return __fmul_rn(a, b); else return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-template <class F>
-CUSK_HD F rn_add(F a, F b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<F, float>) return __fadd_rn(a, b); else return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+// NumPy rounds every operation; a fused multiply-add would change the last bit and with it a
+// tie-break (src/util/rn.hpp).
+using util::detail::add_rn;
+using util::detail::mul_rn;
 
 /// Number of bins of the full-range histogram of an integer dtype (8/16-bit only).
 template <class T>
@@ -71,7 +58,7 @@ struct FloatBins {
   /// linspace(first, last, n + 1)[i]: i * step + first, the last one exactly `last`.
   CUSK_HD T edge(std::int64_t i) const {
     if (i >= n) return last_edge;
-    return rn_add(rn_mul(T(i), step), first_edge);
+    return add_rn(mul_rn(T(i), step), first_edge);
   }
   CUSK_HD T center(std::int64_t i) const { return (edge(i) + edge(i + 1)) / T(2); }
   /// Bin of x (x within [first_edge, last_edge]).

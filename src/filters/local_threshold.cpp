@@ -70,7 +70,7 @@ void cpu_mean_std_threshold(const Array& img, Array& out, const MeanStdPlan& P, 
     }
     const F v = ip[off];
     I[i] = static_cast<double>(v);
-    I2[i] = static_cast<double>(fmul<F>(v, v));
+    I2[i] = static_cast<double>(mul_rn(v, v));
   }
   for (int d = 0; d < nd; ++d) cpu_cumsum_axis(I, ps, d), cpu_cumsum_axis(I2, ps, d);
   Strides pst = contiguous_strides(ps);

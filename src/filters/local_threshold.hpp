@@ -13,27 +13,12 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
 #include "src/core/hd.hpp"
+#include "src/util/rn.hpp"
 
 namespace cuskimage::filters::detail {
 
-template <class F>
-CUSK_HD F fmul(F a, F b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(F) == 4) return __fmul_rn(a, b);
-  else return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-template <class F>
-CUSK_HD F fadd(F a, F b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(F) == 4) return __fadd_rn(a, b);
-  else return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+using util::detail::add_rn;  // rounded once on both backends (src/util/rn.hpp)
+using util::detail::mul_rn;
 
 constexpr int kLocalMaxDims = 3;  // CUDA paths (the CPU backend takes any ndim)
 
@@ -68,12 +53,12 @@ CUSK_HD F local_formula(double sum1, double sum2, double total, LocalKind kind, 
   m = m / static_cast<F>(total);
   F g2 = static_cast<F>(sum2);
   g2 = g2 / static_cast<F>(total);
-  F var = fadd<F>(g2, -fmul<F>(m, m));
+  F var = add_rn(g2, -mul_rn(m, m));
   if (!(var > F(0))) var = var != var ? var : F(0);  // np.clip(., 0, None) keeps NaN
   const F s = std::sqrt(var);
-  if (kind == LocalKind::niblack) return fadd<F>(m, -fmul<F>(static_cast<F>(k), s));
-  const F t = fadd<F>(s / static_cast<F>(r), F(-1));
-  return fmul<F>(m, fadd<F>(F(1), fmul<F>(static_cast<F>(k), t)));
+  if (kind == LocalKind::niblack) return add_rn(m, -mul_rn(static_cast<F>(k), s));
+  const F t = add_rn(s / static_cast<F>(r), F(-1));
+  return mul_rn(m, add_rn(F(1), mul_rn(static_cast<F>(k), t)));
 }
 
 // ---- CUDA entry points (contiguous arrays, ndim <= 3) -------------------------------------------

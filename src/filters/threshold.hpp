@@ -179,7 +179,7 @@ CUSK_HD void otsu_prefix(const Cnt& c, std::int64_t n, const Ctr& ctr, double* s
   P s = P(0);
   for (std::int64_t i = n - 1; i >= 0; --i) {
     w = w + c.f(i);
-    s = rn_add(s, rn_mul(P(c.f(i)), P(ctr(i))));
+    s = add_rn(s, mul_rn(P(c.f(i)), P(ctr(i))));
     w2[i] = w;
     s2[i] = s;
   }
@@ -187,7 +187,7 @@ CUSK_HD void otsu_prefix(const Cnt& c, std::int64_t n, const Ctr& ctr, double* s
   s = P(0);
   for (std::int64_t i = 0; i < n; ++i) {
     w = w + c.f(i);
-    s = rn_add(s, rn_mul(P(c.f(i)), P(ctr(i))));
+    s = add_rn(s, mul_rn(P(c.f(i)), P(ctr(i))));
     w1[i] = w;
     s1[i] = s;
   }
@@ -229,7 +229,7 @@ CUSK_HD std::int64_t select_yen(const Cnt& c, std::int64_t n, double* scratch) {
   float p2 = 0.0f;  // reverse cumsum of pmf**2
   for (std::int64_t i = n - 1; i >= 0; --i) {
     const float pmf = c.f(i) / total;
-    p2 = rn_add(p2, rn_mul(pmf, pmf));
+    p2 = add_rn(p2, mul_rn(pmf, pmf));
     scratch[i] = p2;
   }
   float p1 = 0.0f, p1sq = 0.0f;
@@ -238,7 +238,7 @@ CUSK_HD std::int64_t select_yen(const Cnt& c, std::int64_t n, double* scratch) {
   for (std::int64_t i = 0; i + 1 < n; ++i) {
     const float pmf = c.f(i) / total;
     p1 = p1 + pmf;
-    p1sq = rn_add(p1sq, rn_mul(pmf, pmf));
+    p1sq = add_rn(p1sq, mul_rn(pmf, pmf));
     const float inv = 1.0f / (p1sq * static_cast<float>(scratch[i + 1]));
     const float q = p1 * (1.0f - p1);
     const float arg = inv * (q * q);
@@ -261,7 +261,7 @@ CUSK_HD std::int64_t select_isodata(const Cnt& c, std::int64_t n, const Ctr& ctr
   P isum_total = P(0);
   for (std::int64_t i = 0; i < n; ++i) {
     csum_total = csum_total + c.f(i);
-    isum_total = rn_add(isum_total, rn_mul(P(c.f(i)), P(ctr(i))));
+    isum_total = add_rn(isum_total, mul_rn(P(c.f(i)), P(ctr(i))));
   }
   const auto width = ctr(1) - ctr(0);
   float csuml = 0.0f;
@@ -269,7 +269,7 @@ CUSK_HD std::int64_t select_isodata(const Cnt& c, std::int64_t n, const Ctr& ctr
   std::int64_t found = 0;
   for (std::int64_t i = 0; i + 1 < n; ++i) {
     csuml = csuml + c.f(i);
-    isum = rn_add(isum, rn_mul(P(c.f(i)), P(ctr(i))));
+    isum = add_rn(isum, mul_rn(P(c.f(i)), P(ctr(i))));
     const float csumh = csum_total - csuml;
     const P lower = isum / P(csuml);
     const P higher = (isum_total - isum) / P(csumh);
@@ -372,7 +372,7 @@ CUSK_HD std::int64_t select_triangle(const Cnt& c, std::int64_t n) {
   std::int64_t best = 0;
   double best_v = 0;
   for (std::int64_t x = 0; x < width; ++x) {
-    const double len = rn_add(rn_mul(ph, double(x)), -rn_mul(w, double(h(x + low))));
+    const double len = add_rn(mul_rn(ph, double(x)), -mul_rn(w, double(h(x + low))));
     if (x == 0 || (!is_nan(best_v) && (is_nan(len) || len > best_v))) {
       best = x;
       best_v = len;
@@ -418,7 +418,7 @@ CUSK_HD std::int64_t select_multiotsu(const Cnt& prob, std::int64_t n, int class
   fm[0] = prob.f(0);  // scikit-image's first moment starts at prob[0], kept for identical results
   for (std::int64_t i = 1; i < n; ++i) {
     zm[i] = zm[i - 1] + prob.f(i);
-    fm[i] = rn_add(fm[i - 1], rn_mul(static_cast<float>(i), prob.f(i)));
+    fm[i] = add_rn(fm[i - 1], mul_rn(static_cast<float>(i), prob.f(i)));
   }
   // Lexicographic walk over t0 < t1 < ... < t(k-1), t_m < n - k + m (the recursion's order).
   for (int m = 0; m < k; ++m) {
@@ -465,7 +465,7 @@ CUSK_HD bool li_average(const Cnt& c, long long c0, std::int64_t lo, std::int64_
   const double scl = buffered_sum_f64([&](std::int64_t i) { return static_cast<double>(c.f(i)); }, lo, n);
   if (scl == 0.0) return false;
   const double num = pairwise_sum_f64(
-      [&](std::int64_t i) { return rn_mul(static_cast<double>(c0 + i), static_cast<double>(c.f(i))); }, lo, n);
+      [&](std::int64_t i) { return mul_rn(static_cast<double>(c0 + i), static_cast<double>(c.f(i))); }, lo, n);
   *out = num / scl;
   return true;
 }

@@ -8,26 +8,15 @@
 
 #include "cuskimage/array.hpp"
 #include "src/core/hd.hpp"
+#include "src/util/rn.hpp"
 
 namespace cuskimage::filters::detail {
 
 constexpr int kWindowMaxDims = 8;
 
-/// Rounded-twice products and sums (no FMA contraction on the device), as NumPy computes.
-CUSK_HD double wmul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CUSK_HD double wadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+// Products and sums rounded separately (no FMA contraction on the device), as NumPy computes.
+using util::detail::add_rn;
+using util::detail::mul_rn;
 
 struct WindowGeom {
   int ndim = 1;
@@ -49,15 +38,15 @@ CUSK_HD double window_value(std::int64_t i, const WindowGeom& g, const double* w
   const double ms = static_cast<double>(g.ms), center = ms / 2.0 - 0.5;
   double dist = 0.0;
   for (int d = 0; d < g.ndim; ++d) {
-    const double gd = wadd(wmul(static_cast<double>(c[d]), ms / static_cast<double>(g.shape[d])), -center);
-    dist = wadd(dist, wmul(gd, gd));
+    const double gd = add_rn(mul_rn(static_cast<double>(c[d]), ms / static_cast<double>(g.shape[d])), -center);
+    dist = add_rn(dist, mul_rn(gd, gd));
   }
-  const double cc = static_cast<double>(static_cast<float>(wadd(sqrt(dist), center)));
-  const double f = floor(cc), t = wadd(cc, -f);
+  const double cc = static_cast<double>(static_cast<float>(add_rn(sqrt(dist), center)));
+  const double f = floor(cc), t = add_rn(cc, -f);
   const std::int64_t k = static_cast<std::int64_t>(f);
   const double a = (k >= 0 && k < g.ms) ? w[k] : 0.0;
   const double b = (k + 1 >= 0 && k + 1 < g.ms) ? w[k + 1] : 0.0;
-  double v = wadd(wmul(a, wadd(1.0, -t)), wmul(b, t));
+  double v = add_rn(mul_rn(a, add_rn(1.0, -t)), mul_rn(b, t));
   v = v < g.lo ? g.lo : v;
   return v > g.hi ? g.hi : v;
 }
