@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "cuskimage/array.hpp"
@@ -45,5 +46,8 @@ void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, cudaStr
 /// CUDA: `in` and `out` contiguous, distinct, ndim <= 3.
 template <class T>
 void cuda_window_nd(const Array& in, Array& out, const WindowNd& w, cudaStream_t stream);
+
+/// The `output` of an *_into call: valid, and the input's shape, device and dtype.
+void check_output(const Array& in, const Array& out, std::string_view fn);
 
 }  // namespace cuskimage::ndimage::detail

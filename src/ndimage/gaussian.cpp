@@ -55,13 +55,6 @@ void check_input(const Array& in, std::string_view fn) {
          " dimensions, got ", in.ndim());
 }
 
-void check_output(const Array& in, const Array& out, std::string_view fn) {
-  cuskimage::detail::expect_valid(out, fn, "output");
-  cuskimage::detail::expect_same_shape(in, out, fn, "input", "output");
-  cuskimage::detail::expect_same_device(in, out, fn, "input", "output");
-  expect(in.dtype() == out.dtype(), fn, "output", "must have the input's dtype ", dtype_name(in.dtype()), ", got ",
-         dtype_name(out.dtype()));
-}
 
 std::int64_t radius_for(double sigma, double truncate, std::optional<std::int64_t> radius, std::string_view fn) {
   if (radius) {
@@ -195,7 +188,7 @@ void gaussian_filter_into(const Array& input, const std::vector<double>& sigma, 
                           const GaussianFilterOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "ndimage.gaussian_filter";
   check_input(input, fn);
-  check_output(input, output, fn);
+  detail::check_output(input, output, fn);
   const int nd = input.ndim();
   std::vector<int> axes;
   if (opts.axes.empty()) {

@@ -91,13 +91,6 @@ std::vector<std::int64_t> per_axis(const std::vector<std::int64_t>& v, int nd, s
   return v;
 }
 
-void check_output(const Array& in, const Array& out, std::string_view fn) {
-  cuskimage::detail::expect_valid(out, fn, "output");
-  cuskimage::detail::expect_same_shape(in, out, fn, "input", "output");
-  cuskimage::detail::expect_same_device(in, out, fn, "input", "output");
-  expect(in.dtype() == out.dtype(), fn, "output", "must have the input's dtype ", dtype_name(in.dtype()), ", got ",
-         dtype_name(out.dtype()));
-}
 
 /// Runs passes (axis, plan) in order from `in` into `out` (which may have any strides).
 void run_passes(const Array& in, Array& out, const std::vector<std::pair<int, Pass1d>>& passes, bool rank,
@@ -166,7 +159,7 @@ void filter1d_into(const Array& in, Array& out, Pass1d p, const Filter1dOptions&
                    const Stream& stream) {
   check_input(in, fn, rank);
   check_mode(o.mode, fn);
-  check_output(in, out, fn);
+  detail::check_output(in, out, fn);
   const int axis = cuskimage::detail::normalize_axis(o.axis, in.ndim(), fn, "axis");
   expect(p.k >= 1, fn, "size", "must be at least 1, got ", p.k);
   check_origin(o.origin, p.k, fn);
@@ -236,7 +229,7 @@ void correlate_nd_into(const Array& in, const Array& weights, Array& out, const 
                        std::string_view fn, const Stream& stream) {
   check_input(in, fn, false);
   check_mode(o.mode, fn);
-  check_output(in, out, fn);
+  detail::check_output(in, out, fn);
   cuskimage::detail::expect_valid(weights, fn, "weights");
   expect(weights.ndim() == in.ndim(), fn, "weights", "must have the input's ndim ", in.ndim(), ", got ",
          weights.ndim(), "-D");
@@ -288,6 +281,16 @@ Array rank_filter(const Array& in, const RankFilterOptions& o, Op op, std::strin
 }
 
 }  // namespace
+
+namespace detail {
+void check_output(const Array& in, const Array& out, std::string_view fn) {
+  cuskimage::detail::expect_valid(out, fn, "output");
+  cuskimage::detail::expect_same_shape(in, out, fn, "input", "output");
+  cuskimage::detail::expect_same_device(in, out, fn, "input", "output");
+  cuskimage::detail::expect(in.dtype() == out.dtype(), fn, "output", "must have the input's dtype ", dtype_name(in.dtype()), ", got ",
+         dtype_name(out.dtype()));
+}
+}  // namespace detail
 
 // ---- public functions -----------------------------------------------------------------------------
 void correlate1d_into(const Array& input, const Array& weights, Array& output, const Filter1dOptions& opts,
