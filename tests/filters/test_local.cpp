@@ -333,3 +333,48 @@ TEST(GpuLocalOthers, NonDefaultStreamWithoutLegacyStream) {
   EXPECT_ARRAY_EQ(filters::apply_hysteresis_threshold(h, 100, 200), hy);
   EXPECT_ARRAY_EQ(filters::threshold_niblack(h), nb);
 }
+
+// ---- CLI: the filters.* commands of this group call the library with the options given --------
+#include "cuskimage/io.hpp"
+#include "tests/cli/cli_support.hpp"
+
+namespace {
+
+TEST(FiltersLocal, Cli) {
+  using cuskclitest::describe;
+  using cuskclitest::run_cli;
+  const Array img = cusktest::random_array({40, 52}, DType::uint8, 77);
+  const std::string in = cusktest::temp_path("local_cli_in.png"), out = cusktest::temp_path("local_cli_out.npy");
+  cuskimage::io::imsave(in, img, {.check_contrast = false});
+  const Array h = cuskimage::io::imread(in);
+
+  auto r = run_cli({"filters.median", in, out, "--mode", "reflect"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(filters::median(h, {.mode = ndimage::Mode::reflect}), cuskimage::io::imread(out));
+
+  r = run_cli({"filters.threshold_local", in, out, "--block_size", "7", "--method", "mean", "--offset", "2"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(filters::threshold_local(h, {.block_size = {7}, .method = filters::ThresholdLocalMethod::mean,
+                                               .offset = 2.0}),
+                  cuskimage::io::imread(out));
+
+  r = run_cli({"filters.threshold_sauvola", in, out, "--window_size", "9", "--k", "0.3"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(filters::threshold_sauvola(h, {.window_size = {9}, .k = 0.3}), cuskimage::io::imread(out));
+
+  r = run_cli({"filters.apply_hysteresis_threshold", in, out, "--low", "90", "--high", "200"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(filters::apply_hysteresis_threshold(h, 90, 200), cuskimage::io::imread(out));
+
+  r = run_cli({"filters.window", out, "--window_type", "hann", "--shape", "6,8"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(filters::window("hann", {6, 8}), cuskimage::io::imread(out));
+
+  // Bad input is a library error (exit 1), a bad option a usage error (exit 2).
+  r = run_cli({"filters.threshold_local", in, out, "--block_size", "4"});
+  EXPECT_EQ(r.rc, 1) << describe(r);
+  r = run_cli({"filters.median", in, out, "--behavior", "bogus"});
+  EXPECT_EQ(r.rc, 2) << describe(r);
+}
+
+}  // namespace
