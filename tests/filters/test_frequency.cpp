@@ -21,6 +21,7 @@
 
 #include "cuskimage/filters.hpp"
 #include "cuskimage/io.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 
@@ -307,47 +308,32 @@ TEST(Gabor, StridedAndBadArguments) {
 }
 
 // ==== CLI ============================================================================================
-// The `cuskimage` binary sits in the build's top directory, one level above this test program.
 namespace {
 
-std::string cli_path() {
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe");
-  const auto cli = exe.parent_path().parent_path() / "cuskimage";
-  return std::filesystem::exists(cli) ? cli.string() : std::string();
-}
-
-int run_cli(const std::string& cli, const std::vector<std::string>& args) {
-  std::string cmd = "'" + cli + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " >/dev/null 2>&1";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+/// Exit status of the `cuskimage` binary run with `args` (tests/cli/cli_support.hpp).
+int run_cli(const std::vector<std::string>& args) { return cuskclitest::run_cli(args).rc; }
 
 }  // namespace
 
 TEST(FrequencyCli, Commands) {
-  const std::string cli = cli_path();
-  if (cli.empty()) GTEST_SKIP() << "cuskimage binary not built";
-  if (run_cli(cli, {"--list"}) != 0) GTEST_SKIP() << "cuskimage --list fails (another module's commands)";
   const std::string cam = cusktest::golden_path("filters_frequency/in_cam.npy");
   const std::string coins = cusktest::golden_path("filters_frequency/in_coins.npy");
   const std::string bw = cusktest::temp_path("freq_bw.npy"), re = cusktest::temp_path("freq_re.npy"),
                     im = cusktest::temp_path("freq_im.npy"), wi = cusktest::temp_path("freq_wiener.npy"),
                     fi = cusktest::temp_path("freq_inverse.npy");
-  ASSERT_EQ(run_cli(cli, {"filters.butterworth", cam, bw, "--device", "cpu", "--cutoff_frequency_ratio", "0.1",
+  ASSERT_EQ(run_cli({"filters.butterworth", cam, bw, "--device", "cpu", "--cutoff_frequency_ratio", "0.1",
                           "--high_pass", "false", "--order", "4"}),
             0);
   EXPECT_TRUE(close_scaled(golden("bw_cam_low"), cuskimage::io::imread(bw), 1e-10));
-  ASSERT_EQ(run_cli(cli, {"filters.gabor", cam, re, im, "--device", "cpu", "--frequency", "0.2"}), 0);
+  ASSERT_EQ(run_cli({"filters.gabor", cam, re, im, "--device", "cpu", "--frequency", "0.2"}), 0);
   EXPECT_ARRAY_EQ(golden("gab_cam_re"), cuskimage::io::imread(re));
   EXPECT_ARRAY_EQ(golden("gab_cam_im"), cuskimage::io::imread(im));
-  ASSERT_EQ(run_cli(cli, {"filters.wiener", coins, wi, "--device", "cpu", "--K", "0.01"}), 0);
+  ASSERT_EQ(run_cli({"filters.wiener", coins, wi, "--device", "cpu", "--K", "0.01"}), 0);
   EXPECT_TRUE(close_scaled(golden("wien001_coins_gauss1"), cuskimage::io::imread(wi), 1e-10));
-  ASSERT_EQ(run_cli(cli, {"filters.filter_inverse", coins, fi, "--device", "cpu", "--max_gain", "10"}), 0);
+  ASSERT_EQ(run_cli({"filters.filter_inverse", coins, fi, "--device", "cpu", "--max_gain", "10"}), 0);
   EXPECT_TRUE(close_scaled(golden("inv10_coins_gauss1"), cuskimage::io::imread(fi), 1e-10));
-  EXPECT_EQ(run_cli(cli, {"filters.butterworth", cam, bw, "--device", "cpu", "--npad", "-1"}), 1);
-  EXPECT_EQ(run_cli(cli, {"filters.gabor", cam, re, im, "--device", "cpu"}), 2);  // frequency is required
+  EXPECT_EQ(run_cli({"filters.butterworth", cam, bw, "--device", "cpu", "--npad", "-1"}), 1);
+  EXPECT_EQ(run_cli({"filters.gabor", cam, re, im, "--device", "cpu"}), 2);  // frequency is required
 }
 
 // ==== GPU vs CPU =====================================================================================

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cuskimage/filters.hpp"
+#include "cuskimage/io.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace filters = cuskimage::filters;
@@ -335,9 +337,6 @@ TEST(GpuLocalOthers, NonDefaultStreamWithoutLegacyStream) {
 }
 
 // ---- CLI: the filters.* commands of this group call the library with the options given --------
-#include "cuskimage/io.hpp"
-#include "tests/cli/cli_support.hpp"
-
 namespace {
 
 TEST(FiltersLocal, Cli) {

@@ -26,6 +26,7 @@
 #include "cuskimage/filters.hpp"
 #include "cuskimage/io.hpp"
 #include "src/filters/hessian_matrix.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace filters = cuskimage::filters;
@@ -373,23 +374,21 @@ TEST(Ridges, HessianMatrixScalesIntegers) {
 }
 
 TEST(Ridges, Cli) {
-  // The `cuskimage` tool sits next to the tests' folder in the build tree.
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "cuskimage";
-  if (ec || !std::filesystem::exists(exe)) GTEST_SKIP() << "cuskimage CLI not built next to the tests";
+  using cuskclitest::describe;
+  using cuskclitest::run_cli;
   const Array img = golden("in_f32");
   const std::string in = cusktest::temp_path("ridges_cli_in.npy"), out = cusktest::temp_path("ridges_cli_out.npy");
   cuskimage::io::imsave(in, img);
-  const std::string cmd = exe.string() + " filters.frangi " + in + " " + out +
-                          " --sigmas 1,2 --black_ridges false --mode nearest --gamma 0.5 > /dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  auto r = run_cli({"filters.frangi", in, out, "--sigmas", "1,2", "--black_ridges", "false", "--mode", "nearest",
+                    "--gamma", "0.5"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_ARRAY_EQ(filters::frangi(img, {.sigmas = {1, 2}, .gamma = 0.5, .black_ridges = false, .mode = Mode::nearest}),
                   cuskimage::io::imread(out));
-  const std::string cmd2 = exe.string() + " filters.meijering " + in + " " + out + " --sigmas 1 --alpha -0.1 > /dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd2.c_str()), 0) << cmd2;
+  r = run_cli({"filters.meijering", in, out, "--sigmas", "1", "--alpha", "-0.1"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
   EXPECT_ARRAY_EQ(filters::meijering(img, {.sigmas = {1}, .alpha = -0.1}), cuskimage::io::imread(out));
-  const std::string bad = exe.string() + " filters.sato " + in + " " + out + " --mode bogus > /dev/null 2>&1";
-  EXPECT_NE(std::system(bad.c_str()), 0);
+  r = run_cli({"filters.sato", in, out, "--mode", "bogus"});
+  EXPECT_EQ(r.rc, 2) << describe(r);
 }
 
 // ---- GPU ------------------------------------------------------------------------------------------
