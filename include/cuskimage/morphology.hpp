@@ -7,6 +7,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/dtype.hpp"
+#include "cuskimage/stream.hpp"
 
 namespace cuskimage::morphology {
 
@@ -135,5 +136,80 @@ struct PadFootprintOptions {
 /// sequence).
 Array pad_footprint(const Array& footprint, const PadFootprintOptions& options = {});
 Footprint pad_footprint(const Footprint& footprint, const PadFootprintOptions& options = {});
+
+// =================================================================================================
+// Grey and binary morphology (skimage.morphology.gray / binary)
+//
+// Grey erosion/dilation are scipy.ndimage.grey_erosion/grey_dilation exactly as scikit-image calls
+// them: the footprint is first zero-padded at the *front* of each even-sized axis (so its centre is
+// size // 2 and no origin shift is needed), and dilation uses the footprint unmirrored (scikit-image
+// mirrors it once, scipy mirrors it back). They run on ndimage::minimum_filter / maximum_filter, so
+// all-ones elements take the separable van Herk passes and other shapes the footprint kernel.
+// A footprint sequence applies each element num_iter times in turn (the first element at least
+// once, as scikit-image does). The binary functions (deprecated in scikit-image 0.26, kept for
+// compatibility) treat the image as bool (non-zero = true), pad even footprints at the *end*, mirror
+// the footprint for dilation (scipy's binary_dilation) and return bool.
+// Supported image dtypes: bool, uint8, uint16, int32, float32, float64 (ndimage's rank-filter
+// types; the binary functions accept any dtype). CUDA arrays: 1-, 2- and 3-D.
+// Performance (disk(10) on 8192^2 uint8, target <= 0.5 ms): each element pass is one ndimage pass
+// (64 MiB read + 64 MiB written = 32 us at 4.2 TB/s); disk(10, decomposition='crosses') or 'sequence'
+// needs ~10 cheap 3x3/1-D passes, i.e. ~0.32 ms at the floor, where the direct 21x21 footprint would
+// be compute bound (317 taps per pixel). Reaching it needs each pass near the floor (the van Herk
+// 1-D passes are) -- fusing consecutive 3x3 iterations in one shared-memory tile (temporal blocking)
+// is the next step if the footprint kernel is not.
+// =================================================================================================
+
+/// scikit-image's morphology `mode`: scipy's boundary modes plus 'max' / 'min' (constant at the
+/// dtype's max / min: +-inf for floats, true/false for bool) and 'ignore' (outside pixels never win).
+enum class MorphMode { reflect, constant, nearest, mirror, wrap, max, min, ignore };
+/// Parses "reflect", "constant", "nearest", "mirror", "wrap", "max", "min", "ignore".
+MorphMode morph_mode_from_name(std::string_view name);
+std::string_view morph_mode_name(MorphMode mode);
+
+/// Keywords of erosion, dilation, opening, closing, white_tophat and black_tophat.
+struct GrayOptions {
+  /// None (an invalid, non-sequence Footprint) is the cross of connectivity 1 of the image's ndim.
+  Footprint footprint = {};
+  MorphMode mode = MorphMode::reflect;
+  /// Value outside the image for mode constant (cast as scipy does).
+  double cval = 0.0;
+};
+
+/// Keywords of the binary_* functions: mode is one of max, min, ignore.
+struct BinaryOptions {
+  Footprint footprint = {};
+  MorphMode mode = MorphMode::ignore;
+};
+
+/// Grey morphology; the result has the image's shape and dtype.
+Array erosion(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+Array dilation(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+Array opening(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+Array closing(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+/// image - opening(image) (wrapping for integers, xor for bool).
+Array white_tophat(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+/// closing(image) - image (wrapping for integers, xor for bool).
+Array black_tophat(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
+
+/// scikit-image's `out=`: `out` has the image's shape, dtype and device (any strides; it may be
+/// the image itself).
+void erosion_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+void dilation_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+void opening_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+void closing_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+void white_tophat_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+void black_tophat_into(const Array& image, Array& out, const GrayOptions& opts = {}, const Stream& stream = {});
+
+/// Binary morphology; the result is bool with the image's shape. A footprint element with
+/// num_iter < 1 repeats until the result stops changing (scipy's iterations < 1).
+Array binary_erosion(const Array& image, const BinaryOptions& opts = {}, const Stream& stream = {});
+Array binary_dilation(const Array& image, const BinaryOptions& opts = {}, const Stream& stream = {});
+Array binary_opening(const Array& image, const BinaryOptions& opts = {}, const Stream& stream = {});
+Array binary_closing(const Array& image, const BinaryOptions& opts = {}, const Stream& stream = {});
+/// `out=`: a bool array of the image's shape on its device (any strides).
+void binary_erosion_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
+void binary_dilation_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
+void binary_opening_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
+void binary_closing_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
 
 }  // namespace cuskimage::morphology
