@@ -17,10 +17,10 @@ namespace {
 
 using Elements = std::vector<FootprintElement>;
 
-bool same(const Array& a, const Array& b) {
-  const Array ha = a.astype(DType::uint8).to(Device::cpu()).contiguous();
-  const Array hb = b.astype(DType::uint8).to(Device::cpu()).contiguous();
-  Stream().synchronize();
+bool same(const Array& a, const Array& b, const Stream& stream) {
+  const Array ha = a.to(Device::cpu(), stream).contiguous(stream);
+  const Array hb = b.to(Device::cpu(), stream).contiguous(stream);
+  stream.synchronize();
   return std::memcmp(ha.data(), hb.data(), static_cast<std::size_t>(ha.size())) == 0;
 }
 
@@ -36,7 +36,7 @@ Array iterate(bool is_max, const Array& image, const Elements& els, bool border,
     if (el.num_iter < 1) {
       for (;;) {
         Array next = pass(cur, el.footprint);
-        const bool done = same(next, cur);
+        const bool done = same(next, cur, stream);
         cur = std::move(next);
         if (done) break;
       }
