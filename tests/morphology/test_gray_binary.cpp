@@ -11,6 +11,8 @@
 
 #include "cuskimage/morphology.hpp"
 #include "cuskimage/stream.hpp"
+#include "cuskimage/io.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -156,6 +158,31 @@ TEST(MorphologyGray, BadArguments) {
   throws([&] { white_tophat_into(img, out2); }, "'out'");
   Array bout = Array::zeros({5, 5}, DType::uint8);
   throws([&] { binary_closing_into(img, bout); }, "'out'");
+}
+
+TEST(MorphologyGray, Cli) {
+  const Array img = load_golden("morphology_ops/in2_uint8.npy");
+  const std::string in = cusktest::temp_path("morph_ops_cli_in.npy"), out = cusktest::temp_path("morph_ops_cli_out.npy");
+  const std::string fp = cusktest::temp_path("morph_ops_cli_fp.npy");
+  io::imsave(in, img);
+  io::imsave(fp, asym());
+  auto run = [&](const std::vector<std::string>& args) {
+    const auto r = cuskclitest::run_cli(args);
+    if (r.rc != 0) ADD_FAILURE_AT(__FILE__, __LINE__) << cuskclitest::describe(r);
+    return r.rc;
+  };
+  const Array want = load_golden("morphology_ops/gray2_uint8_asym.npy");
+  ASSERT_EQ(run({"morphology.erosion", in, out, "--footprint", fp, "--mode", "ignore", "--device", "cpu"}), 0);
+  EXPECT_ARRAY_EQ(want.index(0, 0).index(0, 7), io::imread(out));
+  ASSERT_EQ(run({"morphology.black_tophat", in, out, "--footprint", fp, "--mode", "constant", "--cval", "7",
+                 "--device", "cpu"}),
+            0);
+  EXPECT_ARRAY_EQ(want.index(0, 5).index(0, 1), io::imread(out));
+  ASSERT_EQ(run({"morphology.dilation", in, out, "--device", "cpu"}), 0);
+  EXPECT_ARRAY_EQ(load_golden("morphology_ops/gray2_uint8_none.npy").index(0, 1).index(0, 0), io::imread(out));
+  ASSERT_EQ(run({"morphology.binary_opening", in, out, "--footprint", fp, "--mode", "max", "--device", "cpu"}), 0);
+  EXPECT_ARRAY_EQ(binary_opening(img, {.footprint = asym(), .mode = MorphMode::max}), io::imread(out));
+  EXPECT_EQ(cuskclitest::run_cli({"morphology.binary_closing", in, out, "--mode", "reflect"}).rc, 2);
 }
 
 // ---- GPU ------------------------------------------------------------------------------------------
