@@ -151,12 +151,14 @@ Footprint pad_footprint(const Footprint& footprint, const PadFootprintOptions& o
 // the footprint for dilation (scipy's binary_dilation) and return bool.
 // Supported image dtypes: bool, uint8, uint16, int32, float32, float64 (ndimage's rank-filter
 // types; the binary functions accept any dtype). CUDA arrays: 1-, 2- and 3-D.
-// Performance (disk(10) on 8192^2 uint8, target <= 0.5 ms): each element pass is one ndimage pass
-// (64 MiB read + 64 MiB written = 32 us at 4.2 TB/s); disk(10, decomposition='crosses') or 'sequence'
-// needs ~10 cheap 3x3/1-D passes, i.e. ~0.32 ms at the floor, where the direct 21x21 footprint would
-// be compute bound (317 taps per pixel). Reaching it needs each pass near the floor (the van Herk
-// 1-D passes are) -- fusing consecutive 3x3 iterations in one shared-memory tile (temporal blocking)
-// is the next step if the footprint kernel is not.
+// Performance (disk(10) on 8192^2 uint8, target <= 0.5 ms): each element application is one
+// ndimage pass of 64 MiB read + 64 MiB written (32 us at 4.2 TB/s; an all-ones element runs as two
+// separable van Herk passes). disk(10, decomposition='crosses') is 6 applications of small crosses
+// (3x9, 3x5, 3x3 twice, 5x3, 9x3: ~0.19 ms at the floor) and 'sequence' 10 applications of 3x3
+// squares/crosses (~0.32-0.5 ms), where the direct 21x21 footprint is compute bound (317 taps per
+// pixel). So the target needs the footprint kernel near the floor for these small shapes; if it is
+// not, the next step is fusing consecutive elements in one shared-memory tile (temporal blocking:
+// one read and one write for the whole sequence, ~32 us).
 // =================================================================================================
 
 /// scikit-image's morphology `mode`: scipy's boundary modes plus 'max' / 'min' (constant at the
