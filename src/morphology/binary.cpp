@@ -33,6 +33,11 @@ Array iterate(bool is_max, const Array& image, const Elements& els, bool border,
   };
   Array cur = image.share();
   for (const auto& el : els) {
+    if (!detail::any_nonzero(el.footprint)) {
+      // scipy: an empty structure erodes to all true (and so dilates to all false), border or not.
+      cur = Array::full(image.shape(), is_max ? 0.0 : 1.0, DType::bool_, image.device(), stream);
+      continue;
+    }
     if (el.num_iter < 1) {
       for (;;) {
         Array next = pass(cur, el.footprint);

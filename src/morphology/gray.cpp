@@ -2,6 +2,7 @@
 // Every pass is an ndimage::minimum_filter / maximum_filter call (the CPU oracle or the CUDA
 // neighbourhood kernels, chosen by the image's device); only the tophat difference has its own
 // element-wise kernel (kernels/morphology/tophat.cu).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -77,6 +78,12 @@ std::vector<FootprintElement> mirror_elements(const std::vector<FootprintElement
   return out;
 }
 
+bool any_nonzero(const Array& footprint) {
+  const Array b = footprint.astype(DType::bool_).contiguous();
+  const auto* p = b.data<bool>();
+  return std::any_of(p, p + b.size(), [](bool v) { return v; });
+}
+
 void expect_out(std::string_view fn, const Array& image, const Array& out, DType dtype) {
   cuskimage::detail::expect_valid(out, fn, "out");
   expect(out.shape() == image.shape(), fn, "out", "must have the image's shape ", shape_str(image.shape()), ", got ",
@@ -140,6 +147,12 @@ Array iterate(bool is_max, const Array& image, const Elements& els, ndimage::Mod
   return cur;
 }
 
+void expect_nonzero(std::string_view fn, const Elements& els) {
+  for (const auto& el : els)
+    expect(detail::any_nonzero(el.footprint), fn, "footprint",
+           "must have a non-zero element (an all-zero footprint is not supported)");
+}
+
 Array erode(const Array& image, const Elements& els, const GrayOptions& o, const Stream& stream) {
   auto [mode, cval] = boundary(image.dtype(), o.mode, o.cval, MorphMode::max);
   return iterate(false, image, els, mode, cval, stream);
@@ -162,18 +175,24 @@ Array tophat_sub(const Array& a, const Array& b, const Stream& stream) {
 
 using Op = Array (*)(std::string_view, const Array&, const GrayOptions&, const Stream&);
 
+Elements gray_elements(std::string_view fn, const Array& image, const GrayOptions& o) {
+  Elements els = detail::normalize_footprint(fn, image, o.footprint, false);
+  expect_nonzero(fn, els);
+  return els;
+}
+
 Array do_erosion(std::string_view fn, const Array& image, const GrayOptions& o, const Stream& s) {
-  return erode(image, detail::normalize_footprint(fn, image, o.footprint, false), o, s);
+  return erode(image, gray_elements(fn, image, o), o, s);
 }
 Array do_dilation(std::string_view fn, const Array& image, const GrayOptions& o, const Stream& s) {
-  return dilate(image, detail::normalize_footprint(fn, image, o.footprint, false), o, s);
+  return dilate(image, gray_elements(fn, image, o), o, s);
 }
 Array do_opening(std::string_view fn, const Array& image, const GrayOptions& o, const Stream& s) {
-  const Elements els = detail::normalize_footprint(fn, image, o.footprint, false);
+  const Elements els = gray_elements(fn, image, o);
   return dilate(erode(image, els, o, s), detail::mirror_elements(els), o, s);
 }
 Array do_closing(std::string_view fn, const Array& image, const GrayOptions& o, const Stream& s) {
-  const Elements els = detail::normalize_footprint(fn, image, o.footprint, false);
+  const Elements els = gray_elements(fn, image, o);
   return erode(dilate(image, els, o, s), detail::mirror_elements(els), o, s);
 }
 Array do_white_tophat(std::string_view fn, const Array& image, const GrayOptions& o, const Stream& s) {

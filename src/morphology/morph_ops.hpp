@@ -20,6 +20,8 @@ std::vector<FootprintElement> normalize_footprint(std::string_view fn, const Arr
                                                   bool pad_end);
 /// Each element reversed along every axis (order kept, as scikit-image's mirror_footprint).
 std::vector<FootprintElement> mirror_elements(const std::vector<FootprintElement>& els);
+/// True when a host footprint has a non-zero element.
+bool any_nonzero(const Array& footprint);
 /// `out` must be a valid array of `shape`, `dtype` and the image's device.
 void expect_out(std::string_view fn, const Array& image, const Array& out, DType dtype);
 

@@ -151,6 +151,7 @@ TEST(MorphologyGray, BadArguments) {
   throws([&] { opening(img, {.footprint = Footprint(std::vector<FootprintElement>{})}); }, "empty sequence");
   throws([&] { closing(Array::zeros({4, 4}, DType::int8)); }, "morphology.closing");
   throws([&] { morph_mode_from_name("grid-wrap"); }, "unsupported mode");
+  throws([&] { erosion(img, {.footprint = Array::zeros({3, 3}, DType::uint8)}); }, "all-zero footprint");
   throws([&] { binary_erosion(img, {.mode = MorphMode::reflect}); }, "unsupported mode");
   Array out = Array::zeros({5, 4}, DType::uint8);
   throws([&] { erosion_into(img, out); }, "'out'");
@@ -183,6 +184,17 @@ TEST(MorphologyGray, Cli) {
   ASSERT_EQ(run({"morphology.binary_opening", in, out, "--footprint", fp, "--mode", "max", "--device", "cpu"}), 0);
   EXPECT_ARRAY_EQ(binary_opening(img, {.footprint = asym(), .mode = MorphMode::max}), io::imread(out));
   EXPECT_EQ(cuskclitest::run_cli({"morphology.binary_closing", in, out, "--mode", "reflect"}).rc, 2);
+}
+
+TEST(MorphologyBinary, AllZeroFootprint) {
+  // scipy: an empty structure erodes everything to true and dilates everything to false.
+  const Array img = load_golden("morphology_ops/binin2_uint8.npy");
+  const Array t = Array::full(img.shape(), 1, DType::bool_), f = Array::zeros(img.shape(), DType::bool_);
+  const Array z = Array::zeros({3, 3}, DType::uint8);
+  EXPECT_ARRAY_EQ(t, binary_erosion(img, {.footprint = z.share(), .mode = MorphMode::min}));
+  EXPECT_ARRAY_EQ(f, binary_dilation(img, {.footprint = z.share(), .mode = MorphMode::max}));
+  EXPECT_ARRAY_EQ(f, binary_opening(img, {.footprint = z.share()}));
+  EXPECT_ARRAY_EQ(t, binary_closing(img, {.footprint = z.share()}));
 }
 
 // ---- GPU ------------------------------------------------------------------------------------------
