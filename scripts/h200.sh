@@ -70,7 +70,7 @@ if has compare; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
       && export PYTHONPATH=/tmp/site
   fi
-  PYTHONUNBUFFERED=1 python3 bench/compare/compare.py --bench-json "$OUT"/bench_*.json --markdown \
+  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json "$OUT"/bench_*.json --markdown \
     >"$OUT/compare.md" 2>"$OUT/compare.err" || rc=1
   cat "$OUT/compare.md"; tail -5 "$OUT/compare.err"
 fi
