@@ -1,0 +1,40 @@
+"""morphology ops for compare.py: grey erosion by disk(10) (full footprint, and the 'crosses' and
+'sequence' decompositions in the libraries that take them), binary erosion by a 3x3 square and 3-D
+grey erosion by ball(5). Our benchmarks: bench/morphology/bench_morphology.cpp.
+"""
+from compare import Op
+
+PLANAR = ((512, 512), (2160, 3840), (8192, 8192))
+VOLUME = ((192, 192, 192),)
+
+
+def _disk(L, decomposition=None):
+    return L.skimage.morphology.disk(10, decomposition=decomposition)
+
+
+OPS = [
+    Op("erosion disk(10)", "uint8", r"ErosionDisk10_u8",
+       cupy=lambda L, x: L.ndi.grey_erosion(x, footprint=L.cp.asarray(_disk(L)), mode="reflect"),
+       cucim=lambda L, x: L.cucim.morphology.erosion(x, L.cp.asarray(_disk(L))),
+       skimage=lambda L, x: L.skimage.morphology.erosion(x, _disk(L)),
+       shapes=PLANAR),
+    Op("erosion disk(10, crosses)", "uint8", r"ErosionDisk10Crosses",
+       cucim=lambda L, x: L.cucim.morphology.erosion(
+           x, tuple((L.cp.asarray(f), n) for f, n in _disk(L, "crosses"))),
+       skimage=lambda L, x: L.skimage.morphology.erosion(x, _disk(L, "crosses")),
+       shapes=PLANAR),
+    Op("erosion disk(10, sequence)", "uint8", r"ErosionDisk10Sequence",
+       cucim=lambda L, x: L.cucim.morphology.erosion(
+           x, tuple((L.cp.asarray(f), n) for f, n in _disk(L, "sequence"))),
+       skimage=lambda L, x: L.skimage.morphology.erosion(x, _disk(L, "sequence")),
+       shapes=PLANAR),
+    Op("binary_erosion 3x3", "bool", r"BinaryErosion3x3",
+       cupy=lambda L, x: L.ndi.binary_erosion(x, structure=L.cp.ones((3,) * x.ndim, bool)),
+       cucim=lambda L, x: L.cucim.morphology.binary_erosion(x, L.cp.ones((3,) * x.ndim, bool)),
+       skimage=lambda L, x: L.skimage.morphology.binary_erosion(x, L.np.ones((3,) * x.ndim, bool))),
+    Op("erosion ball(5)", "uint8", r"ErosionBall5",
+       cupy=lambda L, x: L.ndi.grey_erosion(x, footprint=L.cp.asarray(L.skimage.morphology.ball(5))),
+       cucim=lambda L, x: L.cucim.morphology.erosion(x, L.cp.asarray(L.skimage.morphology.ball(5))),
+       skimage=lambda L, x: L.skimage.morphology.erosion(x, L.skimage.morphology.ball(5)),
+       shapes=VOLUME),
+]
