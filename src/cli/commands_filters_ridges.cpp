@@ -31,59 +31,44 @@ std::optional<std::array<double, 2>> range_of(const Invocation& inv) {
   return std::array<double, 2>{v[0], v[1]};
 }
 
+/// frangi and hessian take the same keywords (hessian's gamma defaults to 15, frangi's to automatic).
+template <class Opts>
+Command frangi_like(const char* name, const char* help, const char* gamma_default,
+                    Array (*fn)(const Array&, const Opts&, const Stream&)) {
+  return Command(name, help)
+      .input("image", "2-D or 3-D image")
+      .param(sigmas_param())
+      .param(range_param())
+      .param(step_param())
+      .param(Param::number("alpha", "0.5", "sensitivity to deviation from a plate-like structure"))
+      .param(Param::number("beta", "0.5", "sensitivity to deviation from a blob-like structure"))
+      .param(Param::number("gamma", gamma_default, "sensitivity to high-variance areas (none: automatic)"))
+      .param(black_param())
+      .param(mode_param())
+      .param(cval_param())
+      .returns_image()
+      .handler([fn](Invocation& inv) -> Result {
+        return fn(inv.input(0),
+                  {.sigmas = inv.numbers("sigmas"),
+                   .scale_range = range_of(inv),
+                   .scale_step = inv.opt_number("scale_step"),
+                   .alpha = inv.number("alpha"),
+                   .beta = inv.number("beta"),
+                   .gamma = inv.opt_number("gamma"),
+                   .black_ridges = inv.flag("black_ridges"),
+                   .mode = mode_of(inv),
+                   .cval = inv.number("cval")},
+                  inv.stream());
+      });
+}
+
 }  // namespace
 
 CUSK_CLI_COMMANDS(filters_ridges) {
-  reg.add(Command("filters.frangi", "Frangi vesselness filter (maximum over the scales).")
-              .input("image", "2-D or 3-D image")
-              .param(sigmas_param())
-              .param(range_param())
-              .param(step_param())
-              .param(Param::number("alpha", "0.5", "sensitivity to deviation from a plate-like structure"))
-              .param(Param::number("beta", "0.5", "sensitivity to deviation from a blob-like structure"))
-              .param(Param::number("gamma", "none", "sensitivity to high-variance areas (none: automatic)"))
-              .param(black_param())
-              .param(mode_param())
-              .param(cval_param())
-              .returns_image()
-              .handler([](Invocation& inv) -> Result {
-                return filters::frangi(inv.input(0),
-                                       {.sigmas = inv.numbers("sigmas"),
-                                        .scale_range = range_of(inv),
-                                        .scale_step = inv.opt_number("scale_step"),
-                                        .alpha = inv.number("alpha"),
-                                        .beta = inv.number("beta"),
-                                        .gamma = inv.opt_number("gamma"),
-                                        .black_ridges = inv.flag("black_ridges"),
-                                        .mode = mode_of(inv),
-                                        .cval = inv.number("cval")},
-                                       inv.stream());
-              }));
-  reg.add(Command("filters.hessian", "Hybrid Hessian filter (frangi, then values <= 0 set to 1).")
-              .input("image", "2-D or 3-D image")
-              .param(sigmas_param())
-              .param(range_param())
-              .param(step_param())
-              .param(Param::number("alpha", "0.5", "sensitivity to deviation from a plate-like structure"))
-              .param(Param::number("beta", "0.5", "sensitivity to deviation from a blob-like structure"))
-              .param(Param::number("gamma", "15", "sensitivity to high-variance areas (none: automatic)"))
-              .param(black_param())
-              .param(mode_param())
-              .param(cval_param())
-              .returns_image()
-              .handler([](Invocation& inv) -> Result {
-                return filters::hessian(inv.input(0),
-                                        {.sigmas = inv.numbers("sigmas"),
-                                         .scale_range = range_of(inv),
-                                         .scale_step = inv.opt_number("scale_step"),
-                                         .alpha = inv.number("alpha"),
-                                         .beta = inv.number("beta"),
-                                         .gamma = inv.opt_number("gamma"),
-                                         .black_ridges = inv.flag("black_ridges"),
-                                         .mode = mode_of(inv),
-                                         .cval = inv.number("cval")},
-                                        inv.stream());
-              }));
+  reg.add(frangi_like<filters::FrangiOptions>("filters.frangi", "Frangi vesselness filter (maximum over the scales).",
+                                              "none", filters::frangi));
+  reg.add(frangi_like<filters::HessianOptions>(
+      "filters.hessian", "Hybrid Hessian filter (frangi, then values <= 0 set to 1).", "15", filters::hessian));
   reg.add(Command("filters.meijering", "Meijering neuriteness filter (maximum over the scales).")
               .input("image", "N-d image")
               .param(sigmas_param())
