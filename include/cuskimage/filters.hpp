@@ -169,7 +169,7 @@ struct UnsharpMaskOptions {
 /// skimage.filters.unsharp_mask: image + (image - gaussian(image, radius, mode='reflect')) * amount,
 /// clipped to [0, 1] (or [-1, 1] when the float image has negative values) unless preserve_range.
 /// Without preserve_range, a float image is scanned for negative values (on CUDA a device reduction
-/// and a stream synchronisation).
+/// whose flag the clipping kernel reads: no synchronisation).
 Array unsharp_mask(const Array& image, const UnsharpMaskOptions& opts = {}, const Stream& stream = {});
 
 /// Options of the N-d edge filters sobel, scharr, prewitt and farid.

@@ -152,7 +152,7 @@ __global__ void any_negative_kernel(const T* __restrict__ x, std::int64_t n, int
 }  // namespace
 
 template <class T>
-bool cuda_any_negative(const Array& a, cudaStream_t stream) {
+Array cuda_any_negative(const Array& a, cudaStream_t stream) {
   const Stream s(stream);
   const Array c = a.contiguous(s);
   Array flag = Array::zeros({1}, DType::int32, a.device(), s);
@@ -162,7 +162,7 @@ bool cuda_any_negative(const Array& a, cudaStream_t stream) {
                                                        static_cast<int*>(flag.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   }
-  return flag.to(Device::cpu(), s).at<std::int32_t>({0}) != 0;  // device -> host synchronizes
+  return flag;
 }
 
 #define CUSK_EDGES_CUDA(T)                                                                                   \
@@ -172,7 +172,7 @@ bool cuda_any_negative(const Array& a, cudaStream_t stream) {
   template void cuda_add_square<T>(const Array&, const Array&, Array&, cudaStream_t);                        \
   template void cuda_magnitude<T>(const Array&, Array&, T, cudaStream_t);                                    \
   template void cuda_mask<T>(const Array&, const Array&, Array&, cudaStream_t);                              \
-  template bool cuda_any_negative<T>(const Array&, cudaStream_t);
+  template Array cuda_any_negative<T>(const Array&, cudaStream_t);
 CUSK_EDGES_CUDA(float)
 CUSK_EDGES_CUDA(double)
 #undef CUSK_EDGES_CUDA

@@ -19,13 +19,17 @@ struct SubOp {
 };
 
 /// unsharp_mask: image + (image - blurred) * amount, then np.clip to [lo, hi] when `clip`.
+/// `negative` (device backend): a flag set on the device when the image holds a negative value,
+/// which lowers the clip to -1 there without bringing the answer to the host.
 template <class T>
 struct UnsharpOp {
   T amount, lo, hi;
   bool clip;
+  const int* negative = nullptr;
   CUSK_HD T operator()(T x, T blurred) const {
     T r = x + (x - blurred) * amount;
-    if (clip) r = r < lo ? lo : (r > hi ? hi : r);  // NaN passes through, as np.clip
+    const T low = negative && *negative ? T(-1) : lo;
+    if (clip) r = r < low ? low : (r > hi ? hi : r);  // NaN passes through, as np.clip
     return r;
   }
 };
@@ -86,8 +90,8 @@ void cuda_magnitude(const Array& s, Array& out, T root_ndim, cudaStream_t stream
 template <class T>
 void cuda_mask(const Array& x, const Array& mask, Array& out, cudaStream_t stream);
 
-/// np.any(a < 0) on the device (synchronizes `stream` to bring the answer back).
+/// np.any(a < 0) on the device, as a one-element int32 device array (1: yes), stream-ordered.
 template <class T>
-bool cuda_any_negative(const Array& a, cudaStream_t stream);
+Array cuda_any_negative(const Array& a, cudaStream_t stream);
 
 }  // namespace cuskimage::filters::detail

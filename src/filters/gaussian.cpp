@@ -151,7 +151,11 @@ Array unsharp_mask(const Array& image, const UnsharpMaskOptions& opts, const Str
           cuskimage::detail::cpu_map2<T, T, T>(fimg, blurred, out, op);
         },
         [&](cudaStream_t s) {
-          if (op.clip && detail::cuda_any_negative<T>(fimg, s)) op.lo = T(-1);
+          Array negative;  // stays alive until the stream-ordered free after the map
+          if (op.clip) {
+            negative = detail::cuda_any_negative<T>(fimg, s);
+            op.negative = static_cast<const int*>(negative.data());
+          }
           detail::cuda_unsharp<T>(fimg, blurred, out, op, s);
         });
   });
