@@ -164,7 +164,7 @@ Array dilate(const Array& image, const Elements& els, const GrayOptions& o, cons
 }
 
 Array tophat_sub(const Array& a, const Array& b, const Stream& stream) {
-  Array out = Array::empty(a.shape(), a.dtype(), a.device());
+  Array out = Array::empty(a.shape(), a.dtype(), a.device(), stream);  // ordered on the caller's stream
   cuskimage::detail::dispatch<RankTypes>(a.dtype(), "morphology.tophat", [&]<class T>() {
     cuskimage::detail::on_backend(
         a, stream, [&] { cuskimage::detail::cpu_map2<T, T, T>(a, b, out, detail::TophatSubOp{}); },

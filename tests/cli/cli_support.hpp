@@ -53,6 +53,13 @@ inline CliRun run_cli(const std::vector<std::string>& args) {
   return r;
 }
 
+/// run_cli on the CPU backend: the CLI defaults to cuda when a GPU is present, and tests that compare
+/// with an in-process CPU call need the same backend (the device rounds floats differently).
+inline CliRun run_cli_cpu(std::vector<std::string> args) {
+  args.insert(args.end(), {"--device", "cpu"});
+  return run_cli(args);
+}
+
 /// gtest-friendly description of a run for failure messages.
 inline std::string describe(const CliRun& r) {
   return "rc=" + std::to_string(r.rc) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;

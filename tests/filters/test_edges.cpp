@@ -184,7 +184,7 @@ TEST(FiltersEdges, Cli) {
   const std::string in = cusktest::temp_path("edges_cli_in.npy"), out = cusktest::temp_path("edges_cli_out.npy");
   cuskimage::io::imsave(in, img);
   auto run = [&](const std::vector<std::string>& args) {
-    const auto r = cuskclitest::run_cli(args);
+    const auto r = cuskclitest::run_cli_cpu(args);
     if (r.rc != 0) ADD_FAILURE_AT(__FILE__, __LINE__) << cuskclitest::describe(r);
     return r.rc;
   };
