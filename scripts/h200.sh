@@ -59,18 +59,30 @@ if has sanitize; then
   grep -E "ERROR SUMMARY" "$OUT/sanitizer.log" | sort | uniq -c
 fi
 if has bench; then
+  # All results in one archive: the device tool returns at most 8 files. BENCH_FILTER (a regex) and
+  # BENCH_ONLY (binary names, e.g. "bench_filters bench_wsi") narrow the run.
+  mkdir -p /tmp/bench
   for b in $B/bench/bench_*; do
-    timeout "${BENCH_TIMEOUT:-240}" "$b" --benchmark_format=json --benchmark_out="$OUT/$(basename "$b").json" --benchmark_min_time=0.2 \
-      >"$OUT/$(basename "$b").txt" 2>&1 || rc=1
+    n=$(basename "$b")
+    [[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $n "* ]] || continue
+    timeout "${BENCH_TIMEOUT:-240}" "$b" --benchmark_filter="${BENCH_FILTER:-.}" --benchmark_format=console \
+      --benchmark_out=/tmp/bench/$n.json --benchmark_min_time=0.2 >/tmp/bench/$n.txt 2>&1 || { e=$?; rc=1; echo "$n: exit $e"; }
   done
-  echo "benchmarks written"
+  tar -C /tmp -czf "$OUT/bench.tgz" bench
+  echo "benchmarks written to bench.tgz"
+fi
+if (has compare || has wsi) && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site
+fi
+if has wsi; then
+  # cuCIM's read_region on the slide bench_wsi wrote (run bench with bench_wsi first).
+  timeout "${WSI_TIMEOUT:-150}" python3 bench/wsi/compare_cucim.py --workers 1,2,4,8,16 --count 2048 \
+    >"$OUT/wsi_cucim.txt" 2>&1 || rc=1
+  cat "$OUT/wsi_cucim.txt"
 fi
 if has compare; then
-  if ls .whl/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-      && export PYTHONPATH=/tmp/site
-  fi
-  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json "$OUT"/bench_*.json --markdown \
+  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json /tmp/bench/bench_*.json --markdown ${COMPARE_ARGS:-} \
     >"$OUT/compare.md" 2>"$OUT/compare.err" || rc=1
   cat "$OUT/compare.md"; tail -5 "$OUT/compare.err"
 fi

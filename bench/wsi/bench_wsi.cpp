@@ -16,6 +16,7 @@
 #include <tiffio.h>
 #include <turbojpeg.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "cuskimage/wsi.hpp"
@@ -218,14 +220,17 @@ void BM_wsi_cuskimage_device(benchmark::State& st) {
                                                benchmark::Counter::kIsRate);
 }
 
-BENCHMARK(BM_wsi_cuskimage_aligned)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
-BENCHMARK(BM_wsi_cuskimage_unaligned)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
-BENCHMARK(BM_wsi_cuskimage_read_regions)->Arg(1)->Arg(2)->UseRealTime()->MinTime(2.0);
+/// Threads 1, 2, 4, ... up to the host's cores (2 here, 16 on the GPU host).
+int max_threads() { return std::max(2, static_cast<int>(std::thread::hardware_concurrency())); }
+
+BENCHMARK(BM_wsi_cuskimage_aligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_wsi_cuskimage_unaligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_wsi_cuskimage_read_regions)->RangeMultiplier(2)->Range(1, max_threads())->UseRealTime()->MinTime(2.0);
 #if CUSK_HAVE_OPENSLIDE
-BENCHMARK(BM_wsi_openslide_aligned)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
-BENCHMARK(BM_wsi_openslide_unaligned)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_wsi_openslide_aligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_wsi_openslide_unaligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(2.0);
 #endif
-BENCHMARK(BM_wsi_raw_turbojpeg)->Threads(1)->Threads(2)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_wsi_raw_turbojpeg)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(2.0);
 BENCHMARK(BM_wsi_cuskimage_device)->UseRealTime()->MinTime(2.0);
 
 }  // namespace
