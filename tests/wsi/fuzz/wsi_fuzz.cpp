@@ -1,9 +1,9 @@
-// libFuzzer target over Slide::open + read_region (the file's bytes are the input). Not part of the
-// normal build (the tests glob only tests/wsi/*.cpp); build with clang, e.g.
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address -I include tests/wsi/fuzz/wsi_fuzz.cpp \
-//     -L build/ -lcuskimage -o wsi_fuzz && ./wsi_fuzz -max_total_time=60 -rss_limit_mb=2048 corpus/
-// (the library itself is best built with the same sanitizers for coverage). Any exception other
-// than FormatError / NotSupported, a crash, a hang or an allocation past the RSS limit is a bug.
+// libFuzzer target over Slide::open + read_region + associated images (the file's bytes are the
+// input). Built and run for a bounded time by scripts/fuzz-wsi, which CTest runs as `wsi.fuzz`
+// (tests/CMakeLists.txt) from the seed corpus in corpus/ (small slides of each layout: JPEG, SVS,
+// BigTIFF Deflate, LZW SubIFDs, uncompressed grey, tifffile strips and SubIFD pyramid). Any
+// exception other than FormatError / NotSupported, a crash, a sanitizer report, a hang or an
+// allocation past the RSS limit is a bug.
 #include <unistd.h>
 
 #include <cstdint>
