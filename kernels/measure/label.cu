@@ -1,0 +1,295 @@
+// CUDA measure.label: a block-based union-find in a fixed number of passes (Playne & Hawick 2018's
+// family), numbering labels in raster order of each region's first pixel as scikit-image does.
+//
+//  1. local:   each block loads a tile (512 pixels: 512 x 1, 32 x 16 or 32 x 4 x 4) into shared
+//              memory, joins equal-valued neighbours inside the tile with shared-memory atomics and
+//              writes parent[i] = the tile component's first pixel (global index).
+//  2. border:  pixels with a backward neighbour in another tile join the global trees
+//              (kernels/filters/ccl.cuh: the root is always the smaller index, so a region's root
+//              is its first pixel in raster order).
+//  3. flatten: parent[i] = root; roots are counted per image row (z, y).
+//  4. number:  an exclusive scan of the row counts, then one block per row ranks its roots
+//              (block scan) and writes their labels; finally every other pixel copies its root's.
+// Traffic for 8192^2 uint8 -> int32 labels: input 1 B, parents ~4 B written + ~8 B read, labels
+// 4 B written + the root gathers (L2): ~20 B/pixel = 1.3 GB, floor ~0.32 ms at 4.2 TB/s; the
+// border pass touches ~9% of the pixels (32 x 16 tiles). Indices are int32 below 2^31 pixels,
+// int64 above.
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/filters/ccl.cuh"
+#include "src/core/cuda_check.hpp"
+#include "src/measure/label.hpp"
+
+namespace cuskimage::measure::detail {
+namespace {
+
+using cuskimage::filters::detail::ccl_find;
+using cuskimage::filters::detail::ccl_union;
+
+struct Geom {
+  std::int64_t nz, ny, nx;
+  std::int64_t tiles_y, tiles_z;  // tile counts along y and z (the grid may be smaller: loops)
+};
+
+__device__ __forceinline__ int local_find(volatile int* p, int x) {
+  int q = p[x];
+  while (q != x) {
+    x = q;
+    q = p[x];
+  }
+  return x;
+}
+
+__device__ __forceinline__ void local_union(int* p, int a, int b) {
+  bool done = false;
+  do {
+    a = local_find(p, a);
+    b = local_find(p, b);
+    if (a < b) {
+      const int old = atomicMin(&p[b], a);
+      done = old == b;
+      b = old;
+    } else if (b < a) {
+      const int old = atomicMin(&p[a], b);
+      done = old == a;
+      a = old;
+    } else {
+      done = true;
+    }
+  } while (!done);
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(512)
+    local_kernel(const T* __restrict__ in, I* __restrict__ parent, Geom g, LabelKey key, LabelNeighbours nb) {
+  __shared__ std::int64_t s_key[512];
+  __shared__ int s_par[512];
+  const int TX = blockDim.x, TY = blockDim.y, TZ = blockDim.z;
+  const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
+  const int l = (lz * TY + ly) * TX + lx;
+  const std::int64_t x = std::int64_t(blockIdx.x) * TX + lx;
+  for (std::int64_t bz = blockIdx.z; bz < g.tiles_z; bz += gridDim.z) {
+    for (std::int64_t by = blockIdx.y; by < g.tiles_y; by += gridDim.y) {
+      const std::int64_t y = by * TY + ly, z = bz * TZ + lz;
+      const bool inb = x < g.nx && y < g.ny && z < g.nz;
+      const std::int64_t i = (z * g.ny + y) * g.nx + x;
+      std::int64_t k = 0;
+      bool fg = false;
+      if (inb) {
+        k = key(in[i]);
+        fg = k != key.background;
+      }
+      s_key[l] = k;
+      s_par[l] = fg ? l : -1;
+      __syncthreads();
+      if (fg) {
+        for (int e = 0; e < nb.n; ++e) {
+          const int mx = lx + nb.d[e][2], my = ly + nb.d[e][1], mz = lz + nb.d[e][0];
+          if (mx < 0 || mx >= TX || my < 0 || my >= TY || mz < 0 || mz >= TZ) continue;
+          const int m = (mz * TY + my) * TX + mx;  // out-of-image pixels hold -1
+          if (s_par[m] >= 0 && s_key[m] == k) local_union(s_par, l, m);
+        }
+      }
+      __syncthreads();
+      if (inb) {
+        I v = I(-1);
+        if (fg) {
+          const int r = local_find(s_par, l);
+          const int rx = r % TX, ry = (r / TX) % TY, rz = r / (TX * TY);
+          v = static_cast<I>(((bz * TZ + rz) * g.ny + (by * TY + ry)) * g.nx + (std::int64_t(blockIdx.x) * TX + rx));
+        }
+        parent[i] = v;
+      }
+      __syncthreads();  // the tile's shared arrays are reused by the next (y, z) tile
+    }
+  }
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(512)
+    border_kernel(const T* __restrict__ in, I* parent, Geom g, LabelKey key, LabelNeighbours nb) {
+  const int TX = blockDim.x, TY = blockDim.y, TZ = blockDim.z;
+  const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
+  const std::int64_t x = std::int64_t(blockIdx.x) * TX + lx;
+  if (x >= g.nx) return;
+  // Only pixels on a tile's faces (low faces, and the high x/y faces for the +1 offsets of the
+  // diagonal neighbours) have a backward neighbour in another tile.
+  auto outside = [&](int e) {
+    const int mx = lx + nb.d[e][2], my = ly + nb.d[e][1], mz = lz + nb.d[e][0];
+    return mx < 0 || mx >= TX || my < 0 || my >= TY || mz < 0;
+  };
+  bool cross = false;
+  for (int e = 0; e < nb.n; ++e) cross |= outside(e);
+  if (!cross) return;
+  for (std::int64_t bz = blockIdx.z; bz < g.tiles_z; bz += gridDim.z) {
+    for (std::int64_t by = blockIdx.y; by < g.tiles_y; by += gridDim.y) {
+      const std::int64_t y = by * TY + ly, z = bz * TZ + lz;
+      if (y >= g.ny || z >= g.nz) continue;
+      const std::int64_t i = (z * g.ny + y) * g.nx + x;
+      if (parent[i] < 0) continue;
+      const std::int64_t k = key(in[i]);
+      for (int e = 0; e < nb.n; ++e) {
+        if (!outside(e)) continue;  // same tile: joined in pass 1
+        const std::int64_t jx = x + nb.d[e][2], jy = y + nb.d[e][1], jz = z + nb.d[e][0];
+        if (jx < 0 || jx >= g.nx || jy < 0 || jy >= g.ny || jz < 0) continue;
+        const std::int64_t j = (jz * g.ny + jy) * g.nx + jx;
+        if (parent[j] >= 0 && key(in[j]) == k) ccl_union<I>(parent, static_cast<I>(i), static_cast<I>(j));
+      }
+    }
+  }
+}
+
+/// parent[i] = root; row_count[z * ny + y] += roots in that row.
+template <class I>
+__global__ void __launch_bounds__(256) flatten_kernel(I* parent, I* __restrict__ row_count, std::int64_t nrows,
+                                                      std::int64_t nx) {
+  using Reduce = cub::BlockReduce<I, 256>;
+  __shared__ typename Reduce::TempStorage tmp;
+  for (std::int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
+    I roots = 0;
+    for (std::int64_t x = threadIdx.x; x < nx; x += blockDim.x) {
+      const std::int64_t i = row * nx + x;
+      const I p = parent[i];
+      if (p < 0) continue;
+      if (p == static_cast<I>(i)) {
+        ++roots;
+      } else {
+        const I r = ccl_find<I>(parent, p);
+        if (r != p) parent[i] = r;
+      }
+    }
+    const I total = Reduce(tmp).Sum(roots);
+    if (threadIdx.x == 0) row_count[row] = total;
+    __syncthreads();
+  }
+}
+
+/// One block per row with roots: labels of the roots in raster order.
+template <class I, class L>
+__global__ void __launch_bounds__(256)
+    number_kernel(const I* __restrict__ parent, const I* __restrict__ row_off, L* __restrict__ out, std::int64_t nrows,
+                  std::int64_t nx) {
+  using Scan = cub::BlockScan<I, 256>;
+  __shared__ typename Scan::TempStorage tmp;
+  for (std::int64_t row = blockIdx.x; row < nrows; row += gridDim.x) {
+    I running = row_off[row];
+    if (row_off[row + 1] == running) continue;  // uniform per block
+    for (std::int64_t x0 = 0; x0 < nx; x0 += 256) {
+      const std::int64_t x = x0 + threadIdx.x, i = row * nx + x;
+      const I flag = (x < nx && parent[i] == static_cast<I>(i)) ? 1 : 0;
+      I pre, agg;
+      Scan(tmp).ExclusiveSum(flag, pre, agg);
+      if (flag) out[i] = static_cast<L>(running + pre + 1);
+      running += agg;
+      __syncthreads();
+    }
+  }
+}
+
+template <class I, class L>
+__global__ void __launch_bounds__(256) spread_kernel(const I* __restrict__ parent, L* out, std::int64_t n) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const I p = parent[i];
+    if (p < 0)
+      out[i] = 0;
+    else if (p != static_cast<I>(i))
+      out[i] = out[p];  // roots were numbered by number_kernel
+  }
+}
+
+unsigned clamp_blocks(std::int64_t want) { return static_cast<unsigned>(std::clamp<std::int64_t>(want, 1, 1 << 20)); }
+
+template <class T, class I, class L>
+void label_typed(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
+                 cudaStream_t stream) {
+  const Stream s(stream);
+  const int nd = in.ndim();
+  Geom g{1, 1, 1, 1, 1};
+  std::int64_t* dims[3] = {&g.nz, &g.ny, &g.nx};
+  for (int d = 0; d < nd; ++d) *dims[3 - nd + d] = in.shape()[d];
+  const std::int64_t n = in.size(), nrows = g.nz * g.ny;
+  const dim3 block = nd == 1 ? dim3(512, 1, 1) : nd == 2 ? dim3(32, 16, 1) : dim3(32, 4, 4);
+  g.tiles_y = (g.ny + block.y - 1) / block.y;
+  g.tiles_z = (g.nz + block.z - 1) / block.z;
+  const dim3 grid(static_cast<unsigned>((g.nx + block.x - 1) / block.x),
+                  static_cast<unsigned>(std::min<std::int64_t>(g.tiles_y, 65535)),
+                  static_cast<unsigned>(std::min<std::int64_t>(g.tiles_z, 65535)));
+  const LabelNeighbours nb = backward_neighbours(nd, connectivity);
+  const DType idt = sizeof(I) == 4 ? DType::int32 : DType::int64;
+  Array parent = Array::empty({n}, idt, in.device(), s);
+  Array rows = Array::empty({2 * (nrows + 1)}, idt, in.device(), s);
+  I* p = static_cast<I*>(parent.data());
+  I* row_count = static_cast<I*>(rows.data());
+  I* row_off = row_count + (nrows + 1);
+  const T* ip = static_cast<const T*>(in.data());
+  L* op = static_cast<L*>(out.data());
+
+  local_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb);
+  CUSK_CUDA_CHECK_LAUNCH();
+  border_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb);
+  CUSK_CUDA_CHECK_LAUNCH();
+  CUSK_CUDA_CHECK(cudaMemsetAsync(row_count + nrows, 0, sizeof(I), stream));
+  flatten_kernel<I><<<clamp_blocks(nrows), 256, 0, stream>>>(p, row_count, nrows, g.nx);
+  CUSK_CUDA_CHECK_LAUNCH();
+  std::size_t tmp_bytes = 0;
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, row_count, row_off, nrows + 1, stream));
+  Array tmp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(tmp_bytes, 1))}, DType::uint8, in.device(), s);
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.data(), tmp_bytes, row_count, row_off, nrows + 1, stream));
+  number_kernel<I, L><<<clamp_blocks(nrows), 256, 0, stream>>>(p, row_off, op, nrows, g.nx);
+  CUSK_CUDA_CHECK_LAUNCH();
+  spread_kernel<I, L><<<clamp_blocks((n + 255) / 256), 256, 0, stream>>>(p, op, n);
+  CUSK_CUDA_CHECK_LAUNCH();
+  if (num) {
+    I total = 0;
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(&total, row_off + nrows, sizeof(I), cudaMemcpyDeviceToHost, stream));
+    CUSK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    *num = static_cast<std::int64_t>(total);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void cuda_label(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
+                cudaStream_t stream) {
+  if (in.size() == 0) {
+    if (num) *num = 0;
+    return;
+  }
+  const bool big = in.size() >= (std::int64_t(1) << 31);
+  const bool l32 = out.dtype() == DType::int32;
+  if (big) {
+    if (l32)
+      label_typed<T, std::int64_t, std::int32_t>(in, out, key, connectivity, num, stream);
+    else
+      label_typed<T, std::int64_t, std::int64_t>(in, out, key, connectivity, num, stream);
+  } else {
+    if (l32)
+      label_typed<T, std::int32_t, std::int32_t>(in, out, key, connectivity, num, stream);
+    else
+      label_typed<T, std::int32_t, std::int64_t>(in, out, key, connectivity, num, stream);
+  }
+}
+
+#define CUSK_LABEL_CUDA(T) \
+  template void cuda_label<T>(const Array&, Array&, const LabelKey&, int, std::int64_t*, cudaStream_t);
+CUSK_LABEL_CUDA(bool)
+CUSK_LABEL_CUDA(std::uint8_t)
+CUSK_LABEL_CUDA(std::int8_t)
+CUSK_LABEL_CUDA(std::uint16_t)
+CUSK_LABEL_CUDA(std::int16_t)
+CUSK_LABEL_CUDA(std::uint32_t)
+CUSK_LABEL_CUDA(std::int32_t)
+CUSK_LABEL_CUDA(std::uint64_t)
+CUSK_LABEL_CUDA(std::int64_t)
+CUSK_LABEL_CUDA(float)
+CUSK_LABEL_CUDA(double)
+#undef CUSK_LABEL_CUDA
+
+}  // namespace cuskimage::measure::detail
