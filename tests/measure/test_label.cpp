@@ -88,10 +88,11 @@ TEST(MeasureLabel, FourDimensionsOnCpu) {
   auto* p = static_cast<bool*>(a.data());
   p[0] = p[1] = true;                  // (0,0,0,0)-(0,0,0,1): one region
   p[a.size() - 1] = true;              // the far corner: another
-  p[6 * 5 * 4 + 6 * 5 + 6 + 1] = true;  // (1,1,1,1): diagonal of (0,0,0,0) only under full connectivity
+  p[6 * 5 * 4 + 6 * 5 + 6 + 1] = true;  // (1,1,1,1): 3 hops from (0,0,0,1), 4 from (0,0,0,0)
   EXPECT_EQ(measure::label_with_num(a).num, 2);
   EXPECT_EQ(measure::label_with_num(a, {.connectivity = 1}).num, 3);
-  EXPECT_EQ(measure::label_with_num(a, {.connectivity = 3}).num, 3);
+  EXPECT_EQ(measure::label_with_num(a, {.connectivity = 2}).num, 3);
+  EXPECT_EQ(measure::label_with_num(a, {.connectivity = 3}).num, 2);
 }
 
 TEST(MeasureLabel, FloatsTruncateTowardZero) {

@@ -1,0 +1,75 @@
+// measure.label on binary blobs (35% foreground, the case) over the standard shapes and on a
+// 512^3 volume. Floor: one read of the bool image and one write of the int32 labels (5 B/pixel:
+// 8192^2 -> 335 MB, 0.080 ms); the union-find moves ~20 B/pixel (kernels/measure/label.cu), so
+// ~0.32 ms is this design's bandwidth bound. Target (H200, 8192^2): <= 0.6 ms (CuPy 3.64 ms).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "bench/common/cuda_bench.hpp"
+#include "cuskimage/measure.hpp"
+
+using cuskimage::Array;
+using cuskimage::Device;
+using cuskimage::DType;
+using cuskimage::Shape;
+using cuskimage::Stream;
+
+namespace {
+
+/// The benchmark texture above its 65th percentile: ~35% foreground in smooth blobs.
+Array blobs(const Shape& shape, Device device) {
+  const Array f = cuskbench::test_image(shape, DType::float64, Device::cpu());
+  const double* p = f.data<double>();
+  std::vector<double> sample;
+  for (std::int64_t i = 0; i < f.size(); i += 97) sample.push_back(p[i]);
+  auto k = sample.begin() + static_cast<std::ptrdiff_t>(0.65 * static_cast<double>(sample.size()));
+  std::nth_element(sample.begin(), k, sample.end());
+  const double t = *k;
+  Array b = Array::empty(shape, DType::bool_);
+  bool* q = b.data<bool>();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < f.size(); ++i) q[i] = p[i] > t;
+  return b.to(device);
+}
+
+/// 512^3 blobs from a few sines (the texture generator is 2-D-oriented and slow at this size).
+Array volume_blobs(std::int64_t n) {
+  Array b = Array::empty({n, n, n}, DType::bool_);
+  bool* q = b.data<bool>();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t z = 0; z < n; ++z)
+    for (std::int64_t y = 0; y < n; ++y)
+      for (std::int64_t x = 0; x < n; ++x)
+        q[(z * n + y) * n + x] = std::sin(x / 7.0) + std::sin(y / 9.0 + z / 13.0) + std::sin(z / 5.0 + x / 17.0) > 0.9;
+  return b.to(Device::cuda());
+}
+
+void BM_Label_blobs(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = blobs(cuskbench::shape_arg(st), Device::cuda());
+  cuskbench::run(st, 5.0 * static_cast<double>(img.size()),
+                 [&](const Stream& s) { benchmark::DoNotOptimize(cuskimage::measure::label(img, {}, s)); });
+}
+
+void BM_Label_blobs_512cube(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = volume_blobs(512);
+  st.SetLabel("[512, 512, 512]");
+  cuskbench::run(st, 5.0 * static_cast<double>(img.size()),
+                 [&](const Stream& s) { benchmark::DoNotOptimize(cuskimage::measure::label(img, {}, s)); });
+}
+
+void BM_Cpu_Label_blobs(benchmark::State& st) {
+  const Array img = blobs(cuskbench::shape_arg(st), Device::cpu());
+  cuskbench::run_cpu(st, 5.0 * static_cast<double>(img.size()),
+                     [&] { benchmark::DoNotOptimize(cuskimage::measure::label(img)); });
+}
+
+}  // namespace
+
+BENCHMARK(BM_Label_blobs)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Label_blobs_512cube)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Cpu_Label_blobs)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
