@@ -27,6 +27,8 @@ void median_gpu(benchmark::State& st, DType dt, int k) {
 void BM_Median3_u8(benchmark::State& st) { median_gpu(st, DType::uint8, 3); }
 void BM_Median5_u8(benchmark::State& st) { median_gpu(st, DType::uint8, 5); }
 void BM_Median5_f32(benchmark::State& st) { median_gpu(st, DType::float32, 5); }
+void BM_Median7_u8(benchmark::State& st) { median_gpu(st, DType::uint8, 7); }
+void BM_Median5_u16(benchmark::State& st) { median_gpu(st, DType::uint16, 5); }
 
 void BM_MedianDisk5_u8(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
@@ -75,6 +77,8 @@ void BM_Cpu_Niblack_f32(benchmark::State& st) {
 CUSK_LOCAL_BENCH(BM_Median3_u8);
 CUSK_LOCAL_BENCH(BM_Median5_u8);
 CUSK_LOCAL_BENCH(BM_Median5_f32);
+CUSK_LOCAL_BENCH(BM_Median7_u8);
+CUSK_LOCAL_BENCH(BM_Median5_u16);
 CUSK_LOCAL_BENCH(BM_MedianDisk5_u8);
 CUSK_LOCAL_BENCH(BM_Niblack_f32);
 CUSK_LOCAL_BENCH(BM_Hysteresis_f32);

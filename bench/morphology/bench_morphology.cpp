@@ -3,7 +3,9 @@
 // a 3x3 square (bool). Bytes moved: one read and one write of the image per footprint element
 // applied (the decompositions apply 6 and 10 elements), so pct_floor shows how close each element's
 // pass gets; the targets are for the whole call (disk(10) <= 0.5 ms, binary 3x3 <= 0.05 ms
-// against a one-pass floor of 0.032 ms).
+// against a one-pass floor of 0.032 ms). disk(10) and ball(5) run the sparse-table rows kernel
+// (kernels/morphology/rows2d.cu, predicted ~0.25-0.3 ms at 8192^2), binary 3x3 the dedicated
+// kernels/morphology/binary3x3.cu (predicted ~0.04-0.045 ms).
 #include <benchmark/benchmark.h>
 
 #include "bench/common/cuda_bench.hpp"
@@ -44,6 +46,23 @@ void BM_ErosionDisk10_u8(benchmark::State& st) { erosion_disk10(st, morph::Decom
 void BM_ErosionDisk10Crosses_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::crosses); }
 void BM_ErosionDisk10Sequence_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::sequence); }
 
+/// Dilation (mirrored footprint) by disk(10) and an opening (two passes), uint8 and uint16.
+void dilation_disk10(benchmark::State& st, DType dt, bool open) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = cuskbench::test_image(shape_arg(st), dt, Device::cuda());
+  if (img.ndim() != 2) {
+    st.SkipWithError("2-D footprint");
+    return;
+  }
+  const morph::GrayOptions opts{.footprint = morph::disk(10)};
+  cuskbench::run(st, (open ? 4.0 : 2.0) * static_cast<double>(img.nbytes()), [&](const Stream& s) {
+    (void)(open ? morph::opening(img, opts, s) : morph::dilation(img, opts, s));
+  });
+}
+void BM_DilationDisk10_u8(benchmark::State& st) { dilation_disk10(st, DType::uint8, false); }
+void BM_DilationDisk10_u16(benchmark::State& st) { dilation_disk10(st, DType::uint16, false); }
+void BM_OpeningDisk10_u8(benchmark::State& st) { dilation_disk10(st, DType::uint8, true); }
+
 /// Blobs: the test image above its mid-level (about half the pixels true, in smooth regions).
 Array blobs(const cuskimage::Shape& shape) {
   const Array f = cuskbench::test_image(shape, DType::float64, Device::cpu());
@@ -60,6 +79,14 @@ void BM_BinaryErosion3x3_b8(benchmark::State& st) {
   const morph::BinaryOptions opts{.footprint = morph::footprint_rectangle(cuskimage::Shape(img.ndim(), 3))};
   cuskbench::run(st, 2.0 * static_cast<double>(img.nbytes()),
                  [&](const Stream& s) { (void)morph::binary_erosion(img, opts, s); });
+}
+
+void BM_BinaryDilation3x3_b8(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = blobs(shape_arg(st));
+  const morph::BinaryOptions opts{.footprint = morph::footprint_rectangle(cuskimage::Shape(img.ndim(), 3))};
+  cuskbench::run(st, 2.0 * static_cast<double>(img.nbytes()),
+                 [&](const Stream& s) { (void)morph::binary_dilation(img, opts, s); });
 }
 
 void BM_ErosionBall5_u8(benchmark::State& st) {
@@ -79,5 +106,9 @@ void BM_ErosionBall5_u8(benchmark::State& st) {
 CUSK_MORPH_BENCH(BM_ErosionDisk10_u8);
 CUSK_MORPH_BENCH(BM_ErosionDisk10Crosses_u8);
 CUSK_MORPH_BENCH(BM_ErosionDisk10Sequence_u8);
+CUSK_MORPH_BENCH(BM_DilationDisk10_u8);
+CUSK_MORPH_BENCH(BM_DilationDisk10_u16);
+CUSK_MORPH_BENCH(BM_OpeningDisk10_u8);
 CUSK_MORPH_BENCH(BM_BinaryErosion3x3_b8);
+CUSK_MORPH_BENCH(BM_BinaryDilation3x3_b8);
 CUSK_MORPH_BENCH(BM_ErosionBall5_u8);

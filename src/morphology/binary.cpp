@@ -2,7 +2,8 @@
 // binary_opening, binary_closing on a bool view of the image. scipy's binary_erosion is a
 // minimum filter over the bool image with the border at border_value; binary_dilation is a
 // maximum filter with the footprint mirrored (scipy mirrors the structure) -- both run on
-// ndimage's rank-filter kernels.
+// ndimage's rank-filter kernels, or on CUDA on the dedicated kernels of gray.cpp's fast_minmax_pass
+// (a full 3x3: kernels/morphology/binary3x3.cu; single-run rows: rows2d.cu).
 #include <cstring>
 #include <string>
 
@@ -28,6 +29,9 @@ bool same(const Array& a, const Array& b, const Stream& stream) {
 /// repeats until nothing changes).
 Array iterate(bool is_max, const Array& image, const Elements& els, bool border, const Stream& stream) {
   auto pass = [&](const Array& in, const Array& fp) {
+    if (Array r = detail::fast_minmax_pass(is_max, in, fp, ndimage::Mode::constant, border ? 1.0 : 0.0, stream);
+        r.valid())
+      return r;
     ndimage::RankFilterOptions o{.footprint = fp.share(), .mode = ndimage::Mode::constant, .cval = border ? 1.0 : 0.0};
     return is_max ? ndimage::maximum_filter(in, o, stream) : ndimage::minimum_filter(in, o, stream);
   };

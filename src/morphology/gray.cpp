@@ -1,9 +1,12 @@
 // skimage.morphology.gray: erosion, dilation, opening, closing, white_tophat, black_tophat.
 // Every pass is an ndimage::minimum_filter / maximum_filter call (the CPU oracle or the CUDA
-// neighbourhood kernels, chosen by the image's device); only the tophat difference has its own
-// element-wise kernel (kernels/morphology/tophat.cu).
+// neighbourhood kernels, chosen by the image's device), except that on CUDA a footprint whose rows
+// are single runs (disk, diamond, ellipse, rectangle, ball, ...) takes the sparse-table kernel of
+// kernels/morphology/rows2d.cu (a full 3x3 bool one kernels/morphology/binary3x3.cu); the tophat
+// difference has its own element-wise kernel (kernels/morphology/tophat.cu).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -78,6 +81,71 @@ std::vector<FootprintElement> mirror_elements(const std::vector<FootprintElement
   return out;
 }
 
+std::vector<RowRun> footprint_runs(const Array& footprint) {
+  const int nd = footprint.ndim();
+  if (nd < 1 || nd > 3) return {};
+  const Array b = footprint.to(Device::cpu()).astype(DType::bool_).contiguous();
+  const bool* p = b.data<bool>();
+  std::int64_t f[3] = {1, 1, 1};
+  for (int d = 0; d < nd; ++d) f[3 - nd + d] = footprint.shape()[d];
+  std::vector<RowRun> runs;
+  for (std::int64_t z = 0; z < f[0]; ++z)
+    for (std::int64_t y = 0; y < f[1]; ++y) {
+      const bool* row = p + (z * f[1] + y) * f[2];
+      std::int64_t lo = 0, hi = f[2] - 1;
+      while (lo < f[2] && !row[lo]) ++lo;
+      if (lo == f[2]) continue;
+      while (!row[hi]) --hi;
+      for (std::int64_t x = lo; x <= hi; ++x)
+        if (!row[x]) return {};  // two runs on one row: not a rows footprint
+      runs.push_back({static_cast<std::int32_t>(z - f[0] / 2), static_cast<std::int32_t>(y - f[1] / 2),
+                      static_cast<std::int32_t>(lo - f[2] / 2), static_cast<std::int32_t>(hi - f[2] / 2)});
+    }
+  return runs;
+}
+
+Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, ndimage::Mode mode, double cval,
+                       const Stream& stream) {
+  const int nd = image.ndim();
+  if (image.device().is_cpu() || nd < 1 || nd > 3 || footprint.ndim() != nd || image.size() == 0) return {};
+  using Fast = cuskimage::detail::Types<bool, std::uint8_t, std::uint16_t, std::int32_t, float, double>;
+  return cuskimage::detail::dispatch<Fast>(image.dtype(), "morphology", [&]<class T>() -> Array {
+    // cval must be exact in T so that the tile can hold it (scipy keeps it as a double).
+    if (std::isnan(cval)) return {};
+    if constexpr (std::is_same_v<T, bool>) {
+      if (cval != 0.0 && cval != 1.0) return {};
+    } else if constexpr (std::is_integral_v<T>) {
+      if (cval < static_cast<double>(std::numeric_limits<T>::min()) ||
+          cval > static_cast<double>(std::numeric_limits<T>::max()) || static_cast<double>(static_cast<T>(cval)) != cval)
+        return {};
+    } else {
+      if (static_cast<double>(static_cast<T>(cval)) != cval) return {};
+    }
+    const T cv = static_cast<T>(cval);
+    const std::vector<RowRun> runs = footprint_runs(footprint);
+    if (runs.empty()) return {};
+    std::int64_t taps = 0;
+    for (const auto& r : runs) taps += r.hi - r.lo + 1;
+    const bool full = taps == footprint.size();
+    // A full footprint runs scipy's separable passes on the CPU: same set, but floats there combine
+    // in another order (ties of -0/+0, NaN), so floats keep that path.
+    if (std::is_floating_point_v<T> && full) return {};
+    cuskimage::detail::DeviceGuard guard(image.device().index());
+    const Array src = image.contiguous(stream);
+    Array out = Array::empty(image.shape(), image.dtype(), image.device(), stream);
+    const Shape& fs = footprint.shape();
+    if constexpr (std::is_same_v<T, bool>) {
+      const bool square3 = full && nd >= 2 && fs[nd - 1] == 3 && fs[nd - 2] == 3 && (nd == 2 || fs[0] == 1);
+      if (square3 && mode == ndimage::Mode::constant && (nd == 2 || image.shape()[0] <= 65535)) {
+        cuda_binary3x3(src, out, is_max, cv, stream.handle());
+        return out;
+      }
+    }
+    if (!cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return {};
+    return out;
+  });
+}
+
 bool any_nonzero(const Array& footprint) {
   const Array b = footprint.astype(DType::bool_).contiguous();
   const auto* p = b.data<bool>();
@@ -137,6 +205,7 @@ void expect_image(std::string_view fn, const Array& image) {
 Array iterate(bool is_max, const Array& image, const Elements& els, ndimage::Mode mode, double cval,
               const Stream& stream) {
   auto pass = [&](const Array& in, const Array& fp) {
+    if (Array r = detail::fast_minmax_pass(is_max, in, fp, mode, cval, stream); r.valid()) return r;
     ndimage::RankFilterOptions o{.footprint = fp.share(), .mode = mode, .cval = cval};
     return is_max ? ndimage::maximum_filter(in, o, stream) : ndimage::minimum_filter(in, o, stream);
   };

@@ -44,4 +44,35 @@ struct TophatSubOp {
 template <class T>
 void cuda_tophat_sub(const Array& a, const Array& b, Array& out, cudaStream_t stream);
 
+// ---- fast flat-footprint passes (kernels/morphology/rows2d.cu, binary3x3.cu) ----------------------
+/// One row of a flat footprint that is a single contiguous run: taps (dz, dy, dx) for lo <= dx <= hi,
+/// offsets after scipy's origin rule (index - size // 2). 2-D footprints have dz = 0, 1-D dz = dy = 0.
+struct RowRun {
+  std::int32_t dz, dy, lo, hi;
+};
+
+/// The runs of a host footprint in C order (dz, dy ascending), or an empty vector when some row's
+/// non-zero entries are not one contiguous run (or the footprint is all zero).
+std::vector<RowRun> footprint_runs(const Array& footprint);
+
+/// One min (erosion) / max (dilation) filter pass over a flat footprint given as runs, on CUDA,
+/// computing exactly what ndimage::minimum_filter / maximum_filter computes over the same taps with
+/// window semantics (tap order, first-tap NaN rule). `in` and `out` contiguous, distinct, 1-3-D with
+/// the runs' dimensionality; `cval` exact in T. Returns false (launching nothing) when the tile of
+/// this footprint does not fit in shared memory or the grid is too large; the caller falls back.
+template <class T>
+bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
+                      T cval, cudaStream_t stream);
+
+/// A full 3x3 binary erosion (AND, is_max false) or dilation (OR) of a contiguous 2-D or 3-D (per
+/// plane) bool image with a constant border `border`.
+void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, cudaStream_t stream);
+
+/// One grey/binary min-max pass through the fast kernels when they take it: device image of ndim
+/// 1-3, footprint rows that are single runs, cval exact in the dtype, and for floating types a
+/// footprint that is not full (a full one runs scipy's separable passes, whose tie and NaN order
+/// differ from the window's). Returns an invalid Array when not taken.
+Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, ndimage::Mode mode, double cval,
+                       const Stream& stream);
+
 }  // namespace cuskimage::morphology::detail
