@@ -174,4 +174,42 @@ void gaussian_filter_into(const Array& input, const std::vector<double>& sigma, 
                           const GaussianFilterOptions& opts = {}, const Stream& stream = {});
 // @@gaussian@@
 
+// @@edt@@ begin
+// ==== distance_transform_edt (scipy.ndimage) =========================================================
+// The exact Euclidean distance transform: every non-zero element of `input` (any dtype; non-zero =
+// foreground) gets its distance to the nearest zero element, with `sampling` the spacing of each axis.
+// The feature transform (`indices`) gives, per element, the coordinates of that nearest zero element:
+// int32 of shape (ndim, *input.shape), as scipy returns. Distances are float64.
+// The algorithm is scipy's (Maurer et al.'s separable feature transform, one pass per axis in axis
+// order) and so are its ties: the nearest feature of each pass with the smaller position wins. The CPU
+// backend computes scipy's double arithmetic step by step (the same features and bit-identical
+// distances as scipy for any sampling). The CUDA backend (1-D, 2-D, 3-D) builds the last axis'
+// envelopes in bands and merges them; it equals the CPU backend bit for bit whenever the envelope
+// tests are exact in double, i.e. without sampling or with sampling whose products are exact
+// (integers, dyadic fractions such as 0.5, 1.25); with other samplings a feature at a distance equal to
+// another's up to rounding may be picked instead (the distance then differs by rounding only).
+// An input without any zero element gives scipy's values (feature -1 on axis 0, 0 on the others).
+// Deviation: sampling must be positive and finite (scipy also accepts 0 and negative spacings).
+struct EdtOptions {
+  /// Empty: unit spacing; else one value for every axis or one per axis (each > 0).
+  std::vector<double> sampling = {};
+  bool return_distances = true;
+  bool return_indices = false;
+};
+
+struct EdtResult {
+  Array distances;  // float64, input's shape (invalid unless return_distances)
+  Array indices;    // int32, (ndim, *input.shape) (invalid unless return_indices)
+};
+
+/// scipy.ndimage.distance_transform_edt. At least one of return_distances / return_indices must be
+/// true. A 0-d input is treated as shape (1,), as scipy's atleast_1d.
+EdtResult distance_transform_edt(const Array& input, const EdtOptions& opts = {}, const Stream& stream = {});
+/// scipy's `distances=` / `indices=` outputs: writes into `distances` (float64, input's shape) when
+/// opts.return_distances and into `indices` (int32, (ndim, *shape)) when opts.return_indices; both on
+/// the input's device, any strides. The one not requested may be an invalid Array.
+void distance_transform_edt_into(const Array& input, Array& distances, Array& indices, const EdtOptions& opts = {},
+                                 const Stream& stream = {});
+// @@edt@@ end
+
 }  // namespace cuskimage::ndimage
