@@ -214,4 +214,59 @@ void binary_dilation_into(const Array& image, Array& out, const BinaryOptions& o
 void binary_opening_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
 void binary_closing_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
 
+// @@edt@@ begin
+// =================================================================================================
+// Isotropic morphology and the medial axis (skimage.morphology.isotropic, _skeletonize.medial_axis),
+// built on ndimage::distance_transform_edt (CPU and CUDA).
+//
+// isotropic_erosion(image, radius) = EDT(image) > radius; isotropic_dilation = EDT(!image) <= radius;
+// opening = dilation(erosion), closing = erosion(dilation), each with the same radius and spacing.
+// The image is binary (non-zero = true, any dtype); the result is bool. `spacing`: one value or one
+// per axis (> 0), as the EDT's sampling. Exactly scikit-image's result for unit or dyadic spacings
+// on both backends; the CPU backend also for any other spacing (see distance_transform_edt).
+// =================================================================================================
+
+struct IsotropicOptions {
+  /// Empty: unit spacing; else one value or one per axis.
+  std::vector<double> spacing = {};
+};
+
+Array isotropic_erosion(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_dilation(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_opening(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_closing(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+/// scikit-image's `out=`: a bool array of the image's shape on its device (any strides; it may be the
+/// image itself when that is bool).
+void isotropic_erosion_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+void isotropic_dilation_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                             const Stream& stream = {});
+void isotropic_opening_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+void isotropic_closing_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+
+struct MedialAxisOptions {
+  /// Optional mask (non-zero = use the pixel), the image's shape. Outside it the result is the image.
+  Array mask = {};
+  bool return_distance = false;
+  /// scikit-image's `rng` as an integer seed: the tie-break order is numpy's
+  /// default_rng(rng).permutation, reproduced exactly (PCG64 seeded by SeedSequence), so the result
+  /// equals medial_axis(image, mask, rng=rng). (scikit-image's rng=None draws fresh entropy; here
+  /// the default is seed 0.)
+  std::uint64_t rng = 0;
+};
+
+struct MedialAxisResult {
+  Array skeleton;  // bool, the image's shape
+  Array distance;  // float64 EDT of the (masked) image; invalid unless return_distance
+};
+
+/// Medial axis of a 2-D binary image (any dtype, non-zero = foreground): the EDT, each pixel's
+/// cornerness, then scikit-image's one ordered pass of the 3x3 removal table in (distance,
+/// cornerness, random tie-break) order. CPU arrays only: the removal is inherently sequential (each
+/// decision sees all earlier ones), so CUDA arrays throw NotSupported.
+MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts = {}, const Stream& stream = {});
+// @@edt@@ end
+
 }  // namespace cuskimage::morphology
