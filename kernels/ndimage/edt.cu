@@ -85,14 +85,7 @@ struct Pass0 {
     const std::int64_t c = r >> 5;
     const int b = static_cast<int>(r & 31);
     const std::int64_t at = c * inner + q;
-    const std::uint32_t w = words[at];
-    const std::uint32_t lo = w & (0xffffffffu >> (31 - b));
-    const std::uint32_t hi = w & (0xffffffffu << b);
-    const std::int32_t up = lo ? static_cast<std::int32_t>(c * 32 + 31 - __clz(lo)) : above[at];
-    const std::int32_t dn = hi ? static_cast<std::int32_t>(c * 32 + __ffs(hi) - 1) : below[at];
-    if (up < 0) return dn;
-    if (dn < 0) return up;
-    return r - up <= dn - r ? up : dn;
+    return edt_nearest_zero(words[at], b, c, above[at], below[at], r);
   }
 };
 

@@ -72,6 +72,25 @@ CUSK_HD std::int64_t edt_interval_start(std::int64_t p, double wp, std::int64_t 
   return x;
 }
 
+/// Pass 0 from bit words: `w` has bit k set when row 32c + k of the column is a zero; `above` /
+/// `below` are the last zero row before the chunk and the first after it (-1: none). Returns the
+/// zero row nearest to row r = 32c + b (ties: the smaller row, as scipy's walk), or -1.
+CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int64_t c, std::int32_t above, std::int32_t below,
+                                      std::int64_t r) {
+  const std::uint32_t lo = w & (0xffffffffu >> (31 - b));
+  const std::uint32_t hi = w & (0xffffffffu << b);
+#if defined(__CUDA_ARCH__)
+  const int lz = lo ? __clz(lo) : 0, fs = hi ? __ffs(hi) : 0;
+#else
+  const int lz = lo ? __builtin_clz(lo) : 0, fs = hi ? __builtin_ffs(static_cast<int>(hi)) : 0;
+#endif
+  const std::int32_t up = lo ? static_cast<std::int32_t>(c * 32 + 31 - lz) : above;
+  const std::int32_t dn = hi ? static_cast<std::int32_t>(c * 32 + fs - 1) : below;
+  if (up < 0) return dn;
+  if (dn < 0) return up;
+  return r - up <= dn - r ? up : dn;
+}
+
 /// One line of a pass of axis d, sequentially, as scipy's Voronoi step: `in(i, jj)` reads feature
 /// plane jj of line position i (plane 0 < 0: no feature), `out(i, jj, v)` writes the result
 /// (planes 0..d; planes after d are the line's own coordinates and stay), `stk` holds len entries

@@ -240,6 +240,42 @@ TEST(Edt, BandedEnvelopeEqualsSequentialWalk) {
   EXPECT_GT(lines, 300);
 }
 
+TEST(Edt, Pass0WordsEqualBruteForce) {
+  // The CUDA pass 0 (32-row zero-bit words, chunk links, nearest by clz/ffs) against a direct search.
+  std::mt19937_64 g(3);
+  for (int rep = 0; rep < 60; ++rep) {
+    const std::int64_t n0 = 1 + static_cast<std::int64_t>(g() % 300);
+    const double p_zero = rep % 3 == 0 ? 0.5 : (rep % 3 == 1 ? 0.03 : 0.002);
+    std::vector<std::uint8_t> zero(n0);
+    for (auto& z : zero) z = std::uniform_real_distribution<double>(0, 1)(g) < p_zero;
+    const std::int64_t nch = (n0 + 31) / 32;
+    std::vector<std::uint32_t> w(nch, 0);
+    for (std::int64_t r = 0; r < n0; ++r)
+      if (zero[r]) w[r / 32] |= 1u << (r % 32);
+    std::vector<std::int32_t> above(nch), below(nch);
+    std::int32_t last = -1;
+    for (std::int64_t c = 0; c < nch; ++c) {
+      above[c] = last;
+      for (int k = 0; k < 32; ++k)
+        if (w[c] >> k & 1) last = static_cast<std::int32_t>(c * 32 + k);
+    }
+    std::int32_t first = -1;
+    for (std::int64_t c = nch - 1; c >= 0; --c) {
+      below[c] = first;
+      for (int k = 31; k >= 0; --k)
+        if (w[c] >> k & 1) first = static_cast<std::int32_t>(c * 32 + k);
+    }
+    for (std::int64_t r = 0; r < n0; ++r) {
+      std::int32_t best = -1;
+      for (std::int64_t z = 0; z < n0; ++z)
+        if (zero[z] && (best < 0 || std::abs(z - r) < std::abs(best - r))) best = static_cast<std::int32_t>(z);
+      ASSERT_EQ(best, nd::detail::edt_nearest_zero(w[r / 32], static_cast<int>(r % 32), r / 32, above[r / 32],
+                                                   below[r / 32], r))
+          << "row " << r << " of " << n0;
+    }
+  }
+}
+
 // ---- GPU tier -----------------------------------------------------------------------------------------
 namespace {
 
