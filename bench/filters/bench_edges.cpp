@@ -1,6 +1,9 @@
 // Smoothing and edge filters over the standard shapes (GPU) and at 512x512 (CPU).
-// Bytes moved: one read and one write of the float image (the fused 2-D kernels' design; the 3-D
-// shape runs per-axis passes and moves more). 8192^2 float32: 537 MB, floor 0.128 ms at 4.2 TB/s.
+// Bytes moved: one read and one write of the image (the fused kernels' design; a 3-D gaussian runs the
+// axis-0 pass, then the fused kernel over the planes, and moves twice that). 8192^2 float32: 537 MB,
+// floor 0.128 ms at 4.2 TB/s. Predicted after the perfsep rewrite (H200, 8192^2): gaussian sigma=3
+// f32 ~0.22 ms, sigma=1 ~0.15, f64 ~0.35, ndimage u8 sigma=3 ~0.45 (FP64-bound, exact), sobel ~0.16,
+// farid ~0.19; 192^3 sobel/farid/laplace ~0.03 ms, gaussian ~0.06 ms.
 // Targets (H200, 8192^2 float32): gaussian sigma=3 <= 0.30 ms, sobel <= 0.20 ms (CuPy: 5.56 / 3.41 ms).
 #include <benchmark/benchmark.h>
 
@@ -35,6 +38,8 @@ void cpu_case(benchmark::State& st, DType dt, F&& f) {
 Array gauss3(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = 3.0}, s); }
 Array gauss1(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = 1.0}, s); }
 Array gauss_nd_u8(const Array& a, const Stream& s) { return nd::gaussian_filter(a, 3.0, {}, s); }
+// Different sigma per axis: the runtime-K fused kernel (float windows differ in length).
+Array gauss13(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = {1.0, 3.0}}, s); }
 Array sobel(const Array& a, const Stream& s) { return filters::sobel(a, {}, s); }
 Array sobel_h(const Array& a, const Stream& s) { return filters::sobel_h(a, {}, s); }
 Array scharr(const Array& a, const Stream& s) { return filters::scharr(a, {}, s); }
@@ -50,6 +55,8 @@ void BM_Gaussian3_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss
 void BM_Gaussian1_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss1); }
 void BM_Gaussian3_f64(benchmark::State& st) { gpu_case(st, DType::float64, gauss3); }
 void BM_GaussianFilter3_u8(benchmark::State& st) { gpu_case(st, DType::uint8, gauss_nd_u8); }
+void BM_GaussianFilter3_u16(benchmark::State& st) { gpu_case(st, DType::uint16, gauss_nd_u8); }
+void BM_Gaussian1x3_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss13); }
 void BM_Sobel_f32(benchmark::State& st) { gpu_case(st, DType::float32, sobel); }
 void BM_SobelH_f32(benchmark::State& st) { gpu_case(st, DType::float32, sobel_h); }
 void BM_Scharr_f32(benchmark::State& st) { gpu_case(st, DType::float32, scharr); }
@@ -71,6 +78,8 @@ CUSK_EDGES_BENCH(BM_Gaussian3_f32);
 CUSK_EDGES_BENCH(BM_Gaussian1_f32);
 CUSK_EDGES_BENCH(BM_Gaussian3_f64);
 CUSK_EDGES_BENCH(BM_GaussianFilter3_u8);
+CUSK_EDGES_BENCH(BM_GaussianFilter3_u16);
+CUSK_EDGES_BENCH_2D(BM_Gaussian1x3_f32);
 CUSK_EDGES_BENCH(BM_Sobel_f32);
 CUSK_EDGES_BENCH_2D(BM_SobelH_f32);
 CUSK_EDGES_BENCH(BM_Scharr_f32);

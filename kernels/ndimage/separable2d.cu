@@ -1,64 +1,276 @@
-// Fused separable 2-D correlation on CUDA (the Gaussian of ndimage.gaussian_filter / filters.gaussian
-// on 2-D float images, and any two-pass separable float filter).
+// Fused separable 2-D correlation on CUDA: ndimage.gaussian_filter / filters.gaussian over the last
+// two axes of float32, float64, uint8 and uint16 images (a batch of planes), one read and one write.
 //
-// Traffic: one read and one write of the image, nothing in between: 8192^2 float32 = 2 x 268 MB =
-// 537 MB, floor 0.128 ms at 4.2 TB/s (the two-pass form with an intermediate array moves twice that).
-// Halo re-reads ((TH + ky - 1)(TW + kx - 1) / (TH TW) ~ 1.7x for sigma = 3) come from L2.
+// Floors (H200, 4.2 TB/s; one read + one write of the image):
+//   8192^2 float32 537 MB -> 0.128 ms; float64 1074 MB -> 0.256 ms; uint8 134 MB -> 0.032 ms;
+//   3840x2160 float32 66 MB -> 0.016 ms; 512^2 float32 2 MB -> 0.5 us (launch-bound, ~3 us).
+// Predictions (sigma = 3, K = 25): float32 8192^2 ~0.22 ms (FMA issue ~0.15 ms overlapping the
+// 0.128 ms of DRAM); sigma = 1 ~0.15 ms; float64 ~0.35 ms (DFMA-bound, 64/clk/SM); uint8 ~0.45 ms
+// (FP64-bound: scipy's exact double order, ~85 DMUL/DADD per pixel; the floor is 0.032 ms).
 //
-// Design: a block owns a TW x TH output tile (TW = 96, TH = 64 for float, 32 for double). It loads
-// the boundary-extended input tile into shared memory (warps walk rows, lanes walk columns: coalesced;
-// boundary modes through map_index per axis), runs the axis-0 pass into a shared intermediate (one
-// thread per column, MY = 8 outputs each), then the axis-1 pass (MX = 3 consecutive outputs per lane:
-// an odd stride, so a warp's shared loads hit 32 distinct banks), stages the results in shared memory
-// and writes them coalesced. Each pass is register-blocked: a thread slides a window of M + U - 1
-// samples over its line, so one shared load feeds M FMAs and the tap weights (uniform, broadcast) are
-// read once per M outputs. For sigma = 3 (25 taps) that is ~60 FMAs and ~15 shared-memory words per
-// output pixel: ~0.15 ms of issue on an H200, overlapping the 0.128 ms of DRAM traffic.
-// Accumulation is in T (float32 for float32 images: see ndimage.hpp for the bound against scipy's
-// double sums); weights are rounded to T once. Axis 0 runs first and, in constant mode, the axis-1
-// pass sees cval beyond the edge, exactly as scipy's pass sequence.
+// Why the previous kernel measured 0.87 ms against its predicted 0.15: its load phase was latency-
+// bound. Each thread fetched one 4-byte element at a time through two 64-bit map_index calls, and
+// 73 KB of shared memory left 3 blocks (24 warps) per SM: ~3 KB of loads in flight per SM where
+// Little's law needs ~25 KB (0.8 us x 32 GB/s per SM), i.e. ~0.5 TB/s. The weights were read from
+// shared memory next to every sample (1/3 of the axis-1 FMAs' operand traffic), and each call
+// uploaded the weights (an H2D copy: ~10 us of gap at small sizes).
+//
+// Design (ptxas: float ~40-64 regs, no spills; smem float K=25 54 KB -> 4 blocks/SM):
+//  * The tap count K is a template parameter (float images: every odd K <= 33 with equal windows on
+//    both axes; integer images: buckets 5, 9, 13, 17, 25, 33 with narrower windows zero-padded), so
+//    the tap loops unroll completely and the weights are kernel parameters read as constant-bank
+//    operands of the FMAs (no loads, no upload, no synchronisation).
+//  * Tile TW x TH outputs (float 128 x 32; 8-byte types 128 x 16), 256 threads. Interior tiles copy
+//    the extended input with cp.async (16-byte when rows are 16-byte aligned, else element-wise):
+//    a block's whole 34 KB tile is in flight at once, no registers, no index mapping. Only tiles that
+//    touch the border take the map_index path.
+//  * Axis 0: thread per (column, MV rows), lanes on consecutive columns (conflict-free); axis 1:
+//    thread per (row, MH columns), lanes on consecutive rows of an odd-pitch intermediate (conflict-
+//    free); the results are staged in shared memory and stored row-wise (coalesced).
+//  * float/double: each sample loaded once per thread and scattered into its MV (MH) accumulators:
+//    ~2.2 x K FMAs and ~6 shared loads per output pixel. Integer images keep a register window of
+//    doubles and sum in scipy's symmetric order with separately rounded products (add_product), so
+//    the result is the CPU backend's bit for bit.
+// Float windows wider than 33 taps (sigma > 4 at truncate 4), off-centre, or different per axis run
+// the runtime-K kernel at the bottom (its interior tiles also load with cp.async).
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
-#include "src/ndimage/separable2d.hpp"
 #include "src/ndimage/boundary.hpp"
+#include "src/ndimage/separable2d.hpp"
 
 namespace cuskimage::ndimage::detail {
 namespace {
 
 using ndimage::Mode;
 
-constexpr int kThreads = 256, kWarps = kThreads / 32;
-constexpr int MX = 3, MY = 8, U = 4;
-constexpr int TW = 32 * MX;
+constexpr int kThreads = 256;
+constexpr int kMaxTaps = 33;
+
+struct Geom {
+  std::int64_t ny, nx;
+  Mode my, mx;
+};
+
+template <int Bytes>
+struct Policy;
+template <>
+struct Policy<4> {
+  static constexpr int TW = 128, TH = 32, MV = 8, MH = 16;
+};
+template <>
+struct Policy<8> {
+  static constexpr int TW = 128, TH = 16, MV = 8, MH = 8;
+};
+
+/// Compile-time geometry of the tiled kernel for working type W (the shared-memory tile's type) and K taps.
+template <class W, int K>
+struct Geo {
+  using P_ = Policy<sizeof(W)>;
+  static constexpr int TW = P_::TW, TH = P_::TH, MV = P_::MV, MH = P_::MH;
+  static constexpr int R = K / 2;
+  static constexpr int V = 16 / static_cast<int>(sizeof(W));  // elements per 16-byte copy
+  static constexpr int A = (R + V - 1) / V * V;                // left halo, rounded up to whole vectors
+  static constexpr int ROWS = TH + 2 * R, P = TW + 2 * A;      // input tile: ROWS x P
+  static constexpr int NC = TW + 2 * R, PI = NC + 1;           // axis-0 results: TH x NC, odd pitch PI
+  static constexpr int PS = TW + 1;                            // staged outputs: TH x TW, odd pitch
+  static constexpr std::size_t smem = (std::size_t(ROWS) * P + std::size_t(TH) * PI) * sizeof(W);
+  static_assert(TH * (TW / MH) == kThreads, "axis-1 pass: one task per thread");
+  static_assert(TH % MV == 0 && TW % MH == 0 && (TH & (TH - 1)) == 0, "tile shape");
+  static_assert(std::size_t(TH) * PS <= std::size_t(ROWS) * P, "staging fits in the input tile");
+};
+
+template <class W, int K>
+struct Taps {
+  W y[K], x[K];
+};
+
+template <class Tin, class W>
+constexpr int min_blocks() {
+  return std::is_integral_v<Tin> ? 2 : (sizeof(W) == 4 ? 4 : 3);
+}
+
+/// scipy's symmetric (flip = 0) or antisymmetric (flip = sign bit) window sum over win[m .. m+K-1]:
+/// centre product, then pairs from the outside in, each product rounded before the add.
+template <int K, int N>
+__device__ __forceinline__ double exact_sum(const double (&win)[N], int m, const double (&w)[K], int flip) {
+  constexpr int R = K / 2;
+  double t = __dmul_rn(win[m + R], w[R]);
+#pragma unroll
+  for (int j = 0; j < R; ++j) {
+    const double hi = win[m + K - 1 - j];
+    const double b = __hiloint2double(__double2hiint(hi) ^ flip, __double2loint(hi));  // +-hi, exactly
+    t = __dadd_rn(t, __dmul_rn(__dadd_rn(win[m + j], b), w[j]));
+  }
+  return t;
+}
+
+template <class Tin, class W, int K>
+__global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
+    fused_kernel(const Tin* __restrict__ in, Tin* __restrict__ out, Geom g, Taps<W, K> w, W cval, bool vec,
+                 int flip_y, int flip_x) {
+  using G = Geo<W, K>;
+  constexpr bool kExact = std::is_integral_v<Tin>;
+  constexpr int TW = G::TW, TH = G::TH, MV = G::MV, MH = G::MH, R = G::R, A = G::A, ROWS = G::ROWS, P = G::P,
+                NC = G::NC, PI = G::PI, PS = G::PS, V = G::V;
+  extern __shared__ __align__(16) unsigned char smem[];
+  W* tile = reinterpret_cast<W*>(smem);  // ROWS x P: input rows y0-R.., columns x0-A..
+  W* inter = tile + ROWS * P;            // TH x PI: axis-0 results for columns x0-R..
+  W* stage = tile;                       // TH x PS: final values (the input tile is dead by then)
+  const int t = threadIdx.x;
+  const std::int64_t plane = blockIdx.z;
+  const std::int64_t y0 = std::int64_t(blockIdx.y) * TH, x0 = std::int64_t(blockIdx.x) * TW;
+  const Tin* src = in + plane * g.ny * g.nx;
+  const std::int64_t ys = y0 - R, xs = x0 - A;
+
+  // ---- load ----
+  const bool interior = ys >= 0 && ys + ROWS <= g.ny && xs >= 0 && xs + P <= g.nx;
+  if (interior) {
+    if constexpr (!kExact) {
+      if (vec) {
+        constexpr int VPR = P / V;
+        for (int i = t; i < ROWS * VPR; i += kThreads) {
+          const int r = i / VPR, c = (i - r * VPR) * V;
+          __pipeline_memcpy_async(tile + r * P + c, src + (ys + r) * g.nx + xs + c, 16);
+        }
+      } else {
+        for (int i = t; i < ROWS * P; i += kThreads) {
+          const int r = i / P, c = i - r * P;
+          __pipeline_memcpy_async(tile + i, src + (ys + r) * g.nx + xs + c, sizeof(W));
+        }
+      }
+      __pipeline_commit();
+      __pipeline_wait_prior(0);
+    } else {
+#pragma unroll 4
+      for (int i = t; i < ROWS * P; i += kThreads) {
+        const int r = i / P, c = i - r * P;
+        tile[i] = static_cast<W>(src[(ys + r) * g.nx + xs + c]);
+      }
+    }
+  } else {
+    const int lane = t & 31, warp = t >> 5;
+    for (int r = warp; r < ROWS; r += kThreads / 32) {
+      const std::int64_t y = map_index(ys + r, g.ny, g.my);
+      const Tin* row = src + (y < 0 ? 0 : y) * g.nx;
+      for (int c = lane; c < P; c += 32) {
+        const std::int64_t x = map_index(xs + c, g.nx, g.mx);
+        tile[r * P + c] = (y < 0 || x < 0) ? cval : static_cast<W>(row[x]);
+      }
+    }
+  }
+  __syncthreads();
+
+  // ---- axis 0: thread per (column j of the NC needed by axis 1, MV consecutive rows) ----
+  for (int task = t; task < NC * (TH / MV); task += kThreads) {
+    const int seg = task / NC, j = task - seg * NC, r0 = seg * MV;
+    W* dst = inter + r0 * PI + j;
+    const std::int64_t gx = x0 - R + j;
+    if (g.mx == Mode::constant && (gx < 0 || gx >= g.nx)) {
+      // Axis 1 sees cval itself beyond the edge (scipy's second pass extends the intermediate).
+#pragma unroll
+      for (int m = 0; m < MV; ++m) dst[m * PI] = cval;
+      continue;
+    }
+    const W* col = tile + r0 * P + (A - R) + j;
+    if constexpr (kExact) {
+      double win[MV + K - 1];
+#pragma unroll
+      for (int i = 0; i < MV + K - 1; ++i) win[i] = col[i * P];
+#pragma unroll
+      for (int m = 0; m < MV; ++m) dst[m * PI] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.y, flip_y)));
+    } else {
+      W acc[MV];
+#pragma unroll
+      for (int m = 0; m < MV; ++m) acc[m] = W(0);
+#pragma unroll
+      for (int i = 0; i < MV + K - 1; ++i) {
+        const W s = col[i * P];
+#pragma unroll
+        for (int m = 0; m < MV; ++m)
+          if (i - m >= 0 && i - m < K) acc[m] = fma(w.y[i - m], s, acc[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < MV; ++m) dst[m * PI] = acc[m];
+    }
+  }
+  __syncthreads();
+
+  // ---- axis 1: thread per (row, MH consecutive columns); lanes on consecutive rows ----
+  {
+    const int row = t % TH, seg = t / TH;
+    const W* line = inter + row * PI + seg * MH;
+    W* st = stage + row * PS + seg * MH;
+    if constexpr (kExact) {
+      double win[MH + K - 1];
+#pragma unroll
+      for (int i = 0; i < MH + K - 1; ++i) win[i] = line[i];
+#pragma unroll
+      for (int m = 0; m < MH; ++m) st[m] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.x, flip_x)));
+    } else {
+      W acc[MH];
+#pragma unroll
+      for (int m = 0; m < MH; ++m) acc[m] = W(0);
+#pragma unroll
+      for (int i = 0; i < MH + K - 1; ++i) {
+        const W s = line[i];
+#pragma unroll
+        for (int m = 0; m < MH; ++m)
+          if (i - m >= 0 && i - m < K) acc[m] = fma(w.x[i - m], s, acc[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < MH; ++m) st[m] = acc[m];
+    }
+  }
+  __syncthreads();
+
+  // ---- store: row-wise, coalesced ----
+  Tin* dst = out + plane * g.ny * g.nx;
+  const bool full = y0 + TH <= g.ny && x0 + TW <= g.nx;
+#pragma unroll 4
+  for (int i = t; i < TH * TW; i += kThreads) {
+    const int r = i / TW, c = i % TW;
+    const std::int64_t y = y0 + r, x = x0 + c;
+    if (full || (y < g.ny && x < g.nx)) dst[y * g.nx + x] = static_cast<Tin>(stage[r * PS + c]);
+  }
+}
+
+// ---- runtime-K kernel for wide or off-centre windows (float/double) -----------------------------
+// The previous design, kept for windows beyond the template buckets: weights in shared memory,
+// register-blocked sliding windows (see slide); interior tiles load with cp.async, border tiles
+// through map_index. Predicted ~0.35 ms for 8192^2 float32 at K = 25 (3 blocks/SM, weights read
+// from shared memory beside the samples).
+constexpr int kLMX = 3, kLMY = 8, kLU = 4, kLTW = 32 * kLMX;
 template <class T>
-constexpr int tile_h() {
+constexpr int legacy_th() {
   return sizeof(T) == 4 ? 64 : 32;
 }
-constexpr std::size_t kSmemMax = 160 * 1024;
+constexpr std::size_t kLegacySmemMax = 160 * 1024;
 
-/// acc[m] += sum_j w[j] * x[(m + j) * stride], m < M, sliding a register window of M + U - 1 samples.
 template <class T, int M>
 __device__ __forceinline__ void slide(const T* x, int stride, const T* w, int k, T (&acc)[M]) {
-  T win[M + U - 1];
+  T win[M + kLU - 1];
 #pragma unroll
   for (int i = 0; i < M - 1; ++i) win[i] = x[i * stride];
   int j = 0;
-  for (; j + U <= k; j += U) {
+  for (; j + kLU <= k; j += kLU) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) win[M - 1 + u] = x[(j + M - 1 + u) * stride];
+    for (int u = 0; u < kLU; ++u) win[M - 1 + u] = x[(j + M - 1 + u) * stride];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (int u = 0; u < kLU; ++u) {
       const T wj = w[j + u];
 #pragma unroll
       for (int m = 0; m < M; ++m) acc[m] = fma(wj, win[m + u], acc[m]);
     }
 #pragma unroll
-    for (int i = 0; i < M - 1; ++i) win[i] = win[i + U];
+    for (int i = 0; i < M - 1; ++i) win[i] = win[i + kLU];
   }
   for (; j < k; ++j) {
     win[M - 1] = x[(j + M - 1) * stride];
@@ -70,7 +282,7 @@ __device__ __forceinline__ void slide(const T* x, int stride, const T* w, int k,
   }
 }
 
-struct Geom {
+struct LegacyGeom {
   std::int64_t ny, nx;
   int ky, kx;
   std::int64_t ly, lx;
@@ -79,108 +291,223 @@ struct Geom {
 
 template <class T>
 __global__ void __launch_bounds__(kThreads)
-    separable2d_kernel(const T* __restrict__ in, T* __restrict__ out, Geom g, const double* __restrict__ weights,
-                       T cval) {
-  constexpr int TH = tile_h<T>();
+    legacy_kernel(const T* __restrict__ in, T* __restrict__ out, LegacyGeom g, const double* __restrict__ weights,
+                  T cval) {
+  constexpr int TH = legacy_th<T>();
   extern __shared__ __align__(16) unsigned char smem[];
-  const int win_w = TW + g.kx - 1, rows_in = TH + g.ky - 1, pitch = win_w;
-  T* tile = reinterpret_cast<T*>(smem);       // rows_in x pitch: the extended input
-  T* inter = tile + rows_in * pitch;           // TH x pitch: after the axis-0 pass
-  T* wy = inter + TH * pitch;                  // ky weights
-  T* wx = wy + g.ky;                           // kx weights
+  const int win_w = kLTW + g.kx - 1, rows_in = TH + g.ky - 1, pitch = win_w;
+  T* tile = reinterpret_cast<T*>(smem);
+  T* inter = tile + rows_in * pitch;
+  T* wy = inter + TH * pitch;
+  T* wx = wy + g.ky;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const std::int64_t plane = blockIdx.z;
-  const std::int64_t y0 = std::int64_t(blockIdx.y) * TH, x0 = std::int64_t(blockIdx.x) * TW;
+  const std::int64_t y0 = std::int64_t(blockIdx.y) * TH, x0 = std::int64_t(blockIdx.x) * kLTW;
   const T* src = in + plane * g.ny * g.nx;
-
   for (int i = t; i < g.ky + g.kx; i += kThreads) wy[i] = static_cast<T>(weights[i]);
-  for (int r = warp; r < rows_in; r += kWarps) {
-    const std::int64_t y = map_index(y0 - g.ly + r, g.ny, g.my);
-    const T* row = src + y * g.nx;
-    for (int c = lane; c < win_w; c += 32) {
-      const std::int64_t x = map_index(x0 - g.lx + c, g.nx, g.mx);
-      tile[r * pitch + c] = (y < 0 || x < 0) ? cval : row[x];
+  const std::int64_t ys = y0 - g.ly, xs = x0 - g.lx;
+  if (ys >= 0 && ys + rows_in <= g.ny && xs >= 0 && xs + win_w <= g.nx) {
+    // Interior: every load in flight at once, no index mapping.
+    for (int r = warp; r < rows_in; r += kThreads / 32)
+      for (int c = lane; c < win_w; c += 32)
+        __pipeline_memcpy_async(tile + r * pitch + c, src + (ys + r) * g.nx + xs + c, sizeof(T));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+  } else {
+    for (int r = warp; r < rows_in; r += kThreads / 32) {
+      const std::int64_t y = map_index(ys + r, g.ny, g.my);
+      const T* row = src + (y < 0 ? 0 : y) * g.nx;
+      for (int c = lane; c < win_w; c += 32) {
+        const std::int64_t x = map_index(xs + c, g.nx, g.mx);
+        tile[r * pitch + c] = (y < 0 || x < 0) ? cval : row[x];
+      }
     }
   }
   __syncthreads();
-
-  // Axis 0: thread per (column, group of MY rows); consecutive threads take consecutive columns.
-  for (int task = t; task < win_w * (TH / MY); task += kThreads) {
-    const int c = task % win_w, r0 = (task / win_w) * MY;
-    T acc[MY];
+  for (int task = t; task < win_w * (TH / kLMY); task += kThreads) {
+    const int c = task % win_w, r0 = (task / win_w) * kLMY;
+    T acc[kLMY];
 #pragma unroll
-    for (int m = 0; m < MY; ++m) acc[m] = T(0);
+    for (int m = 0; m < kLMY; ++m) acc[m] = T(0);
     const bool outside = g.mx == Mode::constant && (x0 - g.lx + c < 0 || x0 - g.lx + c >= g.nx);
-    if (!outside) slide<T, MY>(tile + r0 * pitch + c, pitch, wy, g.ky, acc);
+    if (!outside) slide<T, kLMY>(tile + r0 * pitch + c, pitch, wy, g.ky, acc);
 #pragma unroll
-    for (int m = 0; m < MY; ++m) inter[(r0 + m) * pitch + c] = outside ? cval : acc[m];
+    for (int m = 0; m < kLMY; ++m) inter[(r0 + m) * pitch + c] = outside ? cval : acc[m];
   }
   __syncthreads();
-
-  // Axis 1: warp per row, lane per MX consecutive outputs; results staged in `tile` (free now).
   T* stage = tile;
   for (int task = t; task < TH * 32; task += kThreads) {
     const int r = task >> 5, s = task & 31;
-    T acc[MX];
+    T acc[kLMX];
 #pragma unroll
-    for (int m = 0; m < MX; ++m) acc[m] = T(0);
-    slide<T, MX>(inter + r * pitch + s * MX, 1, wx, g.kx, acc);
+    for (int m = 0; m < kLMX; ++m) acc[m] = T(0);
+    slide<T, kLMX>(inter + r * pitch + s * kLMX, 1, wx, g.kx, acc);
 #pragma unroll
-    for (int m = 0; m < MX; ++m) stage[r * TW + s * MX + m] = acc[m];
+    for (int m = 0; m < kLMX; ++m) stage[r * kLTW + s * kLMX + m] = acc[m];
   }
   __syncthreads();
-
   T* dst = out + plane * g.ny * g.nx;
-  for (int r = warp; r < TH; r += kWarps) {
+  for (int r = warp; r < TH; r += kThreads / 32) {
     const std::int64_t y = y0 + r;
     if (y >= g.ny) break;
-    for (int c = lane; c < TW; c += 32)
-      if (x0 + c < g.nx) dst[y * g.nx + x0 + c] = stage[r * TW + c];
+    for (int c = lane; c < kLTW; c += 32)
+      if (x0 + c < g.nx) dst[y * g.nx + x0 + c] = stage[r * kLTW + c];
   }
 }
 
 template <class T>
-std::size_t smem_bytes(int ky, int kx) {
-  constexpr int TH = tile_h<T>();
-  const std::size_t pitch = TW + kx - 1;
-  return ((TH + ky - 1) * pitch + TH * pitch + ky + kx) * sizeof(T);
+std::size_t legacy_smem(int ky, int kx) {
+  const std::size_t pitch = kLTW + kx - 1;
+  return ((legacy_th<T>() + ky - 1) * pitch + legacy_th<T>() * pitch + ky + kx) * sizeof(T);
+}
+
+// ---- host side ----------------------------------------------------------------------------------
+/// The template bucket for a centred window of k taps (odd), or 0 when none fits. Integer images pad
+/// narrower windows with zero weights (exact: finite samples times 0 add nothing); float images use
+/// the exact tap count, since 0 * inf would turn a far infinite sample into NaN where scipy's
+/// narrower window never reads it.
+template <class T>
+int bucket_for(std::int64_t ky, std::int64_t kx) {
+  if constexpr (std::is_integral_v<T>) {
+    for (int b : {5, 9, 13, 17, 25, kMaxTaps})
+      if (std::max(ky, kx) <= b) return b;
+    return 0;
+  } else {
+    return ky == kx && ky % 2 == 1 && ky <= kMaxTaps ? static_cast<int>(ky) : 0;
+  }
+}
+
+template <class T>
+using Work = std::conditional_t<std::is_integral_v<T>, double, T>;
+
+/// The bucket K (> 0) for the templated kernel, 0 for the runtime-K kernel, -1 when nothing fits.
+template <class T>
+int plan_kind(const Shape& shape, const Separable2d& p) {
+  const int nd = static_cast<int>(shape.size());
+  if (nd < 2) return -1;
+  const std::int64_t ny = shape[nd - 2], nx = shape[nd - 1];
+  if (ny == 0 || nx == 0) return -1;
+  const std::int64_t planes = shape_size(shape) / (ny * nx);
+  const std::int64_t ky = static_cast<std::int64_t>(p.wy.size()), kx = static_cast<std::int64_t>(p.wx.size());
+  if (ky < 1 || kx < 1 || planes > 65535) return -1;
+  const bool constant = p.my == Mode::constant || p.mx == Mode::constant;
+  const bool centred = ky % 2 == 1 && kx % 2 == 1 && p.ly == ky / 2 && p.lx == kx / 2;
+  const int K = centred ? bucket_for<T>(ky, kx) : 0;
+  if constexpr (std::is_integral_v<T>) {
+    // Exact: scipy's symmetric summation order (zero padding adds exact zeros first).
+    if (K == 0 || p.sy == 0 || p.sx == 0) return -1;
+    if ((ny + Policy<8>::TH - 1) / Policy<8>::TH > 65535) return -1;
+    return K;
+  } else {
+    // Constant mode needs cval exactly in T (else the pass form keeps it as double).
+    if (constant && static_cast<double>(static_cast<T>(p.cval)) != p.cval) return -1;
+    if (K > 0 && (ny + Policy<sizeof(T)>::TH - 1) / Policy<sizeof(T)>::TH <= 65535) return K;
+    if (ky > 4096 || kx > 4096 || legacy_smem<T>(static_cast<int>(ky), static_cast<int>(kx)) > kLegacySmemMax ||
+        (ny + legacy_th<T>() - 1) / legacy_th<T>() > 65535)
+      return -1;
+    return 0;
+  }
+}
+
+/// Raises the dynamic shared-memory limit of `kernel` once per device (a host-side attribute).
+template <class Kernel>
+void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& done) {
+  int dev = 0;
+  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
+  const std::uint64_t bit = std::uint64_t(1) << (dev & 63);
+  if (done.load(std::memory_order_acquire) & bit) return;
+  CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  done.fetch_or(bit, std::memory_order_acq_rel);
+}
+
+template <class T, int K>
+void launch_fused(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+  using W = Work<T>;
+  using G = Geo<W, K>;
+  const int nd = in.ndim();
+  const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
+  Taps<W, K> w{};
+  const int py = (K - static_cast<int>(p.wy.size())) / 2, px = (K - static_cast<int>(p.wx.size())) / 2;
+  for (std::size_t i = 0; i < p.wy.size(); ++i) w.y[py + i] = static_cast<W>(p.wy[i]);
+  for (std::size_t i = 0; i < p.wx.size(); ++i) w.x[px + i] = static_cast<W>(p.wx[i]);
+  static std::atomic<std::uint64_t> smem_set{0};
+  auto* kernel = fused_kernel<T, W, K>;
+  allow_smem(kernel, G::smem, smem_set);
+  const bool vec = !std::is_integral_v<T> && nx % G::V == 0 && reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0;
+  const Geom g{ny, nx, p.my, p.mx};
+  const dim3 grid(static_cast<unsigned>((nx + G::TW - 1) / G::TW), static_cast<unsigned>((ny + G::TH - 1) / G::TH),
+                  static_cast<unsigned>(planes));
+  const int sign = static_cast<int>(0x80000000u);
+  kernel<<<grid, kThreads, G::smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g, w,
+                                              static_cast<W>(p.cval), vec, p.sy < 0 ? sign : 0, p.sx < 0 ? sign : 0);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_legacy(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+  if constexpr (!std::is_integral_v<T>) {
+    const int nd = in.ndim();
+    const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
+    const int ky = static_cast<int>(p.wy.size()), kx = static_cast<int>(p.wx.size());
+    const std::size_t smem = legacy_smem<T>(ky, kx);
+    static std::atomic<std::uint64_t> smem_set{0};
+    allow_smem(legacy_kernel<T>, kLegacySmemMax, smem_set);
+    std::vector<double> w(p.wy);
+    w.insert(w.end(), p.wx.begin(), p.wx.end());
+    // The weights travel stream-ordered (pinned staging); the host vector may go right after.
+    const Array wd = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(in.device(), Stream(stream));
+    const LegacyGeom g{ny, nx, ky, kx, p.ly, p.lx, p.my, p.mx};
+    const dim3 grid(static_cast<unsigned>((nx + kLTW - 1) / kLTW),
+                    static_cast<unsigned>((ny + legacy_th<T>() - 1) / legacy_th<T>()), static_cast<unsigned>(planes));
+    legacy_kernel<T><<<grid, kThreads, smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g,
+                                                       static_cast<const double*>(wd.data()), static_cast<T>(p.cval));
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
 }
 
 }  // namespace
 
 template <class T>
+bool cuda_separable2d_fits(const Shape& shape, const Separable2d& plan) {
+  return shape_size(shape) == 0 || plan_kind<T>(shape, plan) >= 0;
+}
+
+template <class T>
 bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  constexpr int TH = tile_h<T>();
-  const int nd = in.ndim();
-  const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1];
   if (in.size() == 0) return true;
-  const std::int64_t planes = in.size() / (ny * nx);
-  const int ky = static_cast<int>(p.wy.size()), kx = static_cast<int>(p.wx.size());
-  const std::size_t smem = smem_bytes<T>(ky, kx);
-  if (p.wy.size() > 4096 || p.wx.size() > 4096 || smem > kSmemMax || planes > 65535 || (ny + TH - 1) / TH > 65535)
-    return false;
-  // Constant mode needs cval exactly in T (else the pass form keeps it as double).
-  if ((p.my == Mode::constant || p.mx == Mode::constant) && static_cast<double>(static_cast<T>(p.cval)) != p.cval)
-    return false;
-  // Per device and cheap: set it every call rather than cache it per process.
-  CUSK_CUDA_CHECK(cudaFuncSetAttribute(separable2d_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(kSmemMax)));
-  std::vector<double> w(p.wy);
-  w.insert(w.end(), p.wx.begin(), p.wx.end());
-  // The weights travel stream-ordered (pinned staging); the host vector may go right after.
-  const Array wd = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(in.device(), Stream(stream));
-  Geom g{ny, nx, ky, kx, p.ly, p.lx, p.my, p.mx};
-  const dim3 grid(static_cast<unsigned>((nx + TW - 1) / TW), static_cast<unsigned>((ny + TH - 1) / TH),
-                  static_cast<unsigned>(planes));
-  separable2d_kernel<T><<<grid, kThreads, smem, stream>>>(static_cast<const T*>(in.data()),
-                                                          static_cast<T*>(out.data()), g,
-                                                          static_cast<const double*>(wd.data()),
-                                                          static_cast<T>(p.cval));
-  CUSK_CUDA_CHECK_LAUNCH();
+  const int kind = plan_kind<T>(in.shape(), p);
+  if (kind < 0) return false;
+  if (kind == 0) {
+    launch_legacy<T>(in, out, p, stream);
+    return true;
+  }
+#define CUSK_K(K)                          \
+  case K:                                  \
+    launch_fused<T, K>(in, out, p, stream); \
+    break;
+  if constexpr (std::is_integral_v<T>) {
+    switch (kind) {
+      CUSK_K(5) CUSK_K(9) CUSK_K(13) CUSK_K(17) CUSK_K(25) CUSK_K(33)
+      default: return false;
+    }
+  } else {
+    switch (kind) {
+      CUSK_K(3) CUSK_K(5) CUSK_K(7) CUSK_K(9) CUSK_K(11) CUSK_K(13) CUSK_K(15) CUSK_K(17)
+      CUSK_K(19) CUSK_K(21) CUSK_K(23) CUSK_K(25) CUSK_K(27) CUSK_K(29) CUSK_K(31) CUSK_K(33)
+      default: return false;
+    }
+  }
+#undef CUSK_K
   return true;
 }
 
-template bool cuda_separable2d<float>(const Array&, Array&, const Separable2d&, cudaStream_t);
-template bool cuda_separable2d<double>(const Array&, Array&, const Separable2d&, cudaStream_t);
+#define CUSK_SEPARABLE2D(T)                                                                  \
+  template bool cuda_separable2d<T>(const Array&, Array&, const Separable2d&, cudaStream_t); \
+  template bool cuda_separable2d_fits<T>(const Shape&, const Separable2d&);
+CUSK_SEPARABLE2D(std::uint8_t)
+CUSK_SEPARABLE2D(std::uint16_t)
+CUSK_SEPARABLE2D(float)
+CUSK_SEPARABLE2D(double)
+#undef CUSK_SEPARABLE2D
 
 }  // namespace cuskimage::ndimage::detail

@@ -2,7 +2,8 @@
 // _h/_v forms, roberts and its diagonals, laplace. Each builds scikit-image's float64 kernels and
 // runs them as ndimage::convolve (the CPU oracle: scipy's double sums) followed by NumPy's element-
 // wise steps in the image's float type (squares, sum, sqrt, / sqrt(ndim), * eroded mask). On CUDA, a
-// 2-D float image takes one fused stencil kernel for the whole chain (kernels/filters/edges.cu).
+// 2-D float image takes one fused stencil kernel for the whole chain, and a 3-D volume one fused
+// separable stencil (gradients, magnitude, mask in one pass; kernels/filters/edges.cu).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "src/core/elementwise.hpp"
 #include "src/core/validate.hpp"
 #include "src/filters/edges.hpp"
+#include "src/filters/stencil3d.hpp"
 
 namespace cuskimage::filters {
 
@@ -84,6 +86,11 @@ struct EdgePlan {
   int root_n = 1;
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
+  // The separable description the fused 3-D kernel uses: the family's 1-D weights and the axes of
+  // `kernels` (generic_edge), or the laplace kernel.
+  const Weights1d* sep = nullptr;
+  std::vector<int> axes;
+  bool laplace = false;
 };
 
 /// scipy's binary_erosion(mask, full structure, border_value=0) on the image's device, as bool.
@@ -135,6 +142,40 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
         const Array m = em.valid() ? em.contiguous(stream) : Array();
         Array out = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
         if (detail::cuda_stencil2d<T>(src, out, s, m, stream.handle())) {
+          result = std::move(out);
+          return;
+        }
+      }
+    }
+    // CUDA, 3-D: the fused separable stencil (gradients and magnitude in one pass).
+    if (!fimg.device().is_cpu() && fimg.ndim() == 3 && (plan.laplace || plan.sep)) {
+      detail::Stencil3d s;
+      bool ok = true;
+      if (plan.laplace) {
+        s.laplace = true;
+      } else {
+        const std::size_t k = plan.sep->edge.size();
+        s.R = static_cast<int>(k / 2);
+        for (std::size_t i = 0; i < k; ++i) {  // convolution -> correlation: flipped
+          s.edge[i] = plan.sep->edge[k - 1 - i];
+          s.smooth[i] = plan.sep->smooth[k - 1 - i];
+        }
+        for (int a : plan.axes) {
+          ok = ok && !(s.axes & (1 << a));  // a repeated axis keeps the generic sum
+          s.axes |= 1 << a;
+        }
+        s.magnitude = plan.magnitude;
+        ok = ok && (plan.magnitude || plan.axes.size() == 1);
+      }
+      if (ok) {
+        s.root_ndim = static_cast<double>(std::sqrt(static_cast<T>(plan.root_n)));
+        s.mode = static_cast<int>(plan.mode);
+        s.cval = plan.cval;
+        cuskimage::detail::DeviceGuard guard(fimg.device().index());
+        const Array src = fimg.contiguous(stream);
+        const Array m = em.valid() ? em.contiguous(stream) : Array();
+        Array out = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
+        if (detail::cuda_stencil3d<T>(src, out, s, m, stream.handle())) {
           result = std::move(out);
           return;
         }
@@ -196,6 +237,8 @@ Array generic_edge(const Array& image, Family f, const EdgeOptions& o, std::stri
   const Weights1d w = family_weights(f);
   EdgePlan plan;
   for (int a : axes) plan.kernels.push_back(edge_kernel(w, nd, a));
+  plan.sep = &w;
+  plan.axes = axes;
   plan.magnitude = axes.size() > 1;
   plan.root_n = nd;
   plan.mode = o.mode;
@@ -264,6 +307,7 @@ Array laplace(const Array& image, const LaplaceOptions& opts, const Stream& stre
   check_image(image, fn);
   EdgePlan plan;
   plan.kernels.push_back(laplace_kernel(image.ndim()));
+  plan.laplace = image.ndim() == 3;
   return run_plan(image, plan, opts.mask, fn, stream);
 }
 

@@ -1,6 +1,7 @@
 // scipy.ndimage.gaussian_filter1d / gaussian_filter: scipy's kernel (same float64 operations, NumPy's
-// pairwise sum for the normalisation) run as correlate1d passes by the ndimage backends; 2-D float
-// images on CUDA take the fused tile kernel of kernels/filters/gaussian.cu instead.
+// pairwise sum for the normalisation) run as correlate1d passes by the ndimage backends; on CUDA the last two
+// passes over axes (-2, -1) of a float32/float64/uint8/uint16 image run as one fused tile kernel
+// (kernels/ndimage/separable2d.cu), exact for the integer dtypes.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -96,25 +97,31 @@ void run_gaussian(const Array& in, Array& out, const std::vector<std::pair<int, 
     const bool direct = out.is_contiguous();
     Array final_ = direct ? out.share() : Array::empty(in.shape(), in.dtype(), in.device(), stream);
     const int nd = in.ndim();
-    if constexpr (std::is_floating_point_v<T>) {
-      // Both axes of a 2-D image: one fused kernel, no intermediate array.
-      if (nd == 2 && passes.size() == 2 && passes[0].first == 0 && passes[1].first == 1) {
-        detail::Separable2d plan{passes[0].second.w, passes[1].second.w, passes[0].second.left,
-                                          passes[1].second.left, passes[0].second.mode, passes[1].second.mode,
-                                          passes[0].second.cval};
-        if (detail::cuda_separable2d<T>(src, final_, plan, stream.handle())) {
-          if (!direct) out.copy_from(final_, stream);
-          return;
-        }
+    const std::size_t P = passes.size();
+    // The last two passes over axes (-2, -1) fuse into one kernel (no intermediate array; for a 3-D
+    // volume the axis-0 pass runs first on its own, then the fused kernel over every plane).
+    bool fuse = false;
+    detail::Separable2d plan;
+    if constexpr (!std::is_same_v<T, std::int32_t>) {
+      if (nd >= 2 && P >= 2 && passes[P - 2].first == nd - 2 && passes[P - 1].first == nd - 1) {
+        const detail::Pass1d& a = passes[P - 2].second;
+        const detail::Pass1d& b = passes[P - 1].second;
+        plan = {a.w, b.w, a.left, b.left, a.mode, b.mode, a.cval, a.symmetry, b.symmetry};
+        // cval is shared by both passes (gaussian_filter takes one).
+        fuse = a.cval == b.cval && detail::cuda_separable2d_fits<T>(in.shape(), plan);
       }
     }
+    const std::size_t L = fuse ? P - 1 : P;  // launches
     Array tmp;
-    if (passes.size() > 1) tmp = Array::empty(in.shape(), in.dtype(), in.device(), stream);
-    const std::size_t P = passes.size();
+    if (L > 1) tmp = Array::empty(in.shape(), in.dtype(), in.device(), stream);
     const Array* cur = &src;
-    for (std::size_t p = 0; p < P; ++p) {
-      Array& dst = (P - 1 - p) % 2 == 0 ? final_ : tmp;  // ping-pong so the last pass lands in final_
-      detail::cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream.handle());
+    for (std::size_t p = 0; p < L; ++p) {
+      Array& dst = (L - 1 - p) % 2 == 0 ? final_ : tmp;  // ping-pong so the last launch lands in final_
+      if (fuse && p == L - 1) {
+        if constexpr (!std::is_same_v<T, std::int32_t>) detail::cuda_separable2d<T>(*cur, dst, plan, stream.handle());
+      } else {
+        detail::cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream.handle());
+      }
       cur = &dst;
     }
     if (!direct) out.copy_from(final_, stream);

@@ -313,3 +313,49 @@ TEST(GpuFiltersEdges, NoLegacyStream) {
     s.synchronize();
   }));
 }
+
+// The fused 3-D stencil (kernels/filters/edges.cu): every family, the magnitude over all axes or a
+// subset, single axes, laplace, every mode and a non-zero cval, masks; volumes with interior tiles
+// whose rows are 16-byte aligned (100 columns) or not (99), and one smaller than a tile.
+TEST(GpuFiltersEdges, Fused3dEveryFamilyAxesModeMask) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  using EdgeFn = Array (*)(const Array&, const filters::EdgeOptions&, const Stream&);
+  const std::vector<std::pair<std::string, EdgeFn>> fams = {
+      {"sobel", filters::sobel}, {"scharr", filters::scharr}, {"prewitt", filters::prewitt}, {"farid", filters::farid}};
+  std::uint64_t seed = 700;
+  for (const DType dt : {DType::float32, DType::float64}) {
+    for (const Shape& shape : {Shape{20, 24, 100}, Shape{19, 26, 99}, Shape{5, 7, 9}}) {
+      const Array h = fresh(shape, dt, seed++);
+      const Array d = h.to(Device::cuda(), s);
+      const Array hm = cusktest::random_array(shape, DType::bool_, seed++);
+      const Array dm = hm.to(Device::cuda(), s);
+      SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape));
+      for (const auto& [name, fn] : fams) {
+        for (const auto& m : kModes) {
+          const Mode mode = cuskimage::ndimage::mode_from_name(m);
+          for (const std::vector<int>& axes : std::vector<std::vector<int>>{{}, {0}, {1}, {2}, {0, 2}, {-1, 1}}) {
+            const filters::EdgeOptions o{.axis = axes, .mode = mode, .cval = 0.5};
+            EXPECT_TRUE(gpu_close(h, fn(h, o, {}), fn(d, o, s), 4.0)) << name << " " << m << " axes " << axes.size();
+          }
+        }
+        const filters::EdgeOptions om{.mask = hm.share()}, dom{.mask = dm.share()};
+        EXPECT_TRUE(gpu_close(h, fn(h, om, {}), fn(d, dom, s), 4.0)) << name << " masked";
+      }
+      EXPECT_TRUE(gpu_close(h, filters::laplace(h), filters::laplace(d, {}, s), 8.0));
+      EXPECT_TRUE(gpu_close(h, filters::laplace(h, {.mask = hm.share()}), filters::laplace(d, {.mask = dm.share()}, s), 8.0));
+    }
+  }
+  // A strided view of a volume, on a non-default stream without the legacy one.
+  const Array v = fresh({24, 30, 80}, DType::float32, 9);
+  const Array dv = v.to(Device::cuda(), s);
+  const Array hv = v.slice({Slice{1, 23, 2}, Slice{}, Slice{std::nullopt, std::nullopt, -1}});
+  const Array dvv = dv.slice({Slice{1, 23, 2}, Slice{}, Slice{std::nullopt, std::nullopt, -1}});
+  EXPECT_TRUE(gpu_close(v, filters::sobel(hv), filters::sobel(dvv, {}, s), 4.0));
+  s.synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
+    Array a = filters::farid(dv, {}, st);
+    Array b = filters::laplace(dv, {}, st);
+    st.synchronize();
+  }));
+}

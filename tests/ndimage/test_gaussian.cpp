@@ -252,3 +252,77 @@ TEST(GpuNdimageGaussian, NoLegacyStream) {
     s.synchronize();
   }));
 }
+
+// The fused separable kernel (kernels/ndimage/separable2d.cu) on every template bucket (k = 3 .. 33
+// taps, and 41: the runtime-K kernel for floats, 1-D passes for integers), per-axis sigmas and
+// derivative orders (antisymmetric windows), every mode, uint8/uint16 (exact) and float32/float64;
+// shapes with interior tiles whose rows are 16-byte aligned (512 columns: the vector copies) or not
+// (517), tiles larger than the image (23 x 37), and a batch of planes (3-D over the last two axes).
+TEST(GpuNdimageGaussian, FusedKernelEveryBucketModeDtype) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 300;
+  for (const DType dt : {DType::uint8, DType::uint16, DType::float32, DType::float64}) {
+    for (const Shape& shape : {Shape{150, 517}, Shape{2, 120, 512}, Shape{23, 37}}) {
+      const Array h = fresh(shape, dt, seed++);
+      const Array d = h.to(Device::cuda(), s);
+      const int nd = static_cast<int>(shape.size());
+      const std::vector<int> last2 = {nd - 2, nd - 1};
+      for (const auto& m : kModes) {
+        const Mode mode = nd::mode_from_name(m);
+        const double cv = cval_for(dt);
+        for (const std::vector<double>& sigma :
+             std::vector<std::vector<double>>{{0.3}, {0.6}, {1.0}, {1.4}, {2.0}, {2.6}, {3.0}, {4.0}, {5.0}, {1.0, 3.0},
+                                              {4.0, 0.5}}) {
+          SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + m + " " + cuskimage::shape_str(shape) +
+                       " sigma " + std::to_string(sigma[0]) + (sigma.size() > 1 ? "," + std::to_string(sigma[1]) : ""));
+          const nd::GaussianFilterOptions o{.mode = mode, .cval = cv, .axes = last2};
+          EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, sigma, o), nd::gaussian_filter(d, sigma, o, s)));
+        }
+        SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + m + " " + cuskimage::shape_str(shape) + " orders");
+        // Antisymmetric axis-0 window, symmetric order-2 axis-1 window.
+        const nd::GaussianFilterOptions od{.order = {1, 2}, .mode = mode, .cval = cv, .axes = last2};
+        EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, {1.5, 2.0}, od), nd::gaussian_filter(d, {1.5, 2.0}, od, s), 2.0));
+        const nd::GaussianFilterOptions od2{.order = {0, 1}, .mode = mode, .cval = cv, .axes = last2};
+        EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, 3.0, od2), nd::gaussian_filter(d, 3.0, od2, s), 2.0));
+      }
+      // Every axis of a 3-D volume: the axis-0 pass, then the fused kernel over the planes.
+      if (nd == 3) EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, 1.5), nd::gaussian_filter(d, 1.5, {}, s)));
+    }
+  }
+}
+
+// Integer images through the fused kernel: a fractional cval (kept as double: scipy's cval is never
+// rounded to the dtype), strided views in and out, flat regions (sums that land exactly on integers,
+// where a float accumulation would truncate differently), and the result on a non-default stream.
+TEST(GpuNdimageGaussian, FusedIntegerExactViewsFlatAndCval) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (const DType dt : {DType::uint8, DType::uint16}) {
+    SCOPED_TRACE(cuskimage::dtype_name(dt));
+    const Array h = fresh({260, 700}, dt, 11);
+    const Array d = h.to(Device::cuda(), s);
+    for (const auto& m : kModes) {
+      const nd::GaussianFilterOptions o{.mode = nd::mode_from_name(m), .cval = 3.25};
+      EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, 2.0, o), nd::gaussian_filter(d, 2.0, o, s))) << m;
+    }
+    const Array hv = h.slice({Slice{7, 250, 2}, Slice{std::nullopt, std::nullopt, -3}});
+    const Array dv = d.slice({Slice{7, 250, 2}, Slice{std::nullopt, std::nullopt, -3}});
+    const Array expected = nd::gaussian_filter(hv, 3.0);
+    EXPECT_TRUE(gpu_close(h, expected, nd::gaussian_filter(dv, 3.0, {}, s)));
+    Array big = Array::zeros({hv.shape()[0], hv.shape()[1] * 2}, dt, Device::cuda(), s);
+    Array out = big.slice({Slice{}, Slice{std::nullopt, std::nullopt, 2}});
+    nd::gaussian_filter_into(dv, {3.0}, out, {}, s);
+    EXPECT_TRUE(gpu_close(h, expected, out));
+    // Flat blocks of a few grey levels.
+    std::vector<double> levels(200 * 300);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      const std::size_t y = i / 300, x = i % 300;
+      levels[i] = static_cast<double>(((y / 40) * 7 + (x / 50) * 3) % 6) * (dt == DType::uint8 ? 40.0 : 10000.0);
+    }
+    const Array flat = Array::from_vector(levels, {200, 300}).astype(dt);
+    const Array dflat = flat.to(Device::cuda(), s);
+    for (double sigma : {1.0, 3.0, 4.0})
+      EXPECT_TRUE(gpu_close(flat, nd::gaussian_filter(flat, sigma), nd::gaussian_filter(dflat, sigma, {}, s))) << sigma;
+  }
+}
