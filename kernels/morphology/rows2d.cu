@@ -18,10 +18,12 @@
 // backend's), NaN is skipped unless it is the first tap (then the result is that NaN).
 //
 // Bytes moved: one read and one write of the image (halo re-reads hit L1/L2). 8192^2 uint8:
-// 134 MB -> floor 0.032 ms at 4.2 TB/s. Disk(10) (21 rows, runs up to 21 -> levels 0..4) costs per
-// output pixel about 21 shared reads + 21 VIMNMX (2 pixels per word) plus ~2 x 4 build accesses
-// times the halo overhead (1.6 x 1.3): shared-memory bandwidth bound at ~30 accesses/pixel ->
-// predicted ~0.25-0.3 ms on an H200 (target <= 0.5 ms; CuPy 35.6 ms, ndimage path 10.7 ms).
+// 134 MB -> floor 0.032 ms at 4.2 TB/s. Disk(10) (21 rows, runs up to 21 -> levels 0..4): per run
+// and output word (2 pixels) the accumulation is 2 LDS + one VIMNMX3.U16x2 (ptxas fuses the two
+// mins), i.e. ~21 shared reads per pixel; the table build adds 4 levels x (2 LDS + 1 STS) per word
+// times the halo overhead (1.3 x 1.3). Shared-memory bandwidth (32 words/clk/SM) bounds it at
+// ~35 accesses/pixel -> predicted ~0.25-0.35 ms on an H200 (target <= 0.5 ms; CuPy 35.6 ms,
+// ndimage path 10.7 ms).
 // 3-D (ball(5) on 512^3): 11 plane loads per output plane, ~97 rows x 2 reads -> predicted ~3 ms.
 #include <cuda_runtime.h>
 
@@ -158,6 +160,7 @@ __global__ void __launch_bounds__(kBX * kBY)
     const T* plane = in + (plane_ok ? zz : 0) * g.ny * g.nx;
     for (int r = ty; r < rows; r += kBY) {
       const std::int64_t yy = map_index(y0 + runs.dy_min + r, g.ny, mode);
+#pragma unroll 2
       for (int w = tx; w < words; w += kBX) {
         const std::int64_t xb = x0 + runs.x_min + w;
         if constexpr (L::lanes == 2) {
@@ -175,6 +178,7 @@ __global__ void __launch_bounds__(kBX * kBY)
       const W* src = smem + (k - 1) * level_size;
       W* dst = smem + k * level_size;
       for (int r = ty; r < rows; r += kBY)
+#pragma unroll 4
         for (int w = tx; w < valid; w += kBX)
           dst[r * words + w] = L::template op<Max>(src[r * words + w], src[r * words + w + half]);
       __syncthreads();

@@ -25,7 +25,7 @@ Array fp_from(const std::vector<std::uint8_t>& v, const Shape& shape) { return A
 // ---- CPU: footprint -> runs ---------------------------------------------------------------------
 
 TEST(MorphologyFastRuns, DiskDiamondAndRejects) {
-  using detail::footprint_runs;
+  using cuskimage::morphology::detail::footprint_runs;
   const auto d2 = footprint_runs(disk(2).array());
   ASSERT_EQ(d2.size(), 5u);
   EXPECT_EQ(d2[0].dy, -2);
@@ -58,7 +58,7 @@ TEST(MorphologyFastRuns, DiskDiamondAndRejects) {
 TEST(MorphologyFastRuns, CpuIsUntouched) {
   // The fast pass only ever takes device arrays.
   const Array h = cusktest::random_array({9, 9}, DType::uint8, 3);
-  EXPECT_FALSE(detail::fast_minmax_pass(false, h, disk(1).array(), ndimage::Mode::reflect, 0.0, {}).valid());
+  EXPECT_FALSE(cuskimage::morphology::detail::fast_minmax_pass(false, h, disk(1).array(), ndimage::Mode::reflect, 0.0, {}).valid());
 }
 
 // ---- GPU ------------------------------------------------------------------------------------------
