@@ -269,4 +269,73 @@ struct MedialAxisResult {
 MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts = {}, const Stream& stream = {});
 // @@edt@@ end
 
+// @@skel@@ begin
+// =================================================================================================
+// Skeletonization and convex hulls (skimage.morphology._skeletonize / convex_hull)
+//
+// Every function binarizes its input (non-zero = foreground, NaN included) and returns bool of the
+// image's shape on its device. CPU and CUDA compute the same function bit for bit.
+// =================================================================================================
+
+/// skeletonize's `method`: None (Zhang for 2-D, Lee for 3-D), 'zhang' (2-D only), 'lee'.
+enum class SkeletonMethod { none, zhang, lee };
+/// Parses "zhang", "lee", "None"/"none"; anything else is InvalidArgument (scikit-image's ValueError).
+SkeletonMethod skeleton_method_from_name(std::string_view name);
+
+struct SkeletonizeOptions {
+  SkeletonMethod method = SkeletonMethod::none;
+};
+
+/// Skeleton of a 2-D or 3-D binary image. Zhang (scikit-image's _fast_skeletonize: its 256-entry
+/// lookup table, two parallel sub-iterations until nothing changes; 2-D). Lee (Lee, Kashyap & Chu
+/// 1994 as scikit-image's _compute_thin_image: six border directions -- four for a single plane --,
+/// each collecting deletable candidates in raster order and re-checking them sequentially; 2-D and
+/// 3-D). Lee's result depends on that visiting order; the CUDA backend reproduces it exactly (each
+/// candidate is decided once its earlier neighbouring candidates are, or earlier when its result
+/// does not depend on them), synchronizing the stream a few times per border direction.
+/// InvalidArgument: ndim not 2 or 3, 'zhang' with 3-D.
+Array skeletonize(const Array& image, const SkeletonizeOptions& opts = {}, const Stream& stream = {});
+
+struct ThinOptions {
+  /// Upper bound on the iterations; 0 (scikit-image's None, and its 0) runs until nothing changes.
+  /// Negative values are InvalidArgument (scikit-image silently returns the image unthinned).
+  std::int64_t max_num_iter = 0;
+};
+
+/// Morphological thinning of a 2-D binary image (Guo & Hall 1989, two sub-iterations, each a
+/// parallel lookup of the 8-neighbourhood in the G123 / G123' tables built from the paper's
+/// conditions as scikit-image builds them). InvalidArgument: not 2-D, empty image.
+Array thin(const Array& image, const ThinOptions& opts = {}, const Stream& stream = {});
+
+struct ConvexHullOptions {
+  /// Represent each pixel by the midpoints of its four edges (r +- 0.5, c +- 0.5) when building the
+  /// hull (else by its centre).
+  bool offset_coordinates = true;
+  /// Used by scikit-image for N-d images only (not supported here); kept for the signature.
+  double tolerance = 1e-10;
+  /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
+  bool include_borders = true;
+};
+
+/// Convex hull image of a 2-D binary image: the pixels whose centre lies in the convex hull of the
+/// foreground (exact integer geometry, so equal to scikit-image's Qhull + grid_points_in_poly).
+/// As in scikit-image the image is cast to uint8 first (NumPy's cast: integers wrap, floats
+/// truncate), so e.g. 0.5 or 256 is background. An all-zero image, or a hull of zero area (possible
+/// only without offset_coordinates, where Qhull fails), gives an all-false image (scikit-image
+/// warns); where scikit-image raises "No points given" (non-zero values that all cast to 0) this
+/// returns all false too. 3-D images (scikit-image: Qhull) throw NotSupported; other ndim
+/// InvalidArgument.
+Array convex_hull_image(const Array& image, const ConvexHullOptions& opts = {}, const Stream& stream = {});
+
+struct ConvexHullObjectOptions {
+  /// 1: 4-connected objects, 2: 8-connected.
+  int connectivity = 2;
+};
+
+/// Union of the convex hull images of each object (skimage.measure.label: connected pixels of the
+/// same non-zero value, so touching objects of different values are separate). 2-D only. On CUDA it
+/// synchronizes the stream once (to size per-object scratch).
+Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts = {}, const Stream& stream = {});
+// @@skel@@ end
+
 }  // namespace cuskimage::morphology
