@@ -181,3 +181,38 @@ TEST(GpuNdimage, NoLegacyDefaultStream) {
     s.synchronize();
   }));
 }
+
+// The 2-D tiled window kernel's staged taps: a window with more taps than travel as a kernel
+// parameter (15 x 15 = 225, uploaded), one that travels as a parameter (3 x 3), and a non-
+// rectangular footprint for the rank filters; images with interior tiles (cp.async for 4- and
+// 8-byte types, plain loads for 1- and 2-byte ones) and border tiles, every mode.
+TEST(GpuNdimage, TiledWindowTapsAndInteriorTiles) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array w15 = fresh({15, 15}, DType::float64, 40);
+  const Array w3 = fresh({3, 3}, DType::float64, 41);
+  std::vector<double> disk(9 * 9);
+  for (int i = 0; i < 81; ++i) disk[i] = ((i / 9 - 4) * (i / 9 - 4) + (i % 9 - 4) * (i % 9 - 4)) <= 16 ? 1.0 : 0.0;
+  const Array fp = Array::from_vector(disk, {9, 9}).astype(DType::bool_);
+  std::uint64_t seed = 42;
+  for (const auto& dtn : kDtypes) {
+    const DType dt = dtype_of(dtn);
+    const Array h = fresh({150, 173}, dt, seed++);
+    const Array d = dev(h, s);
+    for (const auto& m : kModeNames) {
+      SCOPED_TRACE(dtn + " " + m);
+      const Mode mode = nd::mode_from_name(m);
+      const nd::FilterOptions o{.mode = mode, .cval = cval_for(dt)};
+      EXPECT_TRUE(gpu_matches(nd::correlate(h, w15, o), nd::correlate(d, w15, o, s)));
+      EXPECT_TRUE(gpu_matches(nd::convolve(h, w3, o), nd::convolve(d, w3, o, s)));
+      const nd::RankFilterOptions r{.footprint = fp.share(), .mode = mode, .cval = cval_for(dt)};
+      EXPECT_TRUE(gpu_matches(nd::maximum_filter(h, r), nd::maximum_filter(d, r, s)));
+      EXPECT_TRUE(gpu_matches(nd::minimum_filter(h, r), nd::minimum_filter(d, r, s)));
+      // The 1-D passes on both axes, inside the axis and at its ends.
+      EXPECT_TRUE(gpu_matches(nd::correlate1d(h, golden("w_w7n"), {.axis = 0, .mode = mode, .cval = cval_for(dt)}),
+                              nd::correlate1d(d, golden("w_w7n"), {.axis = 0, .mode = mode, .cval = cval_for(dt)}, s)));
+      EXPECT_TRUE(gpu_matches(nd::uniform_filter(h, {.size = {5}, .mode = mode, .cval = cval_for(dt)}),
+                              nd::uniform_filter(d, {.size = {5}, .mode = mode, .cval = cval_for(dt)}, s)));
+    }
+  }
+}
