@@ -292,7 +292,8 @@ struct SkeletonizeOptions {
 /// each collecting deletable candidates in raster order and re-checking them sequentially; 2-D and
 /// 3-D). Lee's result depends on that visiting order; the CUDA backend reproduces it exactly (each
 /// candidate is decided once its earlier neighbouring candidates are, or earlier when its result
-/// does not depend on them), synchronizing the stream a few times per border direction.
+/// does not depend on them), synchronizing the stream a few times per border direction. Zhang on
+/// CUDA synchronizes once per batch of iterations (4, 8, ..., 64) to test for convergence.
 /// InvalidArgument: ndim not 2 or 3, 'zhang' with 3-D.
 Array skeletonize(const Array& image, const SkeletonizeOptions& opts = {}, const Stream& stream = {});
 
@@ -304,7 +305,8 @@ struct ThinOptions {
 
 /// Morphological thinning of a 2-D binary image (Guo & Hall 1989, two sub-iterations, each a
 /// parallel lookup of the 8-neighbourhood in the G123 / G123' tables built from the paper's
-/// conditions as scikit-image builds them). InvalidArgument: not 2-D, empty image.
+/// conditions as scikit-image builds them). InvalidArgument: not 2-D, empty image. CUDA: as
+/// skeletonize's Zhang (one synchronisation per batch of iterations).
 Array thin(const Array& image, const ThinOptions& opts = {}, const Stream& stream = {});
 
 struct ConvexHullOptions {
