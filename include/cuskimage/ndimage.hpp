@@ -119,11 +119,13 @@ Array maximum_filter(const Array& input, const RankFilterOptions& opts = {}, con
 // (radius = int(truncate * sigma + 0.5) unless given), normalised by its NumPy (pairwise) sum, times
 // the order-th derivative polynomial for order > 0; one correlate1d pass per axis in axis order, each
 // stored in the input's dtype. Axes with sigma <= 1e-15 are skipped.
-// CPU: double accumulation in scipy's order (bit-exact for integer outputs). CUDA: integer dtypes and
-// N-d inputs run the same double passes; 2-D float32/float64 images filtered on both axes run one
-// fused tile kernel (axis 0 then axis 1 in shared memory, no intermediate array) that accumulates
-// float32 images in float32: |result - scipy| <= 1e-5 * sum|w0| * sum|w1| * max|input| (typically
-// ~1e-7 relative); float64 images accumulate in double (agree to ~1e-14 relative).
+// CPU: double accumulation in scipy's order (bit-exact for integer outputs). CUDA: the last two
+// passes (axes -2, -1) of float32/float64/uint8/uint16 images run one fused tile kernel (axis 0
+// then axis 1 in shared memory, no intermediate array; 3-D runs the axis-0 pass first, then the
+// fused kernel per plane). Integer images keep the CPU's double sums and truncation (bit-exact);
+// float32 images accumulate in float32: |result - scipy| <= 1e-5 * sum|w0| * sum|w1| * max|input|
+// (typically ~1e-7 relative); float64 images in double (~1e-14 relative). Float windows wider than
+// 33 taps or differing per axis take a general fused kernel; int32 runs per-axis double passes.
 
 /// Boundary mode for every axis, or one per filtered axis (scipy's `mode` sequence).
 struct Modes {
