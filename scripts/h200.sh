@@ -38,7 +38,7 @@ if has test; then
   # Both tiers, one gtest run per module: Gpu* suites are the gpu tier, the rest the cpu tier.
   for t in $B/tests/test_*; do
     [[ -x $t && ! -d $t ]] || continue
-    for tier in gpu cpu; do
+    for tier in ${TIERS:-gpu cpu}; do  # TIERS=gpu: the GPU tier only
       f='Gpu*'; [[ $tier == cpu ]] && f='-Gpu*'
       log=/tmp/$(basename "$t").$tier.log
       timeout 300 "$t" --gtest_filter="$f" >"$log" 2>&1 || rc=1
