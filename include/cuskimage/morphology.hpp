@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -339,5 +340,141 @@ struct ConvexHullObjectOptions {
 /// synchronizes the stream once (to size per-object scratch).
 Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts = {}, const Stream& stream = {});
 // @@skel@@ end
+
+// @@recon@@ begin
+// =================================================================================================
+// Reconstruction, extrema, flood fill and small-object removal (skimage.morphology.grayreconstruct,
+// extrema, _flood_fill, misc). Results equal scikit-image 0.26 exactly (the CPU backend is the
+// oracle; the CUDA backend computes the same function). Strided inputs are accepted everywhere.
+// CPU: any ndim >= 1; CUDA: 1-, 2- and 3-D. Footprints are host arrays (any dtype, non-zero = in).
+// =================================================================================================
+
+enum class ReconstructionMethod { dilation, erosion };
+
+/// Keywords of reconstruction.
+struct ReconstructionOptions {
+  ReconstructionMethod method = ReconstructionMethod::dilation;
+  /// None (invalid Array): all ones of shape 3^ndim. Otherwise of the image's ndim; every length
+  /// odd unless `offset` is given.
+  Array footprint = {};
+  /// Index of the footprint's centre (None: length // 2 per axis). scikit-image 0.26 only accepts
+  /// an offset for 1-D images (its check compares the offset array's ndim); here it is the
+  /// documented per-axis centre for any ndim.
+  std::vector<std::int64_t> offset = {};
+};
+
+/// Morphological reconstruction by dilation (seed <= mask) or erosion (seed >= mask): the fixed
+/// point of rec = min(mask, dilation(rec)) (max / erosion), with every pixel p pushing its value
+/// to p + o for each footprint offset o (relative to the centre). seed and mask: same shape, any
+/// of bool, uint8, uint16, int32, float32, float64. The result is float32 for a float32 mask and
+/// float64 otherwise (scikit-image's _supported_float_type), the seed converted to that type.
+/// seed > mask (dilation) / seed < mask (erosion) anywhere throws InvalidArgument, as scikit-image
+/// raises; on CUDA that check reads one flag back (the one host synchronisation).
+/// CUDA: tiles in shared memory swept along each axis in both directions until stable, repeated
+/// over the image until no tile changes (batches of sweeps per host check; converged sweeps exit
+/// on the device).
+Array reconstruction(const Array& seed, const Array& mask, const ReconstructionOptions& options = {},
+                     const Stream& stream = {});
+
+/// Keywords of local_maxima and local_minima.
+struct LocalExtremaOptions {
+  /// None: scipy's generate_binary_structure(ndim, connectivity). Else 3 along every axis.
+  Array footprint = {};
+  /// None (0): full connectivity (ndim). Ignored when a footprint is given.
+  int connectivity = 0;
+  /// false: the bool mask; true: coordinates as int64 (k, ndim), row i the index of the i-th
+  /// extremum pixel in C order (np.transpose(np.nonzero(mask)); scikit-image returns the tuple
+  /// np.nonzero(mask), i.e. this array's columns). On CUDA the count is read back (one sync).
+  bool indices = false;
+  /// Pixels on the image border may be extrema (the image is padded with its minimum).
+  bool allow_borders = true;
+};
+
+/// Local maxima: connected plateaus (footprint adjacency, equal values) whose neighbours are all
+/// strictly lower, found with scikit-image's two-stage scan (a plateau qualifies only if one of
+/// its row runs is a 1-D maximum along the last axis). Dtypes: bool, uint8, uint16, int32,
+/// float32, float64. CUDA: symmetric footprints only (asymmetric ones make scikit-image's result
+/// depend on its scan order; NotSupported).
+Array local_maxima(const Array& image, const LocalExtremaOptions& options = {}, const Stream& stream = {});
+/// Local minima: local_maxima of the inverted image (scikit-image's invert, signed_float=True).
+Array local_minima(const Array& image, const LocalExtremaOptions& options = {}, const Stream& stream = {});
+
+/// Keywords of h_maxima and h_minima.
+struct HExtremaOptions {
+  /// None: the full 3^ndim footprint (reconstruction's default).
+  Array footprint = {};
+};
+
+/// Maxima of height >= h (uint8 0/1), scikit-image's algorithm: reconstruction by dilation of
+/// image - h (integer images: clipped at the dtype minimum; float images and integer images with a
+/// fractional h (converted to float64): image - h - 2 * finfo.resolution * |image|), then
+/// image - rec >= h. h > ptp(image) gives zeros; h == 0 and h < 0 (scikit-image would overflow or
+/// return every pixel) throw InvalidArgument. Dtypes: uint8, uint16, int32, float32, float64.
+Array h_maxima(const Array& image, double h, const HExtremaOptions& options = {}, const Stream& stream = {});
+/// Minima of depth >= h (the dual, by reconstruction by erosion of image + h).
+Array h_minima(const Array& image, double h, const HExtremaOptions& options = {}, const Stream& stream = {});
+
+/// Keywords of flood and flood_fill.
+struct FloodOptions {
+  /// None: generate_binary_structure(ndim, connectivity). Odd lengths, any size.
+  Array footprint = {};
+  /// None (0): full connectivity (ndim). Ignored when a footprint is given.
+  int connectivity = 0;
+  /// None: equal to the seed value; else |v - seed| <= |tolerance| with the bounds clipped to the
+  /// dtype's range and cast to it (truncated toward zero for integer images), as scikit-image.
+  std::optional<double> tolerance = {};
+  /// flood_fill only: fill the image itself (it must then be a writable array).
+  bool in_place = false;
+};
+
+/// Bool mask of the pixels reachable from `seed_point` (negative indices count from the end)
+/// through pixels within tolerance, stepping along the footprint's offsets. Dtypes: bool, uint8,
+/// uint16, int32, float32, float64. CUDA: the in-tolerance mask, then propagation from the seed
+/// with reconstruction's tile sweeps (one sync to learn convergence, no other host reads).
+Array flood(const Array& image, const std::vector<std::int64_t>& seed_point, const FloodOptions& options = {},
+            const Stream& stream = {});
+/// The image (a copy, or the image itself with in_place) with flood(...) set to `new_value`
+/// (converted to the dtype as NumPy's assignment).
+Array flood_fill(const Array& image, const std::vector<std::int64_t>& seed_point, double new_value,
+                 const FloodOptions& options = {}, const Stream& stream = {});
+
+/// Keywords of remove_small_objects (scikit-image 0.26: `min_size` is deprecated for `max_size`).
+struct RemoveSmallObjectsOptions {
+  /// Objects of at most this many pixels are removed (0.26's max_size, default 64).
+  std::int64_t max_size = 64;
+  /// Deprecated min_size: when set it replaces max_size (scikit-image 0.26 forwards it, so objects
+  /// of at most min_size pixels go); setting it with a non-default max_size throws, as there.
+  std::optional<std::int64_t> min_size = {};
+  /// Bool images: scipy's generate_binary_structure(ndim, connectivity) (< 1: no neighbours).
+  int connectivity = 1;
+};
+
+/// Removes connected components (bool input) or labels (integer input: each label's pixel count,
+/// connectivity unused) of size <= max_size; the result has the input's dtype. Dtypes: bool,
+/// uint8, uint16, int32, int64; other dtypes, negative labels and negative sizes throw
+/// InvalidArgument (scikit-image quietly removes nothing for a negative size). CUDA: union-find
+/// labelling, sizes by atomics, then the filtering map, all on the device (label input reads its
+/// min/max back once to size the histogram).
+Array remove_small_objects(const Array& ar, const RemoveSmallObjectsOptions& options = {},
+                           const Stream& stream = {});
+/// `out=`: same shape as `ar`, its dtype and device, any strides (may be `ar` itself).
+void remove_small_objects_into(const Array& ar, Array& out, const RemoveSmallObjectsOptions& options = {},
+                               const Stream& stream = {});
+
+/// Keywords of remove_small_holes (0.26: `area_threshold` is deprecated for `max_size`).
+struct RemoveSmallHolesOptions {
+  std::int64_t max_size = 64;
+  /// Deprecated area_threshold: replaces max_size (0.26 forwards it: holes of at most this size).
+  std::optional<std::int64_t> area_threshold = {};
+  int connectivity = 1;
+};
+
+/// Fills holes (connected components of the background) of size <= max_size; returns bool.
+/// Dtypes as remove_small_objects (non-zero = foreground).
+Array remove_small_holes(const Array& ar, const RemoveSmallHolesOptions& options = {}, const Stream& stream = {});
+/// `out=`: a bool array of ar's shape on its device (any strides).
+void remove_small_holes_into(const Array& ar, Array& out, const RemoveSmallHolesOptions& options = {},
+                             const Stream& stream = {});
+// @@recon@@ end
 
 }  // namespace cuskimage::morphology
