@@ -60,11 +60,13 @@ __global__ void __launch_bounds__(kThreads)
                  int noff, TileGeom tg, int* __restrict__ stamps, int k, const int* __restrict__ changed_prev,
                  int* __restrict__ changed_cur) {
   using O = Order<T, Dil>;
-  extern __shared__ unsigned char smem_raw[];
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   T* s = reinterpret_cast<T*>(smem_raw);
   const int s_size = tg.sz * tg.sy * tg.sx;
   T* m = s + s_size;
-  int* spull = reinterpret_cast<int*>(m + tg.tz * tg.ty * tg.tx);
+  // The offsets follow the two tiles, 8-byte aligned (T may be one byte).
+  const std::size_t pull_at = ((static_cast<std::size_t>(s_size) + tg.tz * tg.ty * tg.tx) * sizeof(T) + 7) & ~std::size_t(7);
+  int* spull = reinterpret_cast<int*>(smem_raw + pull_at);
 
   if (*changed_prev == 0) return;  // the previous sweep changed nothing: converged
   const int b = blockIdx.x;
@@ -189,7 +191,8 @@ TileGeom make_tiles(const Geom3& g, const std::vector<Off3>& push, std::size_t e
     std::size_t s = elem;
     std::size_t halo = 1;
     for (int d = 0; d < 3; ++d) halo *= static_cast<std::size_t>(ext[d] + lo[d] + hi[d]);
-    return s * (halo + static_cast<std::size_t>(ext[0]) * ext[1] * ext[2]) + sizeof(int) * push.size();
+    return ((s * (halo + static_cast<std::size_t>(ext[0]) * ext[1] * ext[2]) + 7) & ~std::size_t(7)) +
+           sizeof(int) * push.size();
   };
   // Large footprints: shrink the tile along its longest axis until the shared memory fits.
   constexpr std::size_t kMaxSmem = 160 * 1024;
