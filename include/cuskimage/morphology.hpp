@@ -314,7 +314,7 @@ struct ConvexHullOptions {
   /// Represent each pixel by the midpoints of its four edges (r +- 0.5, c +- 0.5) when building the
   /// hull (else by its centre).
   bool offset_coordinates = true;
-  /// Used by scikit-image for N-d images only (not supported here); kept for the signature.
+  /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only).
   double tolerance = 1e-10;
   /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
   bool include_borders = true;
@@ -326,8 +326,11 @@ struct ConvexHullOptions {
 /// truncate), so e.g. 0.5 or 256 is background. An all-zero image, or a hull of zero area (possible
 /// only without offset_coordinates, where Qhull fails), gives an all-false image (scikit-image
 /// warns); where scikit-image raises "No points given" (non-zero values that all cast to 0) this
-/// returns all false too. 3-D images (scikit-image: Qhull) throw NotSupported; other ndim
-/// InvalidArgument.
+/// returns all false too. 3-D images (CPU only; CUDA arrays throw NotSupported) follow
+/// scikit-image's N-d path: the hull of the non-zero voxels (no uint8 cast; coplanar voxels give
+/// all false, as Qhull fails), then voxels whose centre satisfies every facet's unit-normal equation
+/// n.x + d < tolerance (include_borders is unused, as in scikit-image). 4-D and up: NotSupported;
+/// 1-D: InvalidArgument.
 Array convex_hull_image(const Array& image, const ConvexHullOptions& opts = {}, const Stream& stream = {});
 
 struct ConvexHullObjectOptions {

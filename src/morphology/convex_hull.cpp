@@ -7,8 +7,12 @@
 // vertices are its exact corners and the point test is exact: here the hull is a monotone chain
 // pair (lower / upper in Y as functions of X) over the per-row extremes, and each row's covered
 // columns follow from integer division. Same function on the CPU and (kernels/morphology/
-// convex_hull.cu) on CUDA.
+// convex_hull.cu) on CUDA. 3-D (CPU only): scikit-image's Qhull facets become an exact incremental
+// hull over the first/last voxel of every (plane, row), and the tolerance test n.x + d < tolerance
+// on unit normals becomes an integer bound per facet.
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -131,10 +135,136 @@ void cpu_hull_object(const Array& image, Array& out, int connectivity) {
     cpu_fill_hull(rlo.data() + offs[k], rhi.data() + offs[k], offs[k + 1] - offs[k], roots[k] / C, true, true, o, R, C);
 }
 
+// ---- 3-D (CPU): incremental hull with exact integer arithmetic, doubled coordinates ------------
+
+struct P3 {
+  std::int64_t x, y, z;
+};
+P3 sub3(P3 a, P3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+P3 cross(P3 a, P3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+std::int64_t dot(P3 a, P3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+struct Face {
+  int a, b, c;
+  P3 n;  // outward normal (b - a) x (c - a)
+  std::int64_t d;  // n . a
+};
+
+/// Facets of the convex hull of `pts` (outward); empty when the points are coplanar (Qhull fails).
+std::vector<Face> hull3(const std::vector<P3>& pts) {
+  const int n = static_cast<int>(pts.size());
+  auto make = [&](int a, int b, int c) {
+    Face f{a, b, c, cross(sub3(pts[b], pts[a]), sub3(pts[c], pts[a])), 0};
+    f.d = dot(f.n, pts[a]);
+    return f;
+  };
+  int i1 = -1, i2 = -1, i3 = -1;
+  for (int i = 1; i < n && i1 < 0; ++i)
+    if (pts[i].x != pts[0].x || pts[i].y != pts[0].y || pts[i].z != pts[0].z) i1 = i;
+  if (i1 < 0) return {};
+  for (int i = 1; i < n && i2 < 0; ++i) {
+    const P3 c = cross(sub3(pts[i1], pts[0]), sub3(pts[i], pts[0]));
+    if (c.x || c.y || c.z) i2 = i;
+  }
+  if (i2 < 0) return {};
+  const Face base = make(0, i1, i2);
+  for (int i = 1; i < n && i3 < 0; ++i)
+    if (dot(base.n, pts[i]) != base.d) i3 = i;
+  if (i3 < 0) return {};
+  // The tetrahedron's faces, each turned to face away from the opposite vertex.
+  std::vector<Face> faces;
+  const int tet[4][4] = {{0, i1, i2, i3}, {0, i1, i3, i2}, {0, i2, i3, i1}, {i1, i2, i3, 0}};
+  for (const auto& t : tet) {
+    Face f = make(t[0], t[1], t[2]);
+    if (dot(f.n, pts[t[3]]) > f.d) f = make(t[0], t[2], t[1]);
+    faces.push_back(f);
+  }
+  std::vector<std::pair<int, int>> edges;
+  for (int q = 0; q < n; ++q) {
+    if (q == 0 || q == i1 || q == i2 || q == i3) continue;
+    std::vector<Face> keep;
+    edges.clear();
+    for (const Face& f : faces) {
+      if (dot(f.n, pts[q]) > f.d) {
+        edges.push_back({f.a, f.b});
+        edges.push_back({f.b, f.c});
+        edges.push_back({f.c, f.a});
+      } else {
+        keep.push_back(f);
+      }
+    }
+    if (edges.empty()) continue;
+    std::sort(edges.begin(), edges.end());
+    for (const auto& e : edges)  // horizon: visible edges whose reverse is not visible
+      if (!std::binary_search(edges.begin(), edges.end(), std::make_pair(e.second, e.first)))
+        keep.push_back(make(e.first, e.second, q));
+    faces = std::move(keep);
+  }
+  return faces;
+}
+
+template <class T>
+void cpu_hull_image_3d(const Array& image, Array& out, bool offset, double tolerance) {
+  const Array c = image.contiguous();
+  const T* v = static_cast<const T*>(c.data());
+  const std::int64_t P = c.shape(0), R = c.shape(1), C = c.shape(2);
+  // scikit-image's N-d path: np.nonzero of the image itself (no uint8 cast). Per (plane, row) the
+  // first and last voxel span every hull vertex.
+  std::vector<P3> centres;
+  for (std::int64_t p = 0; p < P; ++p)
+    for (std::int64_t r = 0; r < R; ++r) {
+      std::int64_t lo = -1, hi = -1;
+      for (std::int64_t k = 0; k < C; ++k)
+        if (v[(p * R + r) * C + k] != T(0)) {  // NaN counts, as in np.nonzero
+          if (lo < 0) lo = k;
+          hi = k;
+        }
+      if (lo < 0) continue;
+      centres.push_back({2 * p, 2 * r, 2 * lo});
+      if (hi != lo) centres.push_back({2 * p, 2 * r, 2 * hi});
+    }
+  if (centres.empty()) return;
+  std::vector<Face> faces = hull3(centres);  // Qhull of the centres fails when they are coplanar
+  if (faces.empty()) return;
+  if (offset) {
+    std::vector<P3> pts;
+    for (const P3& q : centres)
+      for (const P3& o : {P3{1, 0, 0}, P3{-1, 0, 0}, P3{0, 1, 0}, P3{0, -1, 0}, P3{0, 0, 1}, P3{0, 0, -1}})
+        pts.push_back({q.x + o.x, q.y + o.y, q.z + o.z});
+    faces = hull3(pts);
+  }
+  // A voxel is in the hull when every facet's (unit-normal) equation is < tolerance: in doubled
+  // integer coordinates n.X - d < 2 |n| tolerance, i.e. n.X - d <= ceil(2 |n| tolerance) - 1.
+  std::vector<std::int64_t> slack(faces.size());
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    const P3 nn = faces[f].n;
+    const double len = std::sqrt(static_cast<double>(nn.x) * nn.x + static_cast<double>(nn.y) * nn.y +
+                                 static_cast<double>(nn.z) * nn.z);
+    slack[f] = static_cast<std::int64_t>(std::ceil(2.0 * len * tolerance)) - 1;
+  }
+  bool* o = static_cast<bool*>(out.data());
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int64_t p = 0; p < P; ++p)
+    for (std::int64_t r = 0; r < R; ++r) {
+      std::int64_t c0 = 0, c1 = C - 1;
+      for (std::size_t f = 0; f < faces.size() && c0 <= c1; ++f) {
+        const Face& F = faces[f];
+        // n.z * 2c <= rhs
+        const std::int64_t rhs = F.d + slack[f] - F.n.x * 2 * p - F.n.y * 2 * r;
+        if (F.n.z > 0) {
+          c1 = std::min(c1, detail::floor_div(rhs, 2 * F.n.z));
+        } else if (F.n.z < 0) {
+          c0 = std::max(c0, detail::ceil_div(-rhs, -2 * F.n.z));
+        } else if (rhs < 0) {
+          c1 = -1;
+        }
+      }
+      for (std::int64_t k = c0; k <= c1; ++k) o[(p * R + r) * C + k] = true;
+    }
+}
+
 void check_2d(std::string_view fn, const Array& image) {
   cuskimage::detail::expect_valid(image, fn, "image");
-  if (image.ndim() == 3 && fn == "morphology.convex_hull_image")
-    fail<NotSupported>(fn, "argument 'image' is 3-D: N-d hulls (scikit-image: Qhull) are not implemented, only 2-D");
   expect(image.ndim() == 2, fn, "image", "must be a 2D image, got ", image.ndim(), "D");
 }
 
@@ -142,6 +272,19 @@ void check_2d(std::string_view fn, const Array& image) {
 
 Array convex_hull_image(const Array& image, const ConvexHullOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "morphology.convex_hull_image";
+  cuskimage::detail::expect_valid(image, fn, "image");
+  if (image.ndim() == 3) {
+    if (!image.device().is_cpu())
+      fail<NotSupported>(fn, "argument 'image' is 3-D: the 3-D hull runs on the CPU only; copy the image to the CPU");
+    Array out = Array::zeros(image.shape(), DType::bool_, image.device(), stream);
+    if (image.size() == 0) return out;
+    cuskimage::detail::dispatch<HullTypes>(image.dtype(), fn, [&]<class T>() {
+      cpu_hull_image_3d<T>(image, out, opts.offset_coordinates, opts.tolerance);
+    });
+    return out;
+  }
+  if (image.ndim() > 3)
+    fail<NotSupported>(fn, "argument 'image' is ", image.ndim(), "-D: only 2-D and 3-D hulls are implemented");
   check_2d(fn, image);
   Array out = Array::zeros(image.shape(), DType::bool_, image.device(), stream);
   if (image.size() == 0) return out;

@@ -96,6 +96,29 @@ def hull_cases(g):
             g.save(f"{name}_obj2", sm.convex_hull_object(img, connectivity=2))
 
 
+def hull3_cases(g):
+    rng = g.rng(13)
+    sparse = np.zeros((9, 11, 13), np.uint8)
+    sparse[rng.integers(0, 9, 7), rng.integers(0, 11, 7), rng.integers(0, 13, 7)] = 3
+    plane = np.zeros((5, 6, 7), bool)  # coplanar voxels: Qhull fails, scikit-image returns zeros
+    plane[2, 1:5, 1:6] = True
+    cases = {
+        "blobs3": blobs(6, 24, 0.25, ndim=3, volume_fraction=0.2),
+        "sparse3": sparse,
+        "plane3": plane,
+        "ball3": np.pad(sm.ball(4).astype(np.float32), ((1, 2), (0, 3), (2, 1))),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, img in cases.items():
+            name = "ch_" + name
+            g.save(f"{name}_in", img)
+            g.save(f"{name}_hull", sm.convex_hull_image(img))
+            g.save(f"{name}_hull_nooff", sm.convex_hull_image(img, offset_coordinates=False))
+            g.save(f"{name}_hull_tol", sm.convex_hull_image(img, tolerance=0.3))
+
+
 def generate(g):
     skel_cases(g)
     hull_cases(g)
+    hull3_cases(g)

@@ -2,7 +2,9 @@
 // CPU: golden outputs of scikit-image 0.26 (tests/golden/cases_morphology_skel.py, "ch_*" cases):
 // horse, blobs, many small blobs, sparse points, touching objects of different values, a diagonal
 // line and a single pixel (flat hulls without offset coordinates), float and uint16 inputs (NumPy's
-// uint8 cast; measure.label's int64 cast); every option. Exact (bool results).
+// uint8 cast; measure.label's int64 cast); every option; 3-D hulls (CPU only) on blobs, sparse
+// voxels, a coplanar set (Qhull fails: zeros) and a padded ball, with a non-default tolerance.
+// Exact (bool results).
 // GPU (Gpu*): device vs CPU on fresh random inputs of several dtypes and densities, strided views,
 // a non-default stream.
 #include <gtest/gtest.h>
@@ -58,6 +60,16 @@ TEST(MorphologyConvexHull, ObjectGolden) {
   }
 }
 
+TEST(MorphologyConvexHull, Image3dGolden) {
+  for (const std::string c : {"blobs3", "sparse3", "plane3", "ball3"}) {
+    SCOPED_TRACE(c);
+    const Array img = gold(c, "in");
+    EXPECT_ARRAY_EQ(gold(c, "hull"), convex_hull_image(img));
+    EXPECT_ARRAY_EQ(gold(c, "hull_nooff"), convex_hull_image(img, {.offset_coordinates = false}));
+    EXPECT_ARRAY_EQ(gold(c, "hull_tol"), convex_hull_image(img, {.tolerance = 0.3}));
+  }
+}
+
 TEST(MorphologyConvexHull, StridedAndDegenerate) {
   const Array img = gold("blobs", "in");
   const Array v = img.slice({Slice{.start = 2, .step = 2}, Slice{.step = 3}});
@@ -79,8 +91,7 @@ TEST(MorphologyConvexHull, StridedAndDegenerate) {
 
 TEST(MorphologyConvexHull, BadInput) {
   expect_throw<InvalidArgument>([] { convex_hull_image(Array::zeros({5}, DType::bool_)); }, "2D");
-  expect_throw<InvalidArgument>([] { convex_hull_image(Array::zeros({2, 2, 2, 2}, DType::bool_)); }, "2D");
-  expect_throw<NotSupported>([] { convex_hull_image(Array::zeros({3, 3, 3}, DType::bool_)); }, "3-D");
+  expect_throw<NotSupported>([] { convex_hull_image(Array::zeros({2, 2, 2, 2}, DType::bool_)); }, "4-D");
   expect_throw<InvalidArgument>([] { convex_hull_object(Array::zeros({3, 3, 3}, DType::bool_)); }, "2D");
   expect_throw<InvalidArgument>([] { convex_hull_object(Array::zeros({3, 3}, DType::bool_), {.connectivity = 3}); },
                                 "connectivity");
@@ -154,6 +165,7 @@ TEST(GpuMorphologyConvexHull, StridedViewsAndStream) {
   EXPECT_ARRAY_EQ(convex_hull_image(hv), convex_hull_image(dv));
   EXPECT_ARRAY_EQ(convex_hull_object(hv), convex_hull_object(dv));
   Stream().synchronize();
+  expect_throw<NotSupported>([] { convex_hull_image(Array::zeros({3, 3, 3}, DType::bool_, Device::cuda())); }, "3-D");
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
     Array a = convex_hull_image(d, {}, s);
     Array b = convex_hull_object(d, {}, s);
