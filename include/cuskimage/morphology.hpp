@@ -215,135 +215,6 @@ void binary_dilation_into(const Array& image, Array& out, const BinaryOptions& o
 void binary_opening_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
 void binary_closing_into(const Array& image, Array& out, const BinaryOptions& opts = {}, const Stream& stream = {});
 
-// @@edt@@ begin
-// =================================================================================================
-// Isotropic morphology and the medial axis (skimage.morphology.isotropic, _skeletonize.medial_axis),
-// built on ndimage::distance_transform_edt (CPU and CUDA).
-//
-// isotropic_erosion(image, radius) = EDT(image) > radius; isotropic_dilation = EDT(!image) <= radius;
-// opening = dilation(erosion), closing = erosion(dilation), each with the same radius and spacing.
-// The image is binary (non-zero = true, any dtype); the result is bool. `spacing`: one value or one
-// per axis (> 0), as the EDT's sampling. Exactly scikit-image's result for unit or dyadic spacings
-// on both backends; the CPU backend also for any other spacing (see distance_transform_edt).
-// =================================================================================================
-
-struct IsotropicOptions {
-  /// Empty: unit spacing; else one value or one per axis.
-  std::vector<double> spacing = {};
-};
-
-Array isotropic_erosion(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
-Array isotropic_dilation(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
-Array isotropic_opening(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
-Array isotropic_closing(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
-/// scikit-image's `out=`: a bool array of the image's shape on its device (any strides; it may be the
-/// image itself when that is bool).
-void isotropic_erosion_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
-                            const Stream& stream = {});
-void isotropic_dilation_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
-                             const Stream& stream = {});
-void isotropic_opening_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
-                            const Stream& stream = {});
-void isotropic_closing_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
-                            const Stream& stream = {});
-
-struct MedialAxisOptions {
-  /// Optional mask (non-zero = use the pixel), the image's shape. Outside it the result is the image.
-  Array mask = {};
-  bool return_distance = false;
-  /// scikit-image's `rng` as an integer seed: the tie-break order is numpy's
-  /// default_rng(rng).permutation, reproduced exactly (PCG64 seeded by SeedSequence), so the result
-  /// equals medial_axis(image, mask, rng=rng). (scikit-image's rng=None draws fresh entropy; here
-  /// the default is seed 0.)
-  std::uint64_t rng = 0;
-};
-
-struct MedialAxisResult {
-  Array skeleton;  // bool, the image's shape
-  Array distance;  // float64 EDT of the (masked) image; invalid unless return_distance
-};
-
-/// Medial axis of a 2-D binary image (any dtype, non-zero = foreground): the EDT, each pixel's
-/// cornerness, then scikit-image's one ordered pass of the 3x3 removal table in (distance,
-/// cornerness, random tie-break) order. CPU arrays only: the removal is inherently sequential (each
-/// decision sees all earlier ones), so CUDA arrays throw NotSupported.
-MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts = {}, const Stream& stream = {});
-// @@edt@@ end
-
-// @@skel@@ begin
-// =================================================================================================
-// Skeletonization and convex hulls (skimage.morphology._skeletonize / convex_hull)
-//
-// Every function binarizes its input (non-zero = foreground, NaN included) and returns bool of the
-// image's shape on its device. CPU and CUDA compute the same function bit for bit.
-// =================================================================================================
-
-/// skeletonize's `method`: None (Zhang for 2-D, Lee for 3-D), 'zhang' (2-D only), 'lee'.
-enum class SkeletonMethod { none, zhang, lee };
-/// Parses "zhang", "lee", "None"/"none"; anything else is InvalidArgument (scikit-image's ValueError).
-SkeletonMethod skeleton_method_from_name(std::string_view name);
-
-struct SkeletonizeOptions {
-  SkeletonMethod method = SkeletonMethod::none;
-};
-
-/// Skeleton of a 2-D or 3-D binary image. Zhang (scikit-image's _fast_skeletonize: its 256-entry
-/// lookup table, two parallel sub-iterations until nothing changes; 2-D). Lee (Lee, Kashyap & Chu
-/// 1994 as scikit-image's _compute_thin_image: six border directions -- four for a single plane --,
-/// each collecting deletable candidates in raster order and re-checking them sequentially; 2-D and
-/// 3-D). Lee's result depends on that visiting order; the CUDA backend reproduces it exactly (each
-/// candidate is decided once its earlier neighbouring candidates are, or earlier when its result
-/// does not depend on them), synchronizing the stream a few times per border direction. Zhang on
-/// CUDA synchronizes once per batch of iterations (4, 8, ..., 64) to test for convergence.
-/// InvalidArgument: ndim not 2 or 3, 'zhang' with 3-D.
-Array skeletonize(const Array& image, const SkeletonizeOptions& opts = {}, const Stream& stream = {});
-
-struct ThinOptions {
-  /// Upper bound on the iterations; 0 (scikit-image's None, and its 0) runs until nothing changes.
-  /// Negative values are InvalidArgument (scikit-image silently returns the image unthinned).
-  std::int64_t max_num_iter = 0;
-};
-
-/// Morphological thinning of a 2-D binary image (Guo & Hall 1989, two sub-iterations, each a
-/// parallel lookup of the 8-neighbourhood in the G123 / G123' tables built from the paper's
-/// conditions as scikit-image builds them). InvalidArgument: not 2-D, empty image. CUDA: as
-/// skeletonize's Zhang (one synchronisation per batch of iterations).
-Array thin(const Array& image, const ThinOptions& opts = {}, const Stream& stream = {});
-
-struct ConvexHullOptions {
-  /// Represent each pixel by the midpoints of its four edges (r +- 0.5, c +- 0.5) when building the
-  /// hull (else by its centre).
-  bool offset_coordinates = true;
-  /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only).
-  double tolerance = 1e-10;
-  /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
-  bool include_borders = true;
-};
-
-/// Convex hull image of a 2-D binary image: the pixels whose centre lies in the convex hull of the
-/// foreground (exact integer geometry, so equal to scikit-image's Qhull + grid_points_in_poly).
-/// As in scikit-image the image is cast to uint8 first (NumPy's cast: integers wrap, floats
-/// truncate), so e.g. 0.5 or 256 is background. An all-zero image, or a hull of zero area (possible
-/// only without offset_coordinates, where Qhull fails), gives an all-false image (scikit-image
-/// warns); where scikit-image raises "No points given" (non-zero values that all cast to 0) this
-/// returns all false too. 3-D images (CPU only; CUDA arrays throw NotSupported) follow
-/// scikit-image's N-d path: the hull of the non-zero voxels (no uint8 cast; coplanar voxels give
-/// all false, as Qhull fails), then voxels whose centre satisfies every facet's unit-normal equation
-/// n.x + d < tolerance (include_borders is unused, as in scikit-image). 4-D and up: NotSupported;
-/// 1-D: InvalidArgument.
-Array convex_hull_image(const Array& image, const ConvexHullOptions& opts = {}, const Stream& stream = {});
-
-struct ConvexHullObjectOptions {
-  /// 1: 4-connected objects, 2: 8-connected.
-  int connectivity = 2;
-};
-
-/// Union of the convex hull images of each object (skimage.measure.label: connected pixels of the
-/// same non-zero value, so touching objects of different values are separate). 2-D only. On CUDA it
-/// synchronizes the stream once (to size per-object scratch).
-Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts = {}, const Stream& stream = {});
-// @@skel@@ end
-
 // @@recon@@ begin
 // =================================================================================================
 // Reconstruction, extrema, flood fill and small-object removal (skimage.morphology.grayreconstruct,
@@ -479,5 +350,219 @@ Array remove_small_holes(const Array& ar, const RemoveSmallHolesOptions& options
 void remove_small_holes_into(const Array& ar, Array& out, const RemoveSmallHolesOptions& options = {},
                              const Stream& stream = {});
 // @@recon@@ end
+
+// @@skel@@ begin
+// =================================================================================================
+// Skeletonization and convex hulls (skimage.morphology._skeletonize / convex_hull)
+//
+// Every function binarizes its input (non-zero = foreground, NaN included) and returns bool of the
+// image's shape on its device. CPU and CUDA compute the same function bit for bit.
+// =================================================================================================
+
+/// skeletonize's `method`: None (Zhang for 2-D, Lee for 3-D), 'zhang' (2-D only), 'lee'.
+enum class SkeletonMethod { none, zhang, lee };
+/// Parses "zhang", "lee", "None"/"none"; anything else is InvalidArgument (scikit-image's ValueError).
+SkeletonMethod skeleton_method_from_name(std::string_view name);
+
+struct SkeletonizeOptions {
+  SkeletonMethod method = SkeletonMethod::none;
+};
+
+/// Skeleton of a 2-D or 3-D binary image. Zhang (scikit-image's _fast_skeletonize: its 256-entry
+/// lookup table, two parallel sub-iterations until nothing changes; 2-D). Lee (Lee, Kashyap & Chu
+/// 1994 as scikit-image's _compute_thin_image: six border directions -- four for a single plane --,
+/// each collecting deletable candidates in raster order and re-checking them sequentially; 2-D and
+/// 3-D). Lee's result depends on that visiting order; the CUDA backend reproduces it exactly (each
+/// candidate is decided once its earlier neighbouring candidates are, or earlier when its result
+/// does not depend on them), synchronizing the stream a few times per border direction. Zhang on
+/// CUDA synchronizes once per batch of iterations (4, 8, ..., 64) to test for convergence.
+/// InvalidArgument: ndim not 2 or 3, 'zhang' with 3-D.
+Array skeletonize(const Array& image, const SkeletonizeOptions& opts = {}, const Stream& stream = {});
+
+struct ThinOptions {
+  /// Upper bound on the iterations; 0 (scikit-image's None, and its 0) runs until nothing changes.
+  /// Negative values are InvalidArgument (scikit-image silently returns the image unthinned).
+  std::int64_t max_num_iter = 0;
+};
+
+/// Morphological thinning of a 2-D binary image (Guo & Hall 1989, two sub-iterations, each a
+/// parallel lookup of the 8-neighbourhood in the G123 / G123' tables built from the paper's
+/// conditions as scikit-image builds them). InvalidArgument: not 2-D, empty image. CUDA: as
+/// skeletonize's Zhang (one synchronisation per batch of iterations).
+Array thin(const Array& image, const ThinOptions& opts = {}, const Stream& stream = {});
+
+struct ConvexHullOptions {
+  /// Represent each pixel by the midpoints of its four edges (r +- 0.5, c +- 0.5) when building the
+  /// hull (else by its centre).
+  bool offset_coordinates = true;
+  /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only).
+  double tolerance = 1e-10;
+  /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
+  bool include_borders = true;
+};
+
+/// Convex hull image of a 2-D binary image: the pixels whose centre lies in the convex hull of the
+/// foreground (exact integer geometry, so equal to scikit-image's Qhull + grid_points_in_poly).
+/// As in scikit-image the image is cast to uint8 first (NumPy's cast: integers wrap, floats
+/// truncate), so e.g. 0.5 or 256 is background. An all-zero image, or a hull of zero area (possible
+/// only without offset_coordinates, where Qhull fails), gives an all-false image (scikit-image
+/// warns); where scikit-image raises "No points given" (non-zero values that all cast to 0) this
+/// returns all false too. 3-D images (CPU only; CUDA arrays throw NotSupported) follow
+/// scikit-image's N-d path: the hull of the non-zero voxels (no uint8 cast; coplanar voxels give
+/// all false, as Qhull fails), then voxels whose centre satisfies every facet's unit-normal equation
+/// n.x + d < tolerance (include_borders is unused, as in scikit-image). 4-D and up: NotSupported;
+/// 1-D: InvalidArgument.
+Array convex_hull_image(const Array& image, const ConvexHullOptions& opts = {}, const Stream& stream = {});
+
+struct ConvexHullObjectOptions {
+  /// 1: 4-connected objects, 2: 8-connected.
+  int connectivity = 2;
+};
+
+/// Union of the convex hull images of each object (skimage.measure.label: connected pixels of the
+/// same non-zero value, so touching objects of different values are separate). 2-D only. On CUDA it
+/// synchronizes the stream once (to size per-object scratch).
+Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts = {}, const Stream& stream = {});
+// @@skel@@ end
+
+// @@edt@@ begin
+// =================================================================================================
+// Isotropic morphology and the medial axis (skimage.morphology.isotropic, _skeletonize.medial_axis),
+// built on ndimage::distance_transform_edt (CPU and CUDA).
+//
+// isotropic_erosion(image, radius) = EDT(image) > radius; isotropic_dilation = EDT(!image) <= radius;
+// opening = dilation(erosion), closing = erosion(dilation), each with the same radius and spacing.
+// The image is binary (non-zero = true, any dtype); the result is bool. `spacing`: one value or one
+// per axis (> 0), as the EDT's sampling. Exactly scikit-image's result for unit or dyadic spacings
+// on both backends; the CPU backend also for any other spacing (see distance_transform_edt).
+// =================================================================================================
+
+struct IsotropicOptions {
+  /// Empty: unit spacing; else one value or one per axis.
+  std::vector<double> spacing = {};
+};
+
+Array isotropic_erosion(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_dilation(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_opening(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+Array isotropic_closing(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
+/// scikit-image's `out=`: a bool array of the image's shape on its device (any strides; it may be the
+/// image itself when that is bool).
+void isotropic_erosion_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+void isotropic_dilation_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                             const Stream& stream = {});
+void isotropic_opening_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+void isotropic_closing_into(const Array& image, double radius, Array& out, const IsotropicOptions& opts = {},
+                            const Stream& stream = {});
+
+struct MedialAxisOptions {
+  /// Optional mask (non-zero = use the pixel), the image's shape. Outside it the result is the image.
+  Array mask = {};
+  bool return_distance = false;
+  /// scikit-image's `rng` as an integer seed: the tie-break order is numpy's
+  /// default_rng(rng).permutation, reproduced exactly (PCG64 seeded by SeedSequence), so the result
+  /// equals medial_axis(image, mask, rng=rng). (scikit-image's rng=None draws fresh entropy; here
+  /// the default is seed 0.)
+  std::uint64_t rng = 0;
+};
+
+struct MedialAxisResult {
+  Array skeleton;  // bool, the image's shape
+  Array distance;  // float64 EDT of the (masked) image; invalid unless return_distance
+};
+
+/// Medial axis of a 2-D binary image (any dtype, non-zero = foreground): the EDT, each pixel's
+/// cornerness, then scikit-image's one ordered pass of the 3x3 removal table in (distance,
+/// cornerness, random tie-break) order. CPU arrays only: the removal is inherently sequential (each
+/// decision sees all earlier ones), so CUDA arrays throw NotSupported.
+MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts = {}, const Stream& stream = {});
+// @@edt@@ end
+
+// @@maxtree@@ begin
+// =================================================================================================
+// Max-tree and attribute filters (skimage.morphology.max_tree), remove_objects_by_distance
+// (skimage.morphology.misc).
+//
+// CPU backend only: the max-tree is built by a sequential union-find (pixels in stable value
+// order, processed from the highest), and remove_objects_by_distance decides objects one after
+// another in priority order. CUDA arrays throw NotSupported (nothing is copied to the host
+// behind the caller's back). Results equal scikit-image 0.26's exactly, including parent and
+// traverser (flat C-order indices) and the labels of max_tree_local_maxima.
+// Images: uint8, uint16, int32, int64, float32, float64, any number of dimensions >= 1.
+// connectivity: 1..ndim (orthogonal steps to a neighbour, as generate_binary_structure).
+// =================================================================================================
+
+/// max_tree's result: `parent` (int64, the image's shape: each pixel's parent as a flat index; the
+/// parent of a non-canonical pixel is the canonical pixel of its component) and `traverser` (int64,
+/// 1-D: a pixel order in which every parent comes before its children; the root first).
+struct MaxTree {
+  Array parent;
+  Array traverser;
+};
+
+struct MaxTreeOptions {
+  int connectivity = 1;
+};
+
+MaxTree max_tree(const Array& image, const MaxTreeOptions& opts = {}, const Stream& stream = {});
+
+/// Keywords of area_opening / area_closing. `parent` / `tree_traverser`: a precomputed max_tree of
+/// the image (for closings: of its inverse, as scikit-image); both or neither are used.
+struct AreaFilterOptions {
+  double area_threshold = 64;
+  int connectivity = 1;
+  Array parent = {};
+  Array tree_traverser = {};
+};
+
+/// Keywords of diameter_opening / diameter_closing (diameter: the longest bounding-box side).
+struct DiameterFilterOptions {
+  double diameter_threshold = 8;
+  int connectivity = 1;
+  Array parent = {};
+  Array tree_traverser = {};
+};
+
+/// Removes bright (opening) or dark (closing) structures whose area / diameter is below the
+/// threshold. Closings filter util::invert(image) and invert back, as scikit-image (floats:
+/// 1 - x in the image's precision). Same dtype and shape as the image.
+Array area_opening(const Array& image, const AreaFilterOptions& opts = {}, const Stream& stream = {});
+Array area_closing(const Array& image, const AreaFilterOptions& opts = {}, const Stream& stream = {});
+Array diameter_opening(const Array& image, const DiameterFilterOptions& opts = {}, const Stream& stream = {});
+Array diameter_closing(const Array& image, const DiameterFilterOptions& opts = {}, const Stream& stream = {});
+
+struct MaxTreeLocalMaximaOptions {
+  int connectivity = 1;
+  Array parent = {};
+  Array tree_traverser = {};
+};
+
+/// Local maxima labelled 1, 2, ... in scikit-image's order (uint64, as scikit-image), 0 elsewhere.
+Array max_tree_local_maxima(const Array& image, const MaxTreeLocalMaximaOptions& opts = {},
+                            const Stream& stream = {});
+
+/// Keywords of remove_objects_by_distance.
+struct RemoveObjectsByDistanceOptions {
+  /// 1-D priority per label (index = label, length >= max label + 1, any real dtype); empty: each
+  /// object's pixel count. Higher priority objects are kept first; ties go to the higher label.
+  Array priority = {};
+  /// Minkowski p-norm of the distance, >= 1 (infinity allowed), as scipy's cKDTree.
+  double p_norm = 2;
+  /// Empty: unit spacing; else one positive value per axis.
+  std::vector<double> spacing = {};
+};
+
+/// Removes objects (pixels sharing a non-zero label) in priority order until the remaining ones are
+/// more than min_distance apart (objects at distance <= min_distance of a kept object go).
+/// Integer label images only (negative labels are rejected). Same dtype and shape as the input.
+Array remove_objects_by_distance(const Array& label_image, double min_distance,
+                                 const RemoveObjectsByDistanceOptions& opts = {}, const Stream& stream = {});
+/// scikit-image's `out=`: a host array of the label image's shape and dtype (any strides; it may be
+/// the label image itself).
+void remove_objects_by_distance_into(const Array& label_image, double min_distance, Array& out,
+                                     const RemoveObjectsByDistanceOptions& opts = {}, const Stream& stream = {});
+// @@maxtree@@ end
 
 }  // namespace cuskimage::morphology
