@@ -7,7 +7,9 @@
 // forward, as scikit-image's _max_tree.pyx.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/morphology.hpp"
@@ -67,7 +69,17 @@ Tree build_tree(const std::vector<T>& v, const Shape& shape, int connectivity) {
   Tree t;
   t.order.resize(static_cast<std::size_t>(n));
   std::iota(t.order.begin(), t.order.end(), std::int64_t{0});
-  std::stable_sort(t.order.begin(), t.order.end(), [&](std::int64_t a, std::int64_t b) { return less_nan_last(v[a], v[b]); });
+  if constexpr (sizeof(T) <= 2 && std::is_integral_v<T>) {
+    // Counting sort: stable, as numpy's argsort(kind="stable").
+    constexpr std::size_t K = std::size_t{1} << (8 * sizeof(T));
+    std::vector<std::int64_t> start(K + 1, 0);
+    for (T x : v) ++start[static_cast<std::size_t>(x) + 1];
+    for (std::size_t k = 0; k < K; ++k) start[k + 1] += start[k];
+    for (std::int64_t i = 0; i < n; ++i) t.order[start[static_cast<std::size_t>(v[i])]++] = i;
+  } else {
+    std::stable_sort(t.order.begin(), t.order.end(),
+                     [&](std::int64_t a, std::int64_t b) { return less_nan_last(v[a], v[b]); });
+  }
 
   // Neighbour offsets (coordinates and flat deltas) of generate_binary_structure(nd, connectivity).
   std::vector<std::int64_t> stride(nd, 1);
@@ -108,9 +120,11 @@ Tree build_tree(const std::vector<T>& v, const Shape& shape, int connectivity) {
       coord[d] = r % shape[d];
       r /= shape[d];
     }
+    bool interior = true;  // every neighbour inside: skip the per-neighbour bounds test
+    for (int d = 0; d < nd; ++d) interior = interior && coord[d] > 0 && coord[d] < shape[d] - 1;
     for (std::size_t j = 0; j < offs.size(); ++j) {
       bool inside = true;
-      for (int d = 0; d < nd && inside; ++d) {
+      for (int d = 0; d < nd && inside && !interior; ++d) {
         const std::int64_t c = coord[d] + offs[j][d];
         inside = c >= 0 && c < shape[d];
       }
