@@ -52,9 +52,10 @@ if has sanitize; then
   : >"$OUT/sanitizer.log"
   for t in $B/tests/test_*; do
     [[ -z ${SANITIZE_ONLY:-} || " $SANITIZE_ONLY " == *" $(basename "$t") "* ]] || continue
-    # The legacy-stream tests are timing based (a 3 s deadline) and memcheck serialises kernels.
+    # The legacy-stream tests (runs_without_legacy_stream: *Legacy*, *NonDefaultStream*, *AndStream*)
+    # are timing based (a 3 s deadline) and memcheck serialises kernels.
     timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool memcheck --error-exitcode 99 "$t" \
-      --gtest_filter="${SANITIZE_FILTER:-Gpu*:-*Huge*:*Legacy*}" >>"$OUT/sanitizer.log" 2>&1
+      --gtest_filter="${SANITIZE_FILTER:-Gpu*:-*Huge*:*Legacy*:*NonDefaultStream*:*AndStream*}" >>"$OUT/sanitizer.log" 2>&1
     s=$?; echo "memcheck $(basename "$t"): exit $s"; [[ $s -eq 0 ]] || rc=1
   done
   grep -E "ERROR SUMMARY" "$OUT/sanitizer.log" | sort | uniq -c
