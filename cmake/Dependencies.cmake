@@ -41,6 +41,18 @@ endif()
 set(CUSK_HAVE_NVJPEG OFF)
 set(CUSK_HAVE_NPP OFF)
 set(CUSK_HAVE_CUFFT OFF)
+# nvJPEG outside the toolkit (e.g. the nvidia-nvjpeg wheel's nvidia/cu13 folder: include/, lib/),
+# for building the GPU host's binaries on a machine whose toolkit lacks it.
+set(CUSK_NVJPEG_ROOT "" CACHE PATH "folder with include/nvjpeg.h and lib/libnvjpeg.so, when the CUDA toolkit lacks nvJPEG")
+if(NOT TARGET CUDA::nvjpeg AND CUSK_NVJPEG_ROOT)
+  find_library(CUSK_NVJPEG_LIBRARY NAMES nvjpeg libnvjpeg.so.13 HINTS ${CUSK_NVJPEG_ROOT}/lib NO_DEFAULT_PATH)
+  find_path(CUSK_NVJPEG_INCLUDE nvjpeg.h HINTS ${CUSK_NVJPEG_ROOT}/include NO_DEFAULT_PATH)
+  if(CUSK_NVJPEG_LIBRARY AND CUSK_NVJPEG_INCLUDE)
+    add_library(CUDA::nvjpeg SHARED IMPORTED)
+    set_target_properties(CUDA::nvjpeg PROPERTIES IMPORTED_LOCATION ${CUSK_NVJPEG_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${CUSK_NVJPEG_INCLUDE} INTERFACE_LINK_LIBRARIES CUDA::cudart)
+  endif()
+endif()
 if(TARGET CUDA::nvjpeg)
   set(CUSK_HAVE_NVJPEG ON)
 endif()
