@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "cuskimage/device.hpp"
 #include "src/core/cuda_check.hpp"
@@ -82,7 +85,9 @@ void run_cpu(benchmark::State& state, double bytes_moved, const std::function<vo
   set_counters(state, bytes_moved);
 }
 
-cuskimage::Array test_image(const cuskimage::Shape& shape, cuskimage::DType dtype, cuskimage::Device device) {
+namespace {
+
+cuskimage::Array make_test_image(const cuskimage::Shape& shape, cuskimage::DType dtype, cuskimage::Device device) {
   using cuskimage::Array;
   Array f = Array::empty(shape, cuskimage::DType::float64);
   double* p = f.data<double>();
@@ -99,6 +104,23 @@ cuskimage::Array test_image(const cuskimage::Shape& shape, cuskimage::DType dtyp
   if (scale != 1.0)
     for (std::int64_t i = 0; i < n; ++i) p[i] = std::round(p[i] * scale);
   return f.astype(dtype).to(device);
+}
+
+}  // namespace
+
+// Google Benchmark calls a benchmark function several times while it sizes the iteration count, and
+// generating an 8192^2 texture takes seconds on one core: images are made once per (shape, dtype,
+// device) and each call gets its own copy (a device copy of 8192^2 float32 takes ~0.1 ms).
+cuskimage::Array test_image(const cuskimage::Shape& shape, cuskimage::DType dtype, cuskimage::Device device) {
+  static std::mutex m;
+  static std::map<std::string, cuskimage::Array> cache;
+  const std::string key = cuskimage::shape_str(shape) + std::string(cuskimage::dtype_name(dtype)) + device.str();
+  std::lock_guard lock(m);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, make_test_image(shape, dtype, device)).first;
+  cuskimage::Array out = it->second.copy();
+  if (!device.is_cpu()) cuskimage::Stream().synchronize();
+  return out;
 }
 
 const std::vector<cuskimage::Shape>& standard_shapes() {
