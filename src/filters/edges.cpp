@@ -126,6 +126,19 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
   const Array em = mask.valid() ? eroded_mask(mask, image, fn, stream) : Array();
   Array result;
   cuskimage::detail::dispatch<FloatT>(fimg.dtype(), fn, [&]<class T>() {
+    // Runs a fused stencil (2-D or 3-D plan `st`) into `result`; false when the kernel declines.
+    auto run_fused = [&](auto& st, auto launch) {
+      st.root_ndim = static_cast<double>(std::sqrt(static_cast<T>(plan.root_n)));
+      st.mode = static_cast<int>(plan.mode);
+      st.cval = plan.cval;
+      cuskimage::detail::DeviceGuard guard(fimg.device().index());
+      const Array src = fimg.contiguous(stream);
+      const Array m = em.valid() ? em.contiguous(stream) : Array();
+      Array out = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
+      if (!launch(src, out, m)) return false;
+      result = std::move(out);
+      return true;
+    };
     // CUDA, 2-D: the fused stencil.
     if (!fimg.device().is_cpu() && fimg.ndim() == 2 && plan.kernels.size() <= 2) {
       detail::Stencil2d s;
@@ -133,19 +146,10 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
       s.two = plan.kernels.size() == 2;
       bool ok = dense_window(plan.kernels[0], s.R, s.wa) && (!s.two || dense_window(plan.kernels[1], s.R, s.wb));
       ok = ok && (s.two == plan.magnitude);
-      if (ok) {
-        s.root_ndim = static_cast<double>(std::sqrt(static_cast<T>(plan.root_n)));
-        s.mode = static_cast<int>(plan.mode);
-        s.cval = plan.cval;
-        cuskimage::detail::DeviceGuard guard(fimg.device().index());
-        const Array src = fimg.contiguous(stream);
-        const Array m = em.valid() ? em.contiguous(stream) : Array();
-        Array out = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
-        if (detail::cuda_stencil2d<T>(src, out, s, m, stream.handle())) {
-          result = std::move(out);
-          return;
-        }
-      }
+      if (ok && run_fused(s, [&](const Array& src, Array& out, const Array& m) {
+            return detail::cuda_stencil2d<T>(src, out, s, m, stream.handle());
+          }))
+        return;
     }
     // CUDA, 3-D: the fused separable stencil (gradients and magnitude in one pass).
     if (!fimg.device().is_cpu() && fimg.ndim() == 3 && (plan.laplace || plan.sep)) {
@@ -167,19 +171,10 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
         s.magnitude = plan.magnitude;
         ok = ok && (plan.magnitude || plan.axes.size() == 1);
       }
-      if (ok) {
-        s.root_ndim = static_cast<double>(std::sqrt(static_cast<T>(plan.root_n)));
-        s.mode = static_cast<int>(plan.mode);
-        s.cval = plan.cval;
-        cuskimage::detail::DeviceGuard guard(fimg.device().index());
-        const Array src = fimg.contiguous(stream);
-        const Array m = em.valid() ? em.contiguous(stream) : Array();
-        Array out = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
-        if (detail::cuda_stencil3d<T>(src, out, s, m, stream.handle())) {
-          result = std::move(out);
-          return;
-        }
-      }
+      if (ok && run_fused(s, [&](const Array& src, Array& out, const Array& m) {
+            return detail::cuda_stencil3d<T>(src, out, s, m, stream.handle());
+          }))
+        return;
     }
     // Generic: scikit-image's sequence of convolutions and element-wise steps.
     Array acc;
