@@ -16,6 +16,7 @@ bool cuda_pixel_basic(Op op, const PixelParams& p, const Array& in, Array& out, 
     case Op::lch2lab: launch_pixel_any(LchToLabOp{{}, p}, in, out, stream); return true;
     case Op::rgb2gray: launch_pixel_any(RgbToGrayOp{{}, p}, in, out, stream); return true;
     case Op::rgba2rgb: launch_pixel_any(RgbaToRgbOp{{}, p}, in, out, stream); return true;
+    case Op::saturate: launch_pixel_any(SaturateOp{{}, p}, in, out, stream); return true;
     default: return false;
   }
 }

@@ -27,8 +27,8 @@ void cuda_delta_e(DeltaKind kind, const DeltaParams& p, const Array& lab1, const
                   cudaStream_t stream);
 
 /// label2rgb: rank[i] = index of label value i among the sorted distinct values of `labels` (int64,
-/// any shape and strides); `bg_rank` (int64, 1 element) = rank of bg_label, or -1 when absent.
-/// `sorted_scratch` is filled with the sorted labels. Both backends, no host round trip.
+/// C-order contiguous; ranks the same); `bg_rank` (int64, 1 element) = rank of bg_label, or -1
+/// when absent. Both backends, no host round trip.
 void cpu_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank);
 void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank,
                       cudaStream_t stream);
@@ -47,9 +47,12 @@ void cpu_label_overlay(const Array& ranks, const Array& bg_rank, const Array& pa
 void cuda_label_overlay(const Array& ranks, const Array& bg_rank, const Array& palette, const Array& image,
                         Array& out, const OverlayParams& p, cudaStream_t stream);
 
-/// Avg: sums (n_labels, 4) float64 zeroed; per label rank the channel sums and the count.
+/// Avg: sums (n_labels, 4) float64 zeroed; per label rank the channel sums and the count. image:
+/// (..., 3) uint8/uint16/float32/float64 view (a grey image as a zero-stride channel axis).
 void cpu_label_sums(const Array& ranks, const Array& image, Array& sums);
 void cuda_label_sums(const Array& ranks, const Array& image, Array& sums, cudaStream_t stream);
+/// Number of distinct labels (max rank + 1) of device ranks; synchronizes `stream`.
+std::int64_t cuda_label_count(const Array& ranks, cudaStream_t stream);
 /// out (..., 3) image dtype = mean of the pixel's label (cast as astype), bg pixels = bg colour.
 void cpu_label_avg(const Array& ranks, const Array& bg_rank, const Array& sums, const double bg[3], Array& out);
 void cuda_label_avg(const Array& ranks, const Array& bg_rank, const Array& sums, const double bg[3], Array& out,

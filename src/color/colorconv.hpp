@@ -43,6 +43,7 @@ enum class Op : int {
   lch2lab,
   rgb2gray,
   rgba2rgb,
+  saturate,  // label2rgb: rgb2hsv, S *= factor, hsv2rgb in one pass
 };
 
 /// Runtime parameters of every op (host-filled once per call; passed by value to kernels).
@@ -54,6 +55,7 @@ struct PixelParams {
   double white[3] = {0.95047, 1.0, 1.08883};  // reference white (xyz2lab/luv, lab2xyz, ...)
   double bg[3] = {1.0, 1.0, 1.0};             // rgba2rgb background
   double log_adjust = 0.0;                    // stains: log(1e-6) as the host computes it
+  double factor = 0.0;                        // saturate: the saturation factor
 };
 
 /// img_as_float of one element into T (T = float only for float input).
@@ -451,6 +453,20 @@ struct RgbaToRgbOp : OpBase {
   }
 };
 
+/// label2rgb's desaturation: rgb2hsv, hsv[..., 1] *= factor, hsv2rgb, each step in T as
+/// scikit-image's three array passes.
+struct SaturateOp : OpBase {
+  static constexpr int cin = 3, cout = 3;
+  PixelParams p;
+  template <class T>
+  CUSK_HD void operator()(const T* x, T* y) const {
+    T hsv[3];
+    RgbToHsvOp{}(x, hsv);
+    hsv[1] = hsv[1] * T(p.factor);
+    HsvToRgbOp{}(hsv, y);
+  }
+};
+
 /// Calls f(OpStruct{params}) for the runtime op.
 template <class F>
 decltype(auto) with_op(Op op, const PixelParams& p, F&& f) {
@@ -473,6 +489,7 @@ decltype(auto) with_op(Op op, const PixelParams& p, F&& f) {
     case Op::lab2lch: return f(LabToLchOp{{}, p});
     case Op::lch2lab: return f(LchToLabOp{{}, p});
     case Op::rgb2gray: return f(RgbToGrayOp{{}, p});
+    case Op::saturate: return f(SaturateOp{{}, p});
     case Op::rgba2rgb: break;
   }
   return f(RgbaToRgbOp{{}, p});
