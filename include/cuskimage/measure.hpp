@@ -2,7 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/dtype.hpp"
@@ -40,5 +47,194 @@ struct LabelResult {
 /// label with return_num=True. The count is read back from the device (the call synchronises the
 /// stream); `label` itself does not.
 LabelResult label_with_num(const Array& image, const LabelOptions& opts = {}, const Stream& stream = {});
+
+// @@regionprops@@ begin
+// ---------------------------------------------------------------------------------------------
+// regionprops, regionprops_table and the moments family (src/measure/regionprops*.cpp,
+// kernels/measure/regionprops.cu).
+// ---------------------------------------------------------------------------------------------
+
+/// Ordered named columns of equal length: scikit-image's regionprops_table dict. Columns hold
+/// int64 (label, bbox, num_pixels, euler_number) or double values.
+class Table {
+ public:
+  using Column = std::variant<std::vector<std::int64_t>, std::vector<double>>;
+
+  /// Appends a column; InvalidArgument on a duplicate name or a length unlike the others.
+  void add_column(std::string name, Column values);
+  std::size_t num_columns() const { return names_.size(); }
+  std::size_t num_rows() const;
+  const std::vector<std::string>& names() const { return names_; }
+  bool contains(std::string_view name) const;
+  /// InvalidArgument for an unknown name.
+  const Column& column(std::string_view name) const;
+  bool is_integer(std::string_view name) const;
+  /// A column as doubles (int64 columns converted).
+  std::vector<double> as_double(std::string_view name) const;
+  /// CSV with a header row; doubles as the shortest text that reads back exactly ("nan", "inf").
+  void write_csv(std::ostream& os) const;
+  void write_csv(const std::string& path) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Column> columns_;
+};
+
+/// A user property (scikit-image's extra_properties). `fn` receives the region's mask (bool crop
+/// of its bounding box) and, when `uses_intensity`, the masked intensity crop (one channel at a
+/// time for a multichannel image; the results stack on the last axis as scikit-image stacks
+/// them). Both arrays are on the label image's device. `scalar`: fn returns one value (column
+/// `name`); else a fixed-length vector (columns `name-0`, `name-1`, ...).
+struct ExtraProperty {
+  std::string name;
+  std::function<std::vector<double>(const Array& mask, const Array& intensity)> fn;
+  bool uses_intensity = false;
+  bool scalar = true;
+};
+
+struct RegionpropsOptions {
+  /// Pixel spacing per axis; empty means 1, one value applies to every axis.
+  std::vector<double> spacing;
+  /// regionprops only: coordinates of the label image's origin (added to coords and centroid).
+  std::vector<std::int64_t> offset;
+  std::vector<ExtraProperty> extra_properties;
+  /// regionprops_table: joins a property name and element indices ("bbox-0", "moments-0-1").
+  std::string separator = "-";
+};
+
+namespace detail {
+struct RegionSet;
+}
+
+/// One region of regionprops (scikit-image's RegionProperties). Every property by its
+/// scikit-image name through get() (values flattened in C order, shape from shape_of()), typed
+/// accessors for the common ones. Statistics (area, bbox, centroids, moments, intensity) were
+/// measured for all regions together; image-valued properties are built on demand from the
+/// region's crop. 2-D-only properties (eccentricity, orientation, perimeter, perimeter_crofton,
+/// moments_hu, moments_weighted_hu) raise NotSupported on 3-D regions, as scikit-image raises
+/// NotImplementedError.
+class RegionProperties {
+ public:
+  std::int64_t label() const;
+  int ndim() const;
+  std::vector<double> get(std::string_view property) const;
+  Shape shape_of(std::string_view property) const;
+
+  double area() const { return get("area")[0]; }
+  double area_bbox() const { return get("area_bbox")[0]; }
+  double area_convex() const { return get("area_convex")[0]; }
+  double area_filled() const { return get("area_filled")[0]; }
+  double axis_major_length() const { return get("axis_major_length")[0]; }
+  double axis_minor_length() const { return get("axis_minor_length")[0]; }
+  double eccentricity() const { return get("eccentricity")[0]; }
+  double equivalent_diameter_area() const { return get("equivalent_diameter_area")[0]; }
+  std::int64_t euler_number() const { return static_cast<std::int64_t>(get("euler_number")[0]); }
+  double extent() const { return get("extent")[0]; }
+  double feret_diameter_max() const { return get("feret_diameter_max")[0]; }
+  std::int64_t num_pixels() const { return static_cast<std::int64_t>(get("num_pixels")[0]); }
+  double orientation() const { return get("orientation")[0]; }
+  double perimeter() const { return get("perimeter")[0]; }
+  double perimeter_crofton() const { return get("perimeter_crofton")[0]; }
+  double solidity() const { return get("solidity")[0]; }
+  /// (min_0, ..., min_{n-1}, max_0, ..., max_{n-1}), max exclusive.
+  std::vector<std::int64_t> bbox() const;
+  /// The bounding box as slices of the label image.
+  std::vector<Slice> slice() const;
+  std::vector<double> centroid() const { return get("centroid"); }
+  std::vector<double> centroid_local() const { return get("centroid_local"); }
+  std::vector<double> centroid_weighted() const { return get("centroid_weighted"); }
+  std::vector<double> centroid_weighted_local() const { return get("centroid_weighted_local"); }
+  /// One value per channel.
+  std::vector<double> intensity_max() const { return get("intensity_max"); }
+  std::vector<double> intensity_mean() const { return get("intensity_mean"); }
+  std::vector<double> intensity_median() const { return get("intensity_median"); }
+  std::vector<double> intensity_min() const { return get("intensity_min"); }
+  std::vector<double> intensity_std() const { return get("intensity_std"); }
+  std::vector<double> inertia_tensor_eigvals() const { return get("inertia_tensor_eigvals"); }
+  /// Host float64 arrays of scikit-image's shapes ((4,)*ndim moments, (ndim, ndim) tensor, (7,) Hu).
+  Array moments() const { return array("moments"); }
+  Array moments_central() const { return array("moments_central"); }
+  Array moments_normalized() const { return array("moments_normalized"); }
+  Array moments_hu() const { return array("moments_hu"); }
+  Array moments_weighted() const { return array("moments_weighted"); }
+  Array moments_weighted_central() const { return array("moments_weighted_central"); }
+  Array moments_weighted_normalized() const { return array("moments_weighted_normalized"); }
+  Array moments_weighted_hu() const { return array("moments_weighted_hu"); }
+  Array inertia_tensor() const { return array("inertia_tensor"); }
+  /// Any numeric property as a host float64 array of shape_of(property).
+  Array array(std::string_view property) const;
+
+  /// Bool crop of the bounding box (on the label image's device).
+  Array image() const;
+  Array image_convex() const;
+  Array image_filled() const;
+  /// The intensity crop times the mask (the intensity dtype; channels last).
+  Array image_intensity() const;
+  /// (num_pixels, ndim) int64 coordinates (+ offset), float64 scaled by spacing for coords_scaled.
+  Array coords() const;
+  Array coords_scaled() const;
+
+  RegionProperties(std::shared_ptr<const detail::RegionSet> set, std::int64_t row) : set_(std::move(set)), row_(row) {}
+
+ private:
+  std::shared_ptr<const detail::RegionSet> set_;
+  std::int64_t row_ = 0;
+};
+
+/// skimage.measure.regionprops: one entry per label > 0 present in `label_image` (2-D or 3-D,
+/// an integer dtype), in increasing label order. `intensity_image` (leave it invalid, `{}`, for
+/// none) has the label image's shape plus optionally a trailing channel axis. The statistics of
+/// all regions are measured together (on a CUDA device: batched passes with per-label atomics,
+/// kernels/measure/regionprops.cu); the call synchronises the stream.
+std::vector<RegionProperties> regionprops(const Array& label_image, const Array& intensity_image = {},
+                                          const RegionpropsOptions& opts = {}, const Stream& stream = {});
+
+/// skimage.measure.regionprops_table: the named properties of every region as columns, multi-value
+/// properties expanded as scikit-image names them ("bbox-0", "centroid-1", "moments-0-1",
+/// "intensity_mean-2" per channel), extra properties appended. Object properties (image, coords,
+/// slice, ...) have no table column and raise InvalidArgument. Synchronises the stream.
+Table regionprops_table(const Array& label_image, const Array& intensity_image,
+                        const std::vector<std::string>& properties = {"label", "bbox"},
+                        const RegionpropsOptions& opts = {}, const Stream& stream = {});
+
+// ---- moments of a whole image (skimage.measure._moments) ------------------------------------
+
+struct MomentsOptions {
+  int order = 3;
+  /// Pixel spacing per axis (empty: 1).
+  std::vector<double> spacing;
+};
+
+struct MomentsCentralOptions {
+  /// Empty: the image's centroid.
+  std::vector<double> center;
+  int order = 3;
+  std::vector<double> spacing;
+};
+
+/// Raw moments M[i, j, ...] = sum I(x) (x0 s0)^i (x1 s1)^j ..., shape (order+1,)*ndim; float32
+/// for float32 images, else float64 (accumulated in double on both backends). Any ndim >= 1.
+Array moments(const Array& image, const MomentsOptions& opts = {}, const Stream& stream = {});
+/// Central moments about `center` (default the centroid), computed directly about the centre.
+Array moments_central(const Array& image, const MomentsCentralOptions& opts = {}, const Stream& stream = {});
+/// Moments of a (K, ndim) point list (skimage.measure.moments_coords[_central]).
+Array moments_coords(const Array& coords, int order = 3, const Stream& stream = {});
+Array moments_coords_central(const Array& coords, const std::vector<double>& center = {}, int order = 3,
+                             const Stream& stream = {});
+/// nu = mu / min(spacing)^s / mu0^(s/ndim + 1) for s = i+j+... >= 2, NaN below.
+Array moments_normalized(const Array& mu, int order = 3, const std::vector<double>& spacing = {},
+                         const Stream& stream = {});
+/// The seven Hu invariants of 2-D normalized moments (shape (7,)).
+Array moments_hu(const Array& nu, const Stream& stream = {});
+/// Centroid (ndim,) of an image's intensity, in spacing units.
+Array centroid(const Array& image, const std::vector<double>& spacing = {}, const Stream& stream = {});
+/// Inertia tensor (ndim, ndim); `mu` (central moments of order >= 2) is computed when invalid.
+Array inertia_tensor(const Array& image, const Array& mu = {}, const std::vector<double>& spacing = {},
+                     const Stream& stream = {});
+/// Eigenvalues of the inertia tensor (clipped at 0) in decreasing order; `T` when valid, else
+/// from `mu` / the image. Synchronises the stream.
+std::vector<double> inertia_tensor_eigvals(const Array& image, const Array& mu = {}, const Array& T = {},
+                                           const std::vector<double>& spacing = {}, const Stream& stream = {});
+// @@regionprops@@ end
 
 }  // namespace cuskimage::measure

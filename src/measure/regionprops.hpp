@@ -1,0 +1,114 @@
+// Private interface of measure.regionprops: the per-region statistics both backends measure in
+// batched passes (src/measure/regionprops.cpp on the CPU, kernels/measure/regionprops.cu on CUDA),
+// and the region set RegionProperties reads them from.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/measure.hpp"
+
+namespace cuskimage::measure::detail {
+
+/// What a measurement needs beyond count, bbox and coordinate sums.
+struct StatsRequest {
+  bool intensity_sum = false;     // intensity_mean, intensity_std
+  bool intensity_minmax = false;  // intensity_min / intensity_max
+  bool weighted_first = false;    // sum I * x (weighted centroids)
+  bool moments = false;           // pass 2: raw local + central moments, order 3
+  bool weighted_moments = false;  // pass 2: the same weighted by intensity
+  bool intensity_sqdev = false;   // pass 2: sum (I - mean)^2 (intensity_std)
+  bool any_pass2() const { return moments || weighted_moments || intensity_sqdev; }
+};
+
+/// Statistics of n regions (rows in increasing label order). Coordinates are global pixel
+/// indices; moments are of the bbox-local coordinates scaled by spacing, order 3 per axis
+/// (4^ndim monomials in C order of the powers).
+struct RegionStats {
+  int ndim = 0;
+  int nch = 0;  // intensity channels (0: no intensity image)
+  std::int64_t n = 0;
+  std::vector<std::int64_t> label, count;   // n
+  std::vector<std::int64_t> lo, hi;         // n * ndim, hi exclusive
+  std::vector<double> coord_sum;            // n * ndim (exact integer sums)
+  std::vector<double> isum, imin, imax;     // n * nch
+  std::vector<double> iwsum;                // n * nch * ndim: sum I * x_a (global x)
+  std::vector<double> m_raw, m_cen;         // n * M
+  std::vector<double> wm_raw, wm_cen;       // n * nch * M
+  std::vector<double> isqdev;               // n * nch
+  int monomials() const { return ndim == 2 ? 16 : 64; }
+};
+
+/// Per-row inputs of pass 2 (computed on the host from pass 1).
+struct Pass2Params {
+  std::vector<std::int64_t> lo;     // n * ndim
+  std::vector<double> cen;          // n * ndim: centroid_local (spaced)
+  std::vector<double> wcen;         // n * nch * ndim: centroid_weighted_local (spaced)
+  std::vector<double> mean;         // n * nch
+};
+
+/// CPU backend of the measurement (any integer label dtype, any intensity dtype and strides).
+void cpu_region_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
+                      const StatsRequest& req, RegionStats& stats);
+/// Pass 2's per-row inputs from pass 1's statistics.
+Pass2Params pass2_params(const RegionStats& stats, const std::vector<double>& spacing);
+
+/// CUDA backend of the measurement: `labels` contiguous int32/int64 2-D or 3-D on the device,
+/// `intensity` invalid or contiguous uint8/uint16/float32/float64 with `nch` channels last.
+/// Fills `stats` (host) for every label > 0 present; synchronises the stream.
+void cuda_region_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
+                       const StatsRequest& req, RegionStats& stats, cudaStream_t stream);
+
+/// Bool mask `labels[crop] == label` into `out` (contiguous bool of the crop's shape), device.
+void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t stream);
+/// out = intensity_crop * mask (broadcast over a trailing channel axis), device, same dtype.
+void cuda_masked_intensity(const Array& intensity_crop, const Array& mask, Array& out, cudaStream_t stream);
+
+/// The regions of one regionprops call: the inputs (shared), the options and the statistics.
+struct RegionSet {
+  int ndim = 0;
+  std::int64_t nch = 0;  // 0 without an intensity image
+  bool multichannel = false;
+  Array labels, intensity;
+  Stream stream;
+  std::vector<double> spacing;
+  std::vector<std::int64_t> offset;
+  std::vector<ExtraProperty> extras;
+  RegionStats st;
+
+  /// scikit-image's shape of a built-in property's value (empty: scalar).
+  Shape prop_shape(std::string_view canon) const;
+  /// The current name of `name` after scikit-image's checks (unknown, needs intensity, 2-D only,
+  /// spacing rules, host-only on a device image).
+  std::string resolve(std::string_view name, std::string_view fn) const;
+  static StatsRequest request_for(std::string_view canon);
+  /// The value of a numeric property of row r, flattened in C order.
+  std::vector<double> value(std::int64_t r, std::string_view canon) const;
+
+  // Per-region arrays, built on demand (src/measure/regionprops_region.cpp).
+  Array image(std::int64_t r) const;      // bool crop, labels' device
+  Array host_mask(std::int64_t r) const;  // bool crop on the host
+  Array image_convex(std::int64_t r) const;
+  Array image_filled(std::int64_t r) const;
+  Array image_intensity(std::int64_t r) const;
+  Array coords(std::int64_t r, bool scaled) const;
+  std::vector<double> intensity_median(std::int64_t r) const;
+  std::vector<double> extra_value(std::int64_t r, const ExtraProperty& e) const;
+  Shape extra_shape(const ExtraProperty& e) const;
+};
+
+/// Host measures of one region's bool mask (scikit-image's _regionprops_utils on the crop).
+std::int64_t count_true(const Array& mask);
+std::int64_t euler_number_of(const Array& mask);  // connectivity = ndim
+double perimeter4(const Array& mask);             // perimeter(image, 4)
+double crofton4(const Array& mask);               // perimeter_crofton(image, 4)
+/// Maximum Feret diameter of a convex mask: the largest distance between the level-0.5 contour
+/// (2-D) / isosurface (3-D) vertices, scaled by spacing.
+double feret_max(const Array& convex_mask, const std::vector<double>& spacing);
+
+}  // namespace cuskimage::measure::detail
