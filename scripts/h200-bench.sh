@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export BENCH_TIMEOUT=${BENCH_TIMEOUT:-150}
 BENCH_ONLY="bench_filters" \
-  BENCH_FILTER='BM_(Gaussian3_f32|Gaussian3_f64|GaussianFilter3_u8|Sobel_f32|Farid_f32|Laplace_f32|DoG_f32|Median)' \
+  BENCH_FILTER='BM_(Gaussian3_f32|Gaussian3_f64|GaussianFilter3_u8|Sobel_f32|Farid_f32|Laplace_f32|DoG_f32|Median[0-9])' \
   bash scripts/h200.sh bench
 BENCH_ONLY="bench_morphology bench_ndimage bench_measure" bash scripts/h200.sh bench
 BENCH_ONLY="bench_wsi" BENCH_FILTER='cuskimage_(aligned|unaligned|read_regions|device)|raw_turbojpeg' \

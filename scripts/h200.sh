@@ -77,6 +77,20 @@ if (has compare || has wsi) && ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site
 fi
+if has prof; then
+  # Per-kernel time and DRAM traffic under Nsight Compute for a few benchmark cases, to see which
+  # pass of an op misses its floor. PROF_CASES: "bench_binary:benchmark_regex ...".
+  : >"$OUT/prof.txt"
+  for c in ${PROF_CASES:-}; do
+    b=${c%%:*}; f=${c#*:}
+    echo "== $b $f" >>"$OUT/prof.txt"
+    timeout "${PROF_TIMEOUT:-90}" ncu --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --launch-count "${PROF_LAUNCHES:-40}" "$PWD/$B/bench/$b" --benchmark_filter="$f" --benchmark_min_time=0.001 \
+      >/tmp/prof.csv 2>/tmp/prof.err || echo "ncu exit $?" >>"$OUT/prof.txt"
+    python3 scripts/ncu_summary.py /tmp/prof.csv >>"$OUT/prof.txt" 2>&1
+  done
+  cat "$OUT/prof.txt"
+fi
 if has wsi; then
   # cuCIM's read_region on the slide bench_wsi wrote (run bench with bench_wsi first).
   timeout "${WSI_TIMEOUT:-150}" python3 bench/wsi/compare_cucim.py --workers 1,2,4,8,16 --count 2048 \

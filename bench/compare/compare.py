@@ -276,8 +276,13 @@ def shape_key(shape: Optional[tuple]) -> Optional[tuple]:
 def read_bench_json(paths: list[str]) -> list[OurResult]:
     results: list[OurResult] = []
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, json.JSONDecodeError) as e:
+            # A benchmark program cut by its time limit leaves a truncated file: skip it, keep the rest.
+            print(f"compare: skipping {path}: {e}", file=sys.stderr)
+            continue
         by_name: dict[str, list] = {}
         medians: dict[str, float] = {}
         for b in doc.get("benchmarks", []):

@@ -34,13 +34,29 @@ __device__ __forceinline__ std::int64_t ccl_atomic_min(std::int64_t* a, std::int
       atomicMin(reinterpret_cast<long long*>(a), static_cast<long long>(v)));
 }
 
+/// ccl_find with path halving: each visited node is re-pointed at its grandparent, so later finds
+/// on the same tree are short. Safe beside concurrent ccl_union: a node's parent only ever moves to
+/// another member of its set with a smaller index (parent[x] <= x always), and roots are never
+/// written here.
+template <class I>
+__device__ __forceinline__ I ccl_find_halve(I* parent, I x) {
+  I p = parent[x];
+  while (p != x) {
+    const I g = parent[p];
+    if (g != p) parent[x] = g;
+    x = p;
+    p = g;
+  }
+  return x;
+}
+
 /// Joins the components of a and b (both foreground).
 template <class I>
 __device__ __forceinline__ void ccl_union(I* parent, I a, I b) {
   bool done = false;
   do {
-    a = ccl_find(parent, a);
-    b = ccl_find(parent, b);
+    a = ccl_find_halve(parent, a);
+    b = ccl_find_halve(parent, b);
     if (a < b) {
       const I old = ccl_atomic_min(&parent[b], a);
       done = old == b;

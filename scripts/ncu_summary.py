@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""Summarises `ncu --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum`
+output: one line per launch (kernel, time, DRAM bytes, achieved GB/s), in launch order."""
+import csv
+import sys
+
+
+def main(path: str) -> None:
+    rows = {}
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.startswith('"')]
+    for r in csv.DictReader(lines):
+        key = (int(r["ID"]), r["Kernel Name"][:90])
+        unit = r.get("Metric Unit", "")
+        v = float(r["Metric Value"].replace(",", ""))
+        scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
+                 "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(unit, 1.0)
+        rows.setdefault(key, {})[r["Metric Name"]] = v * scale
+    for (i, name), m in sorted(rows.items()):
+        ms = m.get("gpu__time_duration.sum", 0.0)
+        mb = (m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)) / 1e6
+        gbs = mb / ms if ms else 0.0
+        print(f"{i:4d} {ms:9.4f} ms {mb:9.1f} MB {gbs:7.0f} GB/s  {name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
