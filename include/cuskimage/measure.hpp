@@ -48,6 +48,180 @@ struct LabelResult {
 /// stream); `label` itself does not.
 LabelResult label_with_num(const Array& image, const LabelOptions& opts = {}, const Stream& stream = {});
 
+// @@measuremisc@@ begin
+}  // namespace cuskimage::measure
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "cuskimage/ndimage.hpp"
+
+namespace cuskimage::measure {
+
+// ---------------------------------------------------------------------------------------------
+// find_contours: marching squares (kernels/measure/contours.cu on CUDA).
+// ---------------------------------------------------------------------------------------------
+
+/// scikit-image's 'low' / 'high' choices of fully_connected and positive_orientation.
+enum class LowHigh { low, high };
+
+struct FindContoursOptions {
+  /// Iso-value. Unset: (nanmin + nanmax) / 2 computed in the image's dtype as NumPy does (integer
+  /// sums wrap, a bool image gives 0.5).
+  std::optional<double> level;
+  /// Which side is 8-connected in the ambiguous saddle cells.
+  LowHigh fully_connected = LowHigh::low;
+  /// 'low': contours wind counter-clockwise around low-valued islands (low values on the left).
+  LowHigh positive_orientation = LowHigh::low;
+  /// Optional bool (or 0/1) mask of the image's shape; cells touching a false pixel (or a NaN) are
+  /// skipped. Same device as the image.
+  Array mask = {};
+};
+
+/// skimage.measure.find_contours: iso-contours of a 2-D image at sub-pixel precision, as (K, 2)
+/// float64 (row, col) host arrays. The same contours, in the same order and orientation, with the
+/// same coordinates (bit for bit) as scikit-image: on CUDA the cells are classified and their
+/// segments computed and compacted in raster order on the device (CUB scan); the segments are then
+/// copied back and joined on the host in scikit-image's order (the call synchronises the stream).
+std::vector<Array> find_contours(const Array& image, const FindContoursOptions& opts = {},
+                                 const Stream& stream = {});
+
+// ---------------------------------------------------------------------------------------------
+// Meshes and polygons.
+// ---------------------------------------------------------------------------------------------
+
+/// skimage.measure.mesh_surface_area: total area of the triangles `faces` ((F, 3) integer indices)
+/// of `verts` ((V, 3) floats). Host and CUDA arrays (both on one device); returns a host value.
+double mesh_surface_area(const Array& verts, const Array& faces, const Stream& stream = {});
+
+/// skimage.measure.points_in_poly: for each (x, y) row of `points` ((N, 2)), whether it lies in the
+/// polygon `verts` ((M, 2)) or on its boundary (O'Rourke's crossing test with a 1e-12 vertex
+/// tolerance). Host function on short host vectors: a bool (N,) host array.
+Array points_in_poly(const Array& points, const Array& verts);
+
+struct GridPointsInPolyOptions {
+  /// True: bool inside-or-on-boundary. False: uint8 labels 0 outside, 1 inside, 2 vertex, 3 edge.
+  bool binarize = true;
+  /// Device of the result grid (one thread per grid point on CUDA).
+  Device device = Device::cpu();
+};
+
+/// skimage.measure.grid_points_in_poly: the test of points_in_poly for every (row, col) of a grid of
+/// `shape` (2 entries). `verts` is a host (M, 2) array.
+Array grid_points_in_poly(const Shape& shape, const Array& verts, const GridPointsInPolyOptions& opts = {},
+                          const Stream& stream = {});
+
+/// skimage.measure.approximate_polygon: Douglas-Peucker simplification of the (N, 2) `coords` with
+/// scikit-image's distance rule. Host function (short host vectors); returns a float64 host array
+/// (`coords` itself, converted to float64, when tolerance <= 0).
+Array approximate_polygon(const Array& coords, double tolerance);
+
+struct SubdividePolygonOptions {
+  int degree = 2;               // B-spline degree, 1..7
+  bool preserve_ends = false;   // keep the first and last point of an open polygon
+};
+
+/// skimage.measure.subdivide_polygon: one step of B-spline subdivision of the (N, 2) `coords`
+/// (closed when the first and last points are equal). Host function; float64 host array.
+Array subdivide_polygon(const Array& coords, const SubdividePolygonOptions& opts = {});
+
+// ---------------------------------------------------------------------------------------------
+// Image measures.
+// ---------------------------------------------------------------------------------------------
+
+/// How profile_line reduces the samples across the line width (scikit-image's reduce_func).
+enum class ProfileReduce { mean, none, custom };
+
+struct ProfileLineOptions {
+  std::int64_t linewidth = 1;
+  /// Spline order 0 or 1 (scipy.ndimage.map_coordinates). Unset: 0 for bool images, else 1.
+  std::optional<int> order;
+  /// scikit-image maps 'constant' and 'wrap' to scipy's grid-constant / grid-wrap.
+  ndimage::Mode mode = ndimage::Mode::reflect;
+  double cval = 0.0;
+  ProfileReduce reduce = ProfileReduce::mean;
+  /// ProfileReduce::custom: called on the `linewidth` samples of each point (host, in order).
+  std::function<double(const std::vector<double>&)> reduce_func = {};
+};
+
+/// skimage.measure.profile_line: intensities along the line src -> dst (both ends included,
+/// ceil(length + 1) points), `linewidth` parallel samples per point. 2-D images give (L,), 3-D
+/// (channel-last) images (L, C); float64 for mean/custom, the image's dtype (scipy's rounding) and
+/// an extra (L, linewidth[, C]) axis for none. The samples are taken on the image's device;
+/// custom reductions run on the host.
+Array profile_line(const Array& image, std::pair<double, double> src, std::pair<double, double> dst,
+                   const ProfileLineOptions& opts = {}, const Stream& stream = {});
+
+/// The reductions of block_reduce (scikit-image's func: np.sum, np.mean, np.max, np.min, np.median).
+enum class BlockFunc { sum, mean, max, min, median };
+
+struct BlockReduceOptions {
+  BlockFunc func = BlockFunc::sum;
+  /// Pad value (converted to the image's dtype) when a block size does not divide the shape.
+  double cval = 0.0;
+};
+
+/// skimage.measure.block_reduce: `func` over non-overlapping blocks (`block_size`: one value for
+/// every axis or one per axis, each >= 1), padding the end of each axis with cval. dtypes as NumPy:
+/// sum -> int64 / uint64 / float (bool -> int64), mean and median -> float64 (float32 stays),
+/// max / min -> the image's dtype. One thread per output element on CUDA.
+Array block_reduce(const Array& image, const std::vector<std::int64_t>& block_size,
+                   const BlockReduceOptions& opts = {}, const Stream& stream = {});
+
+/// skimage.measure.shannon_entropy: -sum p log(p) / log(base) over the distinct values (NaNs one
+/// value, -0.0 == 0.0). CUDA: radix sort + run-length encoding (CUB) and a device reduction.
+/// Synchronises (returns a host value).
+double shannon_entropy(const Array& image, double base = 2.0, const Stream& stream = {});
+
+/// skimage.measure.perimeter of a 2-D binary image (non-zero after NumPy's uint8 cast is object),
+/// neighborhood 4 or 8. CUDA: border pass + code histogram. Synchronises.
+double perimeter(const Array& image, int neighborhood = 4, const Stream& stream = {});
+
+/// skimage.measure.perimeter_crofton of a 2-D image (> 0 is object), directions 2 or 4. Synchronises.
+double perimeter_crofton(const Array& image, int directions = 4, const Stream& stream = {});
+
+/// skimage.measure.euler_number of a 2-D or 3-D image (> 0 is object). connectivity 1..ndim (unset:
+/// ndim); 3-D supports 1 and 3 only (NotSupported for 2, as scikit-image's NotImplementedError).
+/// CUDA: a histogram of 2x2(x2) configurations. Synchronises.
+std::int64_t euler_number(const Array& image, std::optional<int> connectivity = std::nullopt,
+                          const Stream& stream = {});
+
+/// How blur_effect reduces the per-axis blur values.
+enum class BlurReduce { max, mean, min };
+
+struct BlurEffectOptions {
+  std::int64_t h_size = 11;
+  /// Set: the image has colour channels on this axis (3, RGB) and is converted with rgb2gray.
+  std::optional<int> channel_axis;
+  BlurReduce reduce = BlurReduce::max;
+};
+
+/// skimage.measure.blur_effect (Crete et al.): per-axis blur in [0, 1] reduced by opts.reduce.
+/// Filters (uniform_filter1d, sobel) and sums run on the image's device. Synchronises.
+double blur_effect(const Array& image, const BlurEffectOptions& opts = {}, const Stream& stream = {});
+/// blur_effect with reduce_func=None: one value per axis (of the grey image).
+std::vector<double> blur_effect_axes(const Array& image, const BlurEffectOptions& opts = {},
+                                     const Stream& stream = {});
+
+struct PearsonResult {
+  double statistic = 0.0;  // Pearson's r (NaN for a constant input)
+  double pvalue = 0.0;     // two-sided, from the beta distribution of r as scipy.stats.pearsonr
+};
+
+/// Colocalisation measures (skimage.measure.*_coeff). Inputs share one shape and device; `mask`
+/// (optional) and the *_mask arguments must be bool or hold only 0 and 1. Sums are device
+/// reductions on CUDA; every call synchronises and returns host values.
+PearsonResult pearson_corr_coeff(const Array& image0, const Array& image1, const Array& mask = {},
+                                 const Stream& stream = {});
+double manders_coloc_coeff(const Array& image0, const Array& image1_mask, const Array& mask = {},
+                           const Stream& stream = {});
+double manders_overlap_coeff(const Array& image0, const Array& image1, const Array& mask = {},
+                             const Stream& stream = {});
+double intersection_coeff(const Array& image0_mask, const Array& image1_mask, const Array& mask = {},
+                          const Stream& stream = {});
+// @@measuremisc@@ end
+
 // @@regionprops@@ begin
 // ---------------------------------------------------------------------------------------------
 // regionprops, regionprops_table and the moments family (src/measure/regionprops*.cpp,
