@@ -111,6 +111,8 @@ ColorJitterParams sample_color_jitter(const ColorJitterOptions& opts) {
   const auto b = check_range(opts.brightness, "brightness", 1, 0, inf, true);
   const auto c = check_range(opts.contrast, "contrast", 1, 0, inf, true);
   const auto s = check_range(opts.saturation, "saturation", 1, 0, inf, true);
+  if (!opts.hue.range)
+    expect(opts.hue.value <= 0.5, "pathology.color_jitter", "hue", "must be in [-0.5, 0.5], got ", opts.hue.value);
   const auto h = check_range(opts.hue, "hue", 0, -0.5, 0.5, false);
   ColorJitterParams p;
   // np.random.permutation(4), then one uniform per enabled factor (Fisher-Yates on Philox draws).
