@@ -71,7 +71,9 @@ __global__ void rank_kernel(const std::int64_t* labels, const std::int64_t* sort
 __global__ void bg_rank_kernel(const std::int64_t* sorted, const std::int64_t* count, std::int64_t n,
                                std::int64_t bg_label, std::int64_t* bg_rank) {
   const std::int64_t k = lower_bound(sorted, n, bg_label);
-  bg_rank[0] = (k < n && sorted[k] == bg_label) ? count[k] - 1 : -1;
+  const bool present = k < n && sorted[k] == bg_label;
+  bg_rank[0] = present ? count[k] - 1 : -1;
+  bg_rank[1] = present ? bg_label - (sorted[0] < bg_label ? sorted[0] : bg_label) : -1;
 }
 
 __device__ __forceinline__ std::int64_t mapped_label(std::int64_t rank, std::int64_t bg_rank) {
@@ -86,13 +88,13 @@ __global__ void __launch_bounds__(kPixThreads) overlay_kernel(const std::int64_t
                                                               const double* pal, const T* img, Indexer ii,
                                                               std::int64_t cs, double* out, std::int64_t n,
                                                               OverlayParams p) {
-  const std::int64_t bg = bg_rank[0];
+  const std::int64_t bg = bg_rank[0], keep_m = bg_rank[1];
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   const T one_minus_alpha = static_cast<T>(1 - p.alpha);
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const std::int64_t m = mapped_label(ranks[i], bg);
     const double* c = m == 0 ? pal : pal + 3 * (1 + (m - 1) % p.n_colors);
-    const bool keep = p.keep_image_on_bg && m == 0;
+    const bool keep = p.keep_image_on_bg && m == keep_m;
     if constexpr (has_image) {
       const T* px = img + ii.offset(i);
       for (int k = 0; k < 3; ++k) {

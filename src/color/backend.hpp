@@ -27,8 +27,9 @@ void cuda_delta_e(DeltaKind kind, const DeltaParams& p, const Array& lab1, const
                   cudaStream_t stream);
 
 /// label2rgb: rank[i] = index of label value i among the sorted distinct values of `labels` (int64,
-/// C-order contiguous; ranks the same); `bg_rank` (int64, 1 element) = rank of bg_label, or -1
-/// when absent. Both backends, no host round trip.
+/// C-order contiguous; ranks the same); `bg_rank` (int64, 2 elements) = {rank of bg_label or -1
+/// when absent, the mapped label whose pixels keep the image when bg_color is None (-1: none)}.
+/// Both backends, no host round trip.
 void cpu_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank);
 void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank,
                       cudaStream_t stream);

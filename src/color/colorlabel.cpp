@@ -4,6 +4,11 @@
 // present) maps to 0 (bg_color) and the others to 1, 2, ... (colour (m - 1) mod ncolors). Both
 // backends compute each pixel's rank among the sorted distinct values of the whole image, so the
 // colours match scikit-image's for any label values.
+//
+// With bg_color None scikit-image shows the image where the *mapped* label equals
+// bg_label - min(label.min(), bg_label) (it compares the array it has just overwritten with the
+// mapped labels); with labels >= 0 and bg_label 0 those are the background pixels. Both backends
+// reproduce that rule.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,7 +41,10 @@ void cpu_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, A
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(v.size()); ++i)
     r[i] = std::lower_bound(u.begin(), u.end(), v[i]) - u.begin();
   const auto it = std::lower_bound(u.begin(), u.end(), bg_label);
-  bg_rank.data<std::int64_t>()[0] = (it != u.end() && *it == bg_label) ? (it - u.begin()) : -1;
+  const bool present = it != u.end() && *it == bg_label;
+  std::int64_t* b = bg_rank.data<std::int64_t>();
+  b[0] = present ? (it - u.begin()) : -1;
+  b[1] = present ? bg_label - std::min(u.empty() ? bg_label : u.front(), bg_label) : -1;
 }
 
 /// scikit-image's mapped label of a rank: 0 for the background, else 1-based among the others.
@@ -50,6 +58,7 @@ void cpu_label_overlay(const Array& ranks, const Array& bg_rank, const Array& pa
                        Array& out, const OverlayParams& p) {
   const std::int64_t* r = ranks.data<std::int64_t>();
   const std::int64_t bg = bg_rank.data<std::int64_t>()[0];
+  const std::int64_t keep_m = bg_rank.data<std::int64_t>()[1];
   const double* pal = palette.data<double>();
   double* o = out.data<double>();  // contiguous (..., 3)
   const std::int64_t n = ranks.size();
@@ -61,7 +70,7 @@ void cpu_label_overlay(const Array& ranks, const Array& bg_rank, const Array& pa
 #pragma omp parallel for schedule(static) if (n > 32768)
     for (std::int64_t i = 0; i < n; ++i) {
       const double* c = color_of(i);
-      const bool keep = p.keep_image_on_bg && mapped_label(r[i], bg) == 0;
+      const bool keep = p.keep_image_on_bg && mapped_label(r[i], bg) == keep_m;
       for (int k = 0; k < 3; ++k) o[3 * i + k] = keep ? 0.0 : c[k] * p.alpha + 0.0 * (1 - p.alpha);
     }
     return;
@@ -78,7 +87,7 @@ void cpu_label_overlay(const Array& ranks, const Array& bg_rank, const Array& pa
         const std::int64_t i = first + j;
         const T* px = ip + off[1] + j * si;
         const double* c = color_of(i);
-        const bool keep = p.keep_image_on_bg && mapped_label(r[i], bg) == 0;
+        const bool keep = p.keep_image_on_bg && mapped_label(r[i], bg) == keep_m;
         for (int k = 0; k < 3; ++k) {
           const T v = px[k * cs];
           o[3 * i + k] = keep ? double(v) : c[k] * p.alpha + double(v * one_minus_alpha);
@@ -158,7 +167,7 @@ Ranked rank_labels(const Array& label, std::int64_t bg_label, const Stream& s) {
   Ranked r;
   r.labels = (dt == DType::int64 ? label.share() : label.astype(DType::int64, s)).contiguous(s);
   r.ranks = Array::empty(label.shape(), DType::int64, label.device(), s);
-  r.bg_rank = Array::empty({1}, DType::int64, label.device(), s);
+  r.bg_rank = Array::empty({2}, DType::int64, label.device(), s);
   cuskimage::detail::on_backend(
       label, s, [&] { detail::cpu_label_ranks(r.labels, bg_label, r.ranks, r.bg_rank); },
       [&](cudaStream_t cs) { detail::cuda_label_ranks(r.labels, bg_label, r.ranks, r.bg_rank, cs); });

@@ -1,0 +1,190 @@
+// GPU tier of the color tests: every pixel conversion on device arrays equals the CPU backend on
+// fresh random inputs (uint8, uint16, int16, float32, float64; 2-D, 3-D, one pixel, tile tails;
+// contiguous, strided and channel_axis views), deltaE and label2rgb likewise, goldens on the
+// device, and a non-default stream with the legacy default stream held busy.
+//
+// Device and host libm differ in the last bits of pow/cbrt/log/atan2 and nvcc contracts a*b+c
+// into FMAs, so float results are compared with 1e-12 (float64) / 2e-6 (float32) relative
+// tolerances; integer results (label2rgb avg on uint8) are exact.
+#include "tests/color/color_test_common.hpp"
+
+using namespace colortest;
+
+namespace {
+
+Array dev(const Array& h, const Stream& s = {}) { return h.to(Device::cuda(), s); }
+
+#define EXPECT_DEVICE_MATCHES(cpu, gpu)                                                        \
+  do {                                                                                        \
+    const ::cuskimage::Array& c_ = (cpu);                                                    \
+    const ::cuskimage::Array& g_ = (gpu);                                                    \
+    EXPECT_EQ(c_.dtype(), g_.dtype());                                                       \
+    EXPECT_TRUE(g_.device().is_cuda());                                                      \
+    const bool f32_ = c_.dtype() == ::cuskimage::DType::float32;                              \
+    EXPECT_TRUE(::cusktest::arrays_close(c_, g_, f32_ ? 2e-6 : 1e-12, f32_ ? 2e-5 : 1e-11));  \
+  } while (0)
+
+/// A valid random input of `fn` in dtype `dt` (forward functions: RGB in [0, 1]; inverses: the
+/// forward function's output on such RGB, cast).
+Array input_for(const std::string& fn, const Shape& shape, DType dt, std::uint64_t seed) {
+  if (dt != DType::float32 && dt != DType::float64) return cusktest::random_array(shape, dt, seed);
+  const Array rgb = cusktest::random_array(shape, DType::float64, seed, 0, 1);
+  static const std::map<std::string, std::string> fwd = {
+      {"hsv2rgb", "rgb2hsv"},   {"xyz2rgb", "rgb2xyz"},     {"rgbcie2rgb", "rgb2rgbcie"}, {"lab2rgb", "rgb2lab"},
+      {"luv2rgb", "rgb2luv"},   {"hed2rgb", "rgb2hed"},     {"yuv2rgb", "rgb2yuv"},       {"yiq2rgb", "rgb2yiq"},
+      {"ypbpr2rgb", "rgb2ypbpr"}, {"ycbcr2rgb", "rgb2ycbcr"}, {"ydbdr2rgb", "rgb2ydbdr"},  {"xyz2lab", "rgb2xyz"},
+      {"lab2xyz", "rgb2lab"},   {"xyz2luv", "rgb2xyz"},     {"luv2xyz", "rgb2luv"},       {"lab2lch", "rgb2lab"},
+      {"lch2lab", "rgb2lab"}};
+  const auto it = fwd.find(fn);
+  Array src = it == fwd.end() ? rgb.share() : conversions().at(it->second)(rgb, -1, {});
+  if (fn == "lch2lab") src = color::lab2lch(src);
+  return dt == DType::float64 ? std::move(src) : src.astype(dt);
+}
+
+const std::vector<Shape>& shapes() {
+  // 2-D, odd sizes across several 1024-pixel tiles with a tail, 3-D, one pixel, a single row.
+  static const std::vector<Shape> s = {{37, 61, 3}, {5, 7, 9, 3}, {3}, {1, 1031, 3}};
+  return s;
+}
+
+}  // namespace
+
+TEST(GpuColorConv, EveryConversionMatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  std::uint64_t seed = 10;
+  for (const auto& [fn, conv] : conversions()) {
+    for (DType dt : {DType::uint8, DType::uint16, DType::int16, DType::float32, DType::float64}) {
+      for (const Shape& shape : shapes()) {
+        SCOPED_TRACE(fn + " " + std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape));
+        const Array h = input_for(fn, shape, dt, seed++);
+        EXPECT_DEVICE_MATCHES(conv(h, -1, {}), conv(dev(h), -1, {}));
+      }
+    }
+  }
+}
+
+TEST(GpuColorConv, StridedAndChannelAxisViews) {
+  CUSK_REQUIRE_GPU();
+  std::uint64_t seed = 500;
+  for (const auto& [fn, conv] : conversions()) {
+    for (DType dt : {DType::uint8, DType::float32, DType::float64}) {
+      SCOPED_TRACE(fn + " " + std::string(cuskimage::dtype_name(dt)));
+      const Array h = input_for(fn, {40, 50, 3}, dt, seed++);
+      const Array d = dev(h);
+      // A crop with steps (strided pixels) and the channels reversed (negative channel stride).
+      const std::initializer_list<Slice> crop = {Slice{3, 37, 2}, Slice{1, 50, 3}, Slice{std::nullopt, std::nullopt, -1}};
+      EXPECT_DEVICE_MATCHES(conv(h.slice(crop), -1, {}), conv(d.slice(crop), -1, {}));
+      // Channels first.
+      EXPECT_DEVICE_MATCHES(conv(h.transpose({2, 0, 1}), 0, {}), conv(d.transpose({2, 0, 1}), 0, {}));
+      // An unaligned contiguous start (one pixel in) falls back to the strided kernel.
+      const std::initializer_list<Slice> shift = {Slice{1, std::nullopt, 1}};
+      EXPECT_DEVICE_MATCHES(conv(h.slice(shift), -1, {}), conv(d.slice(shift), -1, {}));
+    }
+  }
+}
+
+TEST(GpuColorConv, OtherOpsMatchCpu) {
+  CUSK_REQUIRE_GPU();
+  const Array rgba = cusktest::random_array({33, 47, 4}, DType::uint8, 1);
+  EXPECT_DEVICE_MATCHES(color::rgba2rgb(rgba, {.background = {0.1, 0.2, 0.3}}),
+                        color::rgba2rgb(dev(rgba), {.background = {0.1, 0.2, 0.3}}));
+  const Array rgba32 = cusktest::random_array({3, 4, 5, 4}, DType::float32, 2);
+  EXPECT_DEVICE_MATCHES(color::rgba2rgb(rgba32), color::rgba2rgb(dev(rgba32)));
+  const Array rgb = cusktest::random_array({29, 31, 3}, DType::float64, 3);
+  const Array st = cusktest::random_array({29, 31, 3}, DType::float64, 4, 0, 0.4);
+  for (const color::Matrix3& m : {color::hdx_from_rgb, color::bro_from_rgb, color::ahx_from_rgb})
+    EXPECT_DEVICE_MATCHES(color::separate_stains(rgb, m), color::separate_stains(dev(rgb), m));
+  EXPECT_DEVICE_MATCHES(color::combine_stains(st, color::rgb_from_fgx), color::combine_stains(dev(st), color::rgb_from_fgx));
+  const Array lab4 = color::lab2lch(cusktest::random_array({9, 10, 5}, DType::float64, 5, -50, 80));
+  EXPECT_DEVICE_MATCHES(color::lab2lch(lab4), color::lab2lch(dev(lab4)));
+  EXPECT_DEVICE_MATCHES(color::lch2lab(lab4), color::lch2lab(dev(lab4)));
+  for (auto [ill, ob] : {std::pair{"D50", "10"}, {"A", "R"}}) {
+    const color::IlluminantOptions o{.illuminant = ill, .observer = ob};
+    EXPECT_DEVICE_MATCHES(color::rgb2lab(rgb, o), color::rgb2lab(dev(rgb), o));
+    EXPECT_DEVICE_MATCHES(color::xyz2luv(rgb, o), color::xyz2luv(dev(rgb), o));
+  }
+  EXPECT_DEVICE_MATCHES(color::convert_colorspace(rgb, "hsv", "ycbcr"), color::convert_colorspace(dev(rgb), "hsv", "ycbcr"));
+  const Array gray = cusktest::random_array({17, 19}, DType::uint16, 6);
+  EXPECT_ARRAY_EQ(color::gray2rgb(gray, {.channel_axis = 0}), color::gray2rgb(dev(gray), {.channel_axis = 0}));
+  EXPECT_ARRAY_EQ(color::gray2rgba(gray), color::gray2rgba(dev(gray)));
+  const Array alpha = cusktest::random_array({19}, DType::uint16, 7);
+  EXPECT_ARRAY_EQ(color::gray2rgba(gray, alpha), color::gray2rgba(dev(gray), dev(alpha)));
+}
+
+TEST(GpuColorConv, GoldensOnDevice) {
+  CUSK_REQUIRE_GPU();
+  for (const std::string fn : {"rgb2lab", "rgb2hed", "rgb2gray", "rgb2hsv"}) {
+    const Array out = conversions().at(fn)(dev(golden("in_astro")), -1, {});
+    EXPECT_TRUE(out.device().is_cuda());
+    EXPECT_COLOR_NEAR(golden(fn + "__astro"), out);
+  }
+  EXPECT_COLOR_NEAR(golden("lab2rgb__lab_wide"), color::lab2rgb(dev(golden("in_lab_wide"))));
+  EXPECT_COLOR_NEAR(golden("ycbcr2rgb__ycc_u8"), color::ycbcr2rgb(dev(golden("in_ycc_u8"))));
+  EXPECT_COLOR_NEAR(golden("rgb2lab__vol_c1"), color::rgb2lab(dev(golden("in_vol_c1")), {.channel_axis = 1}));
+}
+
+TEST(GpuColorDeltaE, MatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Array a = cusktest::random_array({23, 29, 3}, DType::float64, 1, -80, 100);
+  const Array b = cusktest::random_array({23, 29, 3}, DType::float64, 2, -80, 100);
+  const Array ref = cusktest::random_array({1, 29, 3}, DType::float64, 3, -80, 100);
+  const Array af = a.astype(DType::float32), bf = b.astype(DType::float32);
+  EXPECT_DEVICE_MATCHES(color::deltaE_cie76(a, b), color::deltaE_cie76(dev(a), dev(b)));
+  EXPECT_DEVICE_MATCHES(color::deltaE_ciede94(a, ref), color::deltaE_ciede94(dev(a), dev(ref)));
+  EXPECT_DEVICE_MATCHES(color::deltaE_ciede2000(a, b), color::deltaE_ciede2000(dev(a), dev(b)));
+  EXPECT_DEVICE_MATCHES(color::deltaE_ciede2000(af, bf), color::deltaE_ciede2000(dev(af), dev(bf)));
+  EXPECT_DEVICE_MATCHES(color::deltaE_cmc(af, bf, {.kL = 2}), color::deltaE_cmc(dev(af), dev(bf), {.kL = 2}));
+  EXPECT_DEVICE_MATCHES(color::deltaE_cmc(a.transpose({2, 0, 1}), b.transpose({2, 0, 1}), {.channel_axis = 0}),
+                        color::deltaE_cmc(dev(a).transpose({2, 0, 1}), dev(b).transpose({2, 0, 1}), {.channel_axis = 0}));
+  const Array pairs = golden("in_sharma");
+  const Array pd = dev(pairs);
+  EXPECT_COLOR_NEAR(golden("deltaE_ciede2000__sharma"),
+                    color::deltaE_ciede2000(pd.slice({Slice{}, Slice{0, 3, 1}}), pd.slice({Slice{}, Slice{3, 6, 1}})));
+}
+
+TEST(GpuColorLabel, MatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Array lab = cusktest::random_array({61, 67}, DType::int32, 1, -3, 40);
+  const Array img = cusktest::random_array({61, 67, 3}, DType::uint8, 2);
+  const Array gray = cusktest::random_array({61, 67}, DType::float32, 3);
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab), color::label2rgb(dev(lab)));
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab, {.bg_label = 7, .bg_color = std::nullopt}),
+                        color::label2rgb(dev(lab), {.bg_label = 7, .bg_color = std::nullopt}));
+  const color::Label2RgbOptions o{.colors = {"navy", {0.2, 0.9, 0.1}}, .alpha = 0.6, .bg_label = -3,
+                                  .image_alpha = 0.8, .saturation = 0.3};
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab, img, o), color::label2rgb(dev(lab), dev(img), o));
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab, gray, o), color::label2rgb(dev(lab), dev(gray), o));
+  const color::Label2RgbOptions avg{.kind = color::Label2RgbKind::avg};
+  EXPECT_ARRAY_EQ(color::label2rgb(lab, img, avg), color::label2rgb(dev(lab), dev(img), avg));
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab, gray, avg), color::label2rgb(dev(lab), dev(gray), avg));
+  const Array lab3 = cusktest::random_array({5, 6, 7}, DType::uint16, 4, 0, 9);
+  EXPECT_DEVICE_MATCHES(color::label2rgb(lab3), color::label2rgb(dev(lab3)));
+  EXPECT_DEVICE_MATCHES(color::label2rgb(strided_twin(lab), strided_twin(img)),
+                        color::label2rgb(dev(strided_twin(lab)), dev(strided_twin(img))));
+  EXPECT_COLOR_NEAR(golden("label2rgb__image_opts"),
+                    color::label2rgb(dev(golden("in_labels")), dev(golden("in_lbl_img")),
+                                     {.alpha = 0.5, .bg_label = 2, .bg_color = std::nullopt, .image_alpha = 0.7,
+                                      .saturation = 0.5}));
+  EXPECT_ARRAY_EQ(golden("label2rgb__avg"), color::label2rgb(dev(golden("in_labels")), dev(golden("in_lbl_img")), avg));
+}
+
+TEST(GpuColorStream, NoLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array rgb = dev(cusktest::random_array({256, 300, 3}, DType::uint8, 1));
+  const Array lab = dev(cusktest::random_array({256, 300}, DType::int32, 2, 0, 20));
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    Array a = color::rgb2lab(rgb, {}, s);
+    Array b = color::rgb2hed(rgb, {}, s);
+    Array c = color::rgb2gray(rgb, {}, s);
+    Array d = color::rgb2hsv(rgb, {}, s);
+    Array e = color::lab2rgb(a, {}, s);
+    Array f = color::deltaE_ciede2000(a, e, {}, s);
+    Array g = color::label2rgb(lab, rgb, {}, s);
+    s.synchronize();
+  }));
+  // The result on a non-default stream equals the default stream's.
+  const Stream s = Stream::create();
+  const Array x = color::rgb2lab(rgb, {}, s);
+  s.synchronize();
+  EXPECT_ARRAY_EQ(color::rgb2lab(rgb), x);
+}
