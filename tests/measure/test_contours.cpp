@@ -140,13 +140,16 @@ TEST(MeasureFindContours, StridedViewAndDtypes) {
 }
 
 TEST(MeasureFindContours, DefaultLevelInTheImageDtype) {
-  // uint8: (200 + 100) wraps to 44 in NumPy's scalar arithmetic, so the level is 22.
-  Array a = Array::from_vector(std::vector<std::uint8_t>{100, 200, 100, 200, 21, 23}, {3, 2});
-  const auto c = measure::find_contours(a);
-  const auto d = measure::find_contours(a, {.level = 22.0});
-  ASSERT_EQ(c.size(), d.size());
-  ASSERT_FALSE(c.empty());
-  for (std::size_t k = 0; k < c.size(); ++k) EXPECT_ARRAY_EQ(d[k], c[k]);
+  // uint8: (100 + 200) wraps to 44 in NumPy's scalar arithmetic, so scikit-image's level is 22,
+  // below every value: no contours, where the true midpoint 150 finds some.
+  const Array a = Array::from_vector(std::vector<std::uint8_t>{100, 200, 100, 200, 120, 180}, {3, 2});
+  EXPECT_TRUE(measure::find_contours(a).empty());
+  EXPECT_FALSE(measure::find_contours(a, {.level = 150.0}).empty());
+  // bool: True + True is True, so the level is 0.5
+  const Array b = Array::from_vector(std::vector<bool>{false, true, true, false}, {2, 2});
+  const auto cb = measure::find_contours(b), cl = measure::find_contours(b, {.level = 0.5});
+  ASSERT_EQ(cb.size(), cl.size());
+  for (std::size_t k = 0; k < cb.size(); ++k) EXPECT_ARRAY_EQ(cl[k], cb[k]);
 }
 
 TEST(MeasureFindContours, BadInput) {
