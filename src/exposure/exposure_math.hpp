@@ -106,6 +106,26 @@ CUSK_HD C np_pow(C x, C g) {
   return std::pow(x, g);
 }
 
+/// NumPy's float -> integer astype as it behaves on x86-64 (the C conversion is undefined out of
+/// range): 8/16-bit targets go through int32 and wrap (280.5 -> uint8 24), wider ones saturate to
+/// the "integer indefinite" minimum. adjust_* with gain > 1 overflow this way in scikit-image.
+template <class T, class C>
+CUSK_HD T np_astype(C r) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(r);
+  } else if constexpr (sizeof(T) <= 2) {
+    if (!(r > C(-2147483648.0) && r < C(2147483648.0))) return T(0);
+    return static_cast<T>(static_cast<std::uint32_t>(static_cast<std::int32_t>(r)));
+  } else if constexpr (sizeof(T) == 4 && std::is_signed_v<T>) {
+    if (!(r > C(-2147483649.0) && r < C(2147483648.0))) return std::numeric_limits<T>::lowest();
+    return static_cast<T>(r);
+  } else {
+    if (!(r > C(-9223372036854775808.0) && r < C(9223372036854775808.0)))
+      return static_cast<T>(std::numeric_limits<std::int64_t>::lowest());
+    return static_cast<T>(static_cast<std::int64_t>(r));
+  }
+}
+
 enum class AdjustKind : int { gamma, log, log_inv, sigmoid, sigmoid_inv };
 
 /// One adjust_* formula for a non-uint8-gamma image: C computes, T is the output (= input) dtype.
@@ -128,7 +148,7 @@ struct AdjustOp {
         r = mul_rn(sub_rn(C(1), div_rn(C(1), add_rn(C(1), std::exp(mul_rn(b, sub_rn(a, t)))))), scale);
         break;
     }
-    return cuskimage::detail::convert<T>(r);
+    return np_astype<T>(r);
   }
 };
 
@@ -142,7 +162,7 @@ inline GammaLut gamma_lut(double gamma, double gain) {
   for (int i = 0; i < 256; ++i) {
     const double x = i == 255 ? 1.0 : double(i) * step;  // linspace: i * step + 0, last = stop
     const double y = std::fmin(std::rint((255.0 * gain) * np_pow(x, gamma)), 255.0);
-    lut.v[i] = cuskimage::detail::convert<std::uint8_t>(y);
+    lut.v[i] = np_astype<std::uint8_t>(y);
   }
   return lut;
 }
