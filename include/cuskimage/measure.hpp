@@ -389,7 +389,9 @@ struct MomentsCentralOptions {
 /// Raw moments M[i, j, ...] = sum I(x) (x0 s0)^i (x1 s1)^j ..., shape (order+1,)*ndim; float32
 /// for float32 images, else float64 (accumulated in double on both backends). Any ndim >= 1.
 Array moments(const Array& image, const MomentsOptions& opts = {}, const Stream& stream = {});
-/// Central moments about `center` (default the centroid), computed directly about the centre.
+/// Central moments about `center`, computed directly about the centre. Without a center (the
+/// centroid), entries are those of scikit-image's raw-to-central conversion: power sums up to
+/// `order` (the first-order ones exactly 0), the rest 0.
 Array moments_central(const Array& image, const MomentsCentralOptions& opts = {}, const Stream& stream = {});
 /// Moments of a (K, ndim) point list (skimage.measure.moments_coords[_central]).
 Array moments_coords(const Array& coords, int order = 3, const Stream& stream = {});

@@ -84,6 +84,15 @@ __global__ void normalized_kernel(const double* __restrict__ mu, std::int64_t n,
   if (k < n) out[k] = normalized_moment(mu, k, nd, P, order, scale);
 }
 
+__global__ void zero_outside_kernel(double* __restrict__ mu, std::int64_t n, int nd, std::int64_t P, int order) {
+  const std::int64_t k = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  std::int64_t r = k;
+  int s = 0;
+  for (int a = 0; a < nd; ++a, r /= P) s += static_cast<int>(r % P);
+  if (s > order || s == 1) mu[k] = 0.0;
+}
+
 __global__ void hu_kernel(const double* __restrict__ nu, int n, double* __restrict__ out) { hu_moments(nu, n, out); }
 
 __global__ void inertia_kernel(const double* __restrict__ mu, int nd, int n, double* __restrict__ out) {
@@ -158,6 +167,13 @@ void cuda_moments_normalized(const Array& mu, int order, double scale, Array& ou
   if (n > 0)
     normalized_kernel<<<grid1(n), 256, 0, s>>>(static_cast<const double*>(mu.data()), n, mu.ndim(), mu.shape(0), order,
                                                scale, static_cast<double*>(out.data()));
+  CUSK_CUDA_CHECK(cudaGetLastError());
+}
+
+void cuda_zero_outside_order(Array& mu, int order, cudaStream_t s) {
+  const std::int64_t n = mu.size();
+  if (n > 0)
+    zero_outside_kernel<<<grid1(n), 256, 0, s>>>(static_cast<double*>(mu.data()), n, mu.ndim(), mu.shape(0), order);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -72,7 +72,9 @@ void check_image(const Array& image, std::string_view fn, int order) {
   expect(order >= 0, fn, "order", "must be >= 0, got ", order);
 }
 
-/// Raw (center empty -> zeros) or central moments of an image, float64 on the image's device.
+/// Raw or central moments of an image, float64 on the image's device. About the centroid
+/// (centroid_default) entries are kept as scikit-image's raw-to-central conversion keeps them:
+/// power sums <= order, first-order ones exactly 0, the rest 0.
 Array moments_f64(const Array& image, std::vector<double> center, bool centroid_default, int order,
                   const std::vector<double>& sp, const Stream& stream) {
   const int nd = image.ndim();
@@ -84,7 +86,16 @@ Array moments_f64(const Array& image, std::vector<double> center, bool centroid_
           center.assign(nd, 0.0);
           for (int a = 0; a < nd; ++a) center[a] = m1[std::int64_t(1) << (nd - 1 - a)] / m1[0];
         }
-        return Array::from_vector(cpu_contract(image, sp, center, order), cube(nd, order + 1));
+        std::vector<double> mu = cpu_contract(image, sp, center, order);
+        if (centroid_default) {  // scikit-image's raw-to-central conversion: power sums <= order, first order 0
+          for (std::size_t k = 0; k < mu.size(); ++k) {
+            std::int64_t r = static_cast<std::int64_t>(k);
+            int s = 0;
+            for (int a = 0; a < nd; ++a, r /= order + 1) s += static_cast<int>(r % (order + 1));
+            if (s > order || s == 1) mu[k] = 0.0;
+          }
+        }
+        return Array::from_vector(mu, cube(nd, order + 1));
       },
       [&](cudaStream_t s) {
         const Array c = image.contiguous(stream);
@@ -95,6 +106,7 @@ Array moments_f64(const Array& image, std::vector<double> center, bool centroid_
           Array cen = Array::empty({nd}, DType::float64, image.device(), stream);
           detail::cuda_centroid_from_m1(m1, cen, s);
           detail::cuda_moments(c, sp, static_cast<const double*>(cen.data()), order, out, s);
+          detail::cuda_zero_outside_order(out, order, s);
         } else {
           Array cen = Array::from_vector(center, {nd}).to(image.device(), stream);
           detail::cuda_moments(c, sp, static_cast<const double*>(cen.data()), order, out, s);

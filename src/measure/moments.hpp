@@ -19,6 +19,9 @@ void cuda_centroid_from_m1(const Array& m1, Array& out, cudaStream_t stream);
 /// Moments of (K, D) contiguous float64 coordinates about `center` (device, D doubles; null: the
 /// coordinates' mean), shape (order+1)^D float64.
 void cuda_moments_coords(const Array& coords, const double* center, int order, Array& out, cudaStream_t stream);
+/// scikit-image's central moments about the centroid keep only power sums <= order, and the
+/// first-order ones are 0 exactly: zero those entries of `mu` ((order+1)^ndim float64, device).
+void cuda_zero_outside_order(Array& mu, int order, cudaStream_t stream);
 void cuda_moments_normalized(const Array& mu, int order, double scale, Array& out, cudaStream_t stream);
 void cuda_moments_hu(const Array& nu, Array& out, cudaStream_t stream);
 void cuda_inertia_tensor(const Array& mu, Array& out, cudaStream_t stream);
