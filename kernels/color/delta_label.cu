@@ -178,13 +178,16 @@ void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, 
     Array temp = scratch(bytes, dev, s);
     CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, lp, sp, n, 0, 64, stream));
   }
-  run_heads_kernel<<<pixel_blocks(n), kPixThreads, 0, stream>>>(sp, cp, n);
-  CUSK_CUDA_CHECK_LAUNCH();
-  bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, cp, cp, n, stream));
   {
+    // heads[i] = 1 where a run of equal sorted labels starts; count = its inclusive sum.
+    Array heads = Array::empty({n}, DType::int64, dev, s);
+    auto* hp = static_cast<std::int64_t*>(heads.data());
+    run_heads_kernel<<<pixel_blocks(n), kPixThreads, 0, stream>>>(sp, hp, n);
+    CUSK_CUDA_CHECK_LAUNCH();
+    bytes = 0;
+    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, hp, cp, n, stream));
     Array temp = scratch(bytes, dev, s);
-    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, cp, cp, n, stream));
+    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, hp, cp, n, stream));
   }
   rank_kernel<<<pixel_blocks(n), kPixThreads, 0, stream>>>(lp, sp, cp, static_cast<std::int64_t*>(ranks.data()), n);
   CUSK_CUDA_CHECK_LAUNCH();

@@ -340,8 +340,9 @@ struct RgbToHsvOp : OpBase {
     else if (r == v)
       h = (g - b) / delta;
     h = h / T(6.0);
-    // Python's modulo: the result takes the divisor's sign.
-    h = fmod_t(h, T(1.0));
+    // Python's modulo: the result takes the divisor's sign. fmod is exact and the identity on
+    // [0, 1) (every in-range pixel), so it runs only outside (a software loop on the device).
+    if (!(h >= T(0) && h < T(1))) h = fmod_t(h, T(1.0));
     if (h < T(0)) h = h + T(1.0);
     if (delta == T(0)) {
       h = T(0);
