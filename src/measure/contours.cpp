@@ -6,9 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "cuskimage/measure.hpp"
@@ -66,14 +64,50 @@ std::vector<ContourSegment> cpu_segments(const Array& image, const Array& mask, 
 }
 
 // ---- assembly (scikit-image's _assemble_contours) ------------------------------------------------
+//
+// The same walk over the segments as scikit-image: dictionaries `starts` / `ends` from an open
+// contour's first / last point (exact coordinates) to its number, and the same four cases and merge
+// rule (the lower-numbered contour absorbs the other). Contours are linked lists of point nodes,
+// so every step is O(1) (scikit-image's deque extends are O(length)), and the dictionaries are one
+// flat open-addressing table each.
 
 struct Point {
   double r, c;
   bool operator==(const Point& o) const { return r == o.r && c == o.c; }  // NaN never matches
 };
 
-struct PointHash {
-  std::size_t operator()(const Point& p) const {
+/// Point -> contour number, linear probing with backward-shift deletion (no tombstones).
+class PointMap {
+ public:
+  PointMap() { slots_.resize(1024); }
+
+  /// Removes `p` and returns its contour, or -1 when absent (Python's dict.pop(p, None)).
+  std::int64_t pop(const Point& p) {
+    std::size_t i = find_slot(p);
+    if (!slots_[i].used) return -1;
+    const std::int64_t v = slots_[i].v;
+    erase_at(i);
+    return v;
+  }
+  /// map[p] = v (insert or overwrite).
+  void set(const Point& p, std::int64_t v) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    const std::size_t i = find_slot(p);
+    if (!slots_[i].used) {
+      slots_[i] = {p, v, true};
+      ++count_;
+    } else {
+      slots_[i].v = v;
+    }
+  }
+
+ private:
+  struct Slot {
+    Point p;
+    std::int64_t v;
+    bool used;
+  };
+  static std::size_t hash(const Point& p) {
     std::uint64_t a, b;
     std::memcpy(&a, &p.r, 8);
     std::memcpy(&b, &p.c, 8);
@@ -82,72 +116,120 @@ struct PointHash {
     h *= 0xBF58476D1CE4E5B9ull;
     return static_cast<std::size_t>(h ^ (h >> 29));
   }
+  std::size_t find_slot(const Point& p) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash(p) & mask;
+    while (slots_[i].used && !(slots_[i].p == p)) i = (i + 1) & mask;
+    return i;
+  }
+  void erase_at(std::size_t i) {
+    const std::size_t mask = slots_.size() - 1;
+    slots_[i].used = false;
+    --count_;
+    for (std::size_t j = (i + 1) & mask; slots_[j].used; j = (j + 1) & mask) {
+      const std::size_t home = hash(slots_[j].p) & mask;
+      // move j back to the hole i when its home does not lie cyclically in (i, j]
+      const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+      if (!between) {
+        slots_[i] = slots_[j];
+        slots_[j].used = false;
+        i = j;
+      }
+    }
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    count_ = 0;
+    for (const Slot& s : old)
+      if (s.used) set(s.p, s.v);
+  }
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
 };
 
 std::vector<Array> assemble(const std::vector<ContourSegment>& segs, bool reverse) {
-  std::vector<std::deque<Point>> contours;
-  std::vector<char> alive;
-  std::unordered_map<Point, std::int64_t, PointHash> starts, ends;
-  starts.reserve(segs.size() / 4 + 16);
-  ends.reserve(segs.size() / 4 + 16);
-  auto pop = [](auto& map, const Point& p) -> std::int64_t {
-    auto it = map.find(p);
-    if (it == map.end()) return -1;
-    const std::int64_t id = it->second;
-    map.erase(it);
-    return id;
+  // point nodes (linked lists) and contours (first node, last node, length, alive)
+  std::vector<Point> pt;
+  std::vector<std::int64_t> next;
+  struct Contour {
+    std::int64_t first, last, size;
+    bool alive;
   };
+  std::vector<Contour> cs;
+  pt.reserve(segs.size() + 16);
+  next.reserve(segs.size() + 16);
+  auto node = [&](const Point& p) {
+    pt.push_back(p);
+    next.push_back(-1);
+    return static_cast<std::int64_t>(pt.size()) - 1;
+  };
+  PointMap starts, ends;
   for (const auto& s : segs) {
     const Point from{s.r0, s.c0}, to{s.r1, s.c1};
     if (from == to) continue;
-    const std::int64_t tail = pop(starts, to);
-    const std::int64_t head = pop(ends, from);
+    const std::int64_t tail = starts.pop(to);
+    const std::int64_t head = ends.pop(from);
     if (tail >= 0 && head >= 0) {
-      if (tail == head) {
-        contours[head].push_back(to);  // closes the loop
-      } else if (tail > head) {
-        auto& h = contours[head];
-        auto& t = contours[tail];
-        h.insert(h.end(), t.begin(), t.end());
-        t.clear();
-        alive[tail] = 0;
-        starts[h.front()] = head;
-        ends[h.back()] = head;
-      } else {
-        auto& h = contours[head];
-        auto& t = contours[tail];
-        t.insert(t.begin(), h.begin(), h.end());
-        starts.erase(h.front());  // may equal `to`, already gone
-        h.clear();
-        alive[head] = 0;
-        starts[t.front()] = tail;
-        ends[t.back()] = tail;
+      if (tail == head) {  // closes the loop
+        Contour& h = cs[head];
+        const std::int64_t n = node(to);
+        next[h.last] = n;
+        h.last = n;
+        ++h.size;
+      } else if (tail > head) {  // head.extend(tail)
+        Contour& h = cs[head];
+        Contour& t = cs[tail];
+        next[h.last] = t.first;
+        h.last = t.last;
+        h.size += t.size;
+        t.alive = false;
+        starts.set(pt[h.first], head);
+        ends.set(pt[h.last], head);
+      } else {  // tail.extendleft(reversed(head))
+        Contour& h = cs[head];
+        Contour& t = cs[tail];
+        starts.pop(pt[h.first]);  // may equal `to`, already gone
+        next[h.last] = t.first;
+        t.first = h.first;
+        t.size += h.size;
+        h.alive = false;
+        starts.set(pt[t.first], tail);
+        ends.set(pt[t.last], tail);
       }
     } else if (tail < 0 && head < 0) {
-      const auto id = static_cast<std::int64_t>(contours.size());
-      contours.push_back(std::deque<Point>{from, to});
-      alive.push_back(1);
-      starts[from] = id;
-      ends[to] = id;
-    } else if (head < 0) {
-      contours[tail].push_front(from);
-      starts[from] = tail;
-    } else {
-      contours[head].push_back(to);
-      ends[to] = head;
+      const auto id = static_cast<std::int64_t>(cs.size());
+      const std::int64_t a = node(from), b = node(to);
+      next[a] = b;
+      cs.push_back({a, b, 2, true});
+      starts.set(from, id);
+      ends.set(to, id);
+    } else if (head < 0) {  // tail.appendleft(from)
+      Contour& t = cs[tail];
+      const std::int64_t n = node(from);
+      next[n] = t.first;
+      t.first = n;
+      ++t.size;
+      starts.set(from, tail);
+    } else {  // head.append(to)
+      Contour& h = cs[head];
+      const std::int64_t n = node(to);
+      next[h.last] = n;
+      h.last = n;
+      ++h.size;
+      ends.set(to, head);
     }
   }
   std::vector<Array> out;
-  for (std::size_t id = 0; id < contours.size(); ++id) {
-    if (!alive[id]) continue;
-    const auto& c = contours[id];
-    const auto k = static_cast<std::int64_t>(c.size());
-    Array a = Array::empty({k, 2}, DType::float64);
+  for (const Contour& c : cs) {
+    if (!c.alive) continue;
+    Array a = Array::empty({c.size, 2}, DType::float64);
     double* p = static_cast<double*>(a.data());
-    for (std::int64_t j = 0; j < k; ++j) {
-      const Point& q = c[static_cast<std::size_t>(reverse ? k - 1 - j : j)];
-      p[2 * j] = q.r;
-      p[2 * j + 1] = q.c;
+    std::int64_t j = reverse ? c.size - 1 : 0;
+    for (std::int64_t n = c.first; n >= 0; n = n == c.last ? -1 : next[n]) {
+      p[2 * j] = pt[n].r;
+      p[2 * j + 1] = pt[n].c;
+      j += reverse ? -1 : 1;
     }
     out.push_back(std::move(a));
   }
