@@ -19,9 +19,12 @@
 // Bandwidth floor, 4096^2 float32 (16.8 M pixels): the image must be read once and the result
 // written once: 134 MB -> 32 us at 4.2 TB/s. This design reads the image three times (range,
 // histograms, interpolation), writes and reads a uint16 intermediate and writes the result:
-// 4 + 4 + 4 + 2 + 2 + 4 = 20 B/pixel = 336 MB -> 80 us at 4.2 TB/s; with the per-pixel float64
-// divisions, the clip kernel (64 blocks, a few us) and five launches, the prediction is
-// 0.10-0.15 ms, against the 2 ms target (scikit-image: 2,393 ms on 16 cores).
+// 4 + 4 + 4 + 2 + 2 + 4 = 20 B/pixel = 336 MB -> 80 us at 4.2 TB/s. The interpolation also does
+// float64 divisions per pixel (scikit-image's o / k weights and the 14-bit rescale must round as
+// NumPy does), about 300 instructions a pixel at half the FP32 rate, so it is partly compute-bound.
+// Prediction for 4096^2 float32 with the defaults (64 regions of 512^2, 256 bins): 0.15-0.3 ms in
+// all (1088 histogram blocks, 64 clip blocks of a few us, five launches), against the 2 ms target
+// (scikit-image: 2,393 ms on 16 cores).
 #include <cuda_runtime.h>
 
 #include <algorithm>
