@@ -92,6 +92,28 @@ struct NormalizeColorsPcaOptions {
 /// the device. Errors as stain_extraction_pca.
 Array normalize_colors_pca(const Array& image, const NormalizeColorsPcaOptions& opts = {}, const Stream& stream = {});
 
+// ---- Reinhard colour normalisation --------------------------------------------------------------
+
+/// Mean and (population) standard deviation of each CIE-LAB channel (L, a, b).
+struct LabStats {
+  std::array<double, 3> mean = {0, 0, 0};
+  std::array<double, 3> std = {1, 1, 1};
+};
+/// The LAB statistics of an RGB image (color::rgb2lab, D65): the target of normalize_reinhard taken
+/// from a reference tile. Returns a host value: synchronizes `stream`.
+LabStats lab_stats(const Array& rgb, int channel_axis = -1, const Stream& stream = {});
+
+struct ReinhardOptions {
+  LabStats target;
+  int channel_axis = -1;
+};
+/// Reinhard et al. (2001) colour transfer in CIE-LAB: every channel of the image is standardised
+/// with its own mean and standard deviation (computed on the device, no host round trip; a channel
+/// of zero spread maps to the target mean), rescaled to the target's and converted back with
+/// color::lab2rgb (clipped to [0, 1]). uint8 input gives uint8 (img_as_ubyte rounding), other input
+/// the float dtype of color::rgb2lab. Not part of cuCIM.
+Array normalize_reinhard(const Array& rgb, const ReinhardOptions& opts, const Stream& stream = {});
+
 // ---- colour jitter (cucim.core.operations.color) -------------------------------------------------
 
 /// A jitter amount as cuCIM takes it: one number v (range [max(0, c - v), c + v] around the

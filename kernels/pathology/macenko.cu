@@ -30,6 +30,7 @@
 
 #include "cuskimage/array.hpp"
 #include "src/core/cuda_check.hpp"
+#include "kernels/pathology/fixed_reduce.cuh"
 #include "src/pathology/common.hpp"
 
 namespace cuskimage::pathology::detail {
@@ -109,54 +110,23 @@ __global__ void planar_kernel(const T* __restrict__ p, PixelGeom g, float* __res
 
 constexpr int kW = kMoments + 1;
 
-/// Folds the kLanes per-lane partials in `s` (kLanes x kW, lane-major) with halving strides and
-/// writes lane 0's result.
-__device__ __forceinline__ void tree_fold(double (*s)[kW], double* out) {
-  const int l = threadIdx.x;
-  for (int st = kLanes / 2; st >= 1; st /= 2) {
-    __syncthreads();
-    if (l < st)
-      for (int k = 0; k < kW; ++k) s[l][k] = add_rn(s[l][k], s[l + st][k]);
-  }
-  __syncthreads();
-  if (l < kW) out[l] = s[0][l];
-}
-
+/// Moments of pixel i (+ the opaque count as a 10th exact double).
 template <class Od>
-__global__ void __launch_bounds__(kLanes) moments_kernel(Od od, std::int64_t n, float beta, double* __restrict__ part) {
-  __shared__ double s[kLanes][kW];
-  const std::int64_t base = std::int64_t(blockIdx.x) * kChunk;
-  double acc[kW];
-  for (int k = 0; k < kW; ++k) acc[k] = 0.0;
-#pragma unroll 4
-  for (int j = 0; j < kPerLane; ++j) {
-    const std::int64_t i = base + threadIdx.x + std::int64_t(kLanes) * j;
-    if (i >= n) break;
+struct MomentItem {
+  Od od;
+  float beta;
+  __device__ __forceinline__ void operator()(std::int64_t i, double* m) const {
     float v[3];
     od(i, v);
     const bool keep = opaque(v, beta);
-    double m[kMoments];
     pixel_moments(v, keep, m);
-    for (int k = 0; k < kMoments; ++k) acc[k] = add_rn(acc[k], m[k]);
-    acc[kMoments] = add_rn(acc[kMoments], keep ? 1.0 : 0.0);
+    m[kMoments] = keep ? 1.0 : 0.0;
   }
-  for (int k = 0; k < kW; ++k) s[threadIdx.x][k] = acc[k];
-  tree_fold(s, part + std::int64_t(blockIdx.x) * kW);
-}
+};
 
-__global__ void __launch_bounds__(kLanes) fold_kernel(const double* __restrict__ in, std::int64_t items,
-                                                      double* __restrict__ out) {
-  __shared__ double s[kLanes][kW];
-  const std::int64_t base = std::int64_t(blockIdx.x) * kChunk;
-  double acc[kW];
-  for (int k = 0; k < kW; ++k) acc[k] = 0.0;
-  for (int j = 0; j < kPerLane; ++j) {
-    const std::int64_t i = base + threadIdx.x + std::int64_t(kLanes) * j;
-    if (i >= items) break;
-    for (int k = 0; k < kW; ++k) acc[k] = add_rn(acc[k], in[i * kW + k]);
-  }
-  for (int k = 0; k < kW; ++k) s[threadIdx.x][k] = acc[k];
-  tree_fold(s, out + std::int64_t(blockIdx.x) * kW);
+template <class Od>
+__global__ void __launch_bounds__(kLanes) moments_kernel(Od od, std::int64_t n, float beta, double* __restrict__ part) {
+  chunk_reduce<kW>(n, MomentItem<Od>{od, beta}, part);
 }
 
 __device__ void init_slots(Select& s, int nt) {
@@ -359,18 +329,11 @@ void run(const Od& od, std::int64_t n, const MacenkoParams& p, Array* stain, Arr
   Array state_buf = Array::empty({static_cast<std::int64_t>(sizeof(State))}, DType::uint8, dev, stream);
   State* st = static_cast<State*>(state_buf.data());
   // 1. moments, folded level by level down to one partial.
-  std::int64_t chunks = (n + kChunk - 1) / kChunk;
+  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
   Array part = Array::empty({chunks * kW}, DType::float64, dev, stream);
   moments_kernel<<<static_cast<unsigned>(chunks), kLanes, 0, s>>>(od, n, p.beta, part.data<double>());
   CUSK_CUDA_CHECK_LAUNCH();
-  while (chunks > 1) {
-    const std::int64_t next = (chunks + kChunk - 1) / kChunk;
-    Array folded = Array::empty({next * kW}, DType::float64, dev, stream);
-    fold_kernel<<<static_cast<unsigned>(next), kLanes, 0, s>>>(part.data<double>(), chunks, folded.data<double>());
-    CUSK_CUDA_CHECK_LAUNCH();
-    part = std::move(folded);
-    chunks = next;
-  }
+  fold_to_one<kW>(part, chunks, stream);
   CUSK_CUDA_CHECK(cudaMemcpyAsync(st->moments, part.data<double>(), kW * sizeof(double), cudaMemcpyDeviceToDevice, s));
   // 2. principal axes.
   fit_axes_kernel<<<1, 1, 0, s>>>(st, p.alpha_fit);

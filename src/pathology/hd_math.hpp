@@ -470,6 +470,40 @@ CUSK_HD void reconstruct(const float c_raw[2], const double factor[2], const dou
   }
 }
 
+// ---- Reinhard ----------------------------------------------------------------------------------
+
+/// A pixel's contribution to the LAB statistics: each channel and its square.
+CUSK_HD void lab_moments(double l, double a, double b, double m[6]) {
+  m[0] = l;
+  m[1] = a;
+  m[2] = b;
+  m[3] = mul_rn(l, l);
+  m[4] = mul_rn(a, a);
+  m[5] = mul_rn(b, b);
+}
+/// Mean and population standard deviation from the sums over n pixels.
+CUSK_HD void lab_mean_std(const double m[6], std::int64_t n, double mean[3], double sd[3]) {
+  const double dn = static_cast<double>(n);
+  for (int c = 0; c < 3; ++c) {
+    mean[c] = div_rn(m[c], dn);
+    double var = sub_rn(div_rn(m[3 + c], dn), mul_rn(mean[c], mean[c]));
+    var = var > 0 ? var : 0.0;
+    sd[c] = sqrt_rn(var);
+  }
+}
+/// One channel value mapped onto the target statistics.
+CUSK_HD double reinhard_px(double v, double mean, double sd, double tmean, double tsd) {
+  if (!(sd > 0)) return tmean;
+  return add_rn(mul_rn(div_rn(sub_rn(v, mean), sd), tsd), tmean);
+}
+/// img_as_ubyte of a float in [0, 1]: rint(x * 255) in F, clipped.
+template <class F>
+CUSK_HD std::uint8_t unit_to_u8(F x) {
+  F v = rint_rn(mul_rn(x, static_cast<F>(255)));
+  v = v < 0 ? F(0) : (v > 255 ? F(255) : v);
+  return static_cast<std::uint8_t>(v == v ? v : F(0));
+}
+
 // ---- colour jitter (cuCIM's uint8 kernels) -----------------------------------------------------
 
 CUSK_HD float clip255(float v) { return v <= 0.0f ? 0.0f : (v >= 255.0f ? 255.0f : v); }

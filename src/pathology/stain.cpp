@@ -64,31 +64,6 @@ std::vector<float> planar_od(const Array& image, const PixelGeom& g, const Macen
   return od;
 }
 
-/// One level of the fixed-order reduction: `width` doubles per item, items [0, n) -> one partial
-/// per chunk of kChunk items.
-template <class Item>
-std::vector<double> reduce_level(std::int64_t n, int width, const Item& item) {
-  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<double> out(static_cast<std::size_t>(chunks * width));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t ch = 0; ch < chunks; ++ch) {
-    std::vector<double> acc(static_cast<std::size_t>(kLanes * width), 0.0);
-    double v[16] = {};
-    for (int l = 0; l < kLanes; ++l)
-      for (int j = 0; j < kPerLane; ++j) {
-        const std::int64_t i = ch * kChunk + l + std::int64_t(kLanes) * j;
-        if (i >= n) break;
-        item(i, v);
-        for (int k = 0; k < width; ++k) acc[l * width + k] = add_rn(acc[l * width + k], v[k]);
-      }
-    for (int s = kLanes / 2; s >= 1; s /= 2)
-      for (int l = 0; l < s; ++l)
-        for (int k = 0; k < width; ++k) acc[l * width + k] = add_rn(acc[l * width + k], acc[(l + s) * width + k]);
-    for (int k = 0; k < width; ++k) out[ch * width + k] = acc[k];
-  }
-  return out;
-}
-
 /// The k-th smallest key of `keys` (copied: nth_element reorders).
 std::uint32_t kth(std::vector<std::uint32_t>& keys, std::int64_t k) {
   std::nth_element(keys.begin(), keys.begin() + k, keys.end());
@@ -112,14 +87,7 @@ void cpu_macenko(const Array& image, int channel_axis, const MacenkoParams& p, A
     pixel_moments(v, keep, m);
     m[kMoments] = keep ? 1.0 : 0.0;
   });
-  while (part.size() > static_cast<std::size_t>(kMoments + 1)) {
-    const std::int64_t items = static_cast<std::int64_t>(part.size()) / (kMoments + 1);
-    std::vector<double> prev = std::move(part);
-    part = reduce_level(items, kMoments + 1, [&](std::int64_t i, double* m) {
-      for (int k = 0; k <= kMoments; ++k) m[k] = prev[i * (kMoments + 1) + k];
-    });
-  }
-  if (part.empty()) part.assign(kMoments + 1, 0.0);
+  part = fold_to_one_cpu(std::move(part), kMoments + 1);
   const std::int64_t count = static_cast<std::int64_t>(part[kMoments]);
   if (count == 0)
     throw InvalidArgument("pathology.stain_extraction_pca: all pixels of the input image are below the threshold "

@@ -11,7 +11,9 @@ are cuskimage extensions; their references follow the C++ doc comments.
 Inputs are saved next to the outputs (in_<name>.npy) so the C++ tests run exactly the same data.
 """
 import numpy as np
+import skimage.color
 import skimage.data
+import skimage.util
 
 F32 = np.float32
 
@@ -267,6 +269,20 @@ def zoom(img, factors, interp="area"):
     return out if img.dtype == F32 else out.astype(img.dtype)
 
 
+# ---- Reinhard (not in cuCIM): skimage.color's LAB, population statistics ------------------------
+
+def lab_stats(rgb):
+    lab = skimage.color.rgb2lab(rgb).reshape(-1, 3)
+    return lab.mean(axis=0), lab.std(axis=0)
+
+
+def normalize_reinhard(rgb, tmean, tstd):
+    lab = skimage.color.rgb2lab(rgb)
+    m, sd = lab.reshape(-1, 3).mean(axis=0), lab.reshape(-1, 3).std(axis=0)
+    out = skimage.color.lab2rgb((lab - m) / sd * tstd + tmean)
+    return skimage.util.img_as_ubyte(out) if rgb.dtype == np.uint8 else out
+
+
 # ---- inputs ---------------------------------------------------------------------------------------
 
 def he_tile(g, shape=(40, 48), seed=7):
@@ -352,3 +368,12 @@ def generate(g):
     for k in (1, 2, 3, -1, 5):
         g.save(f"rot90_k{k}".replace("-", "m"), np.rot90(rgb, k, (0, 1)))
     g.save("rot90_cf_k1", np.rot90(xu8, 1, (1, 2)))
+
+    # Reinhard
+    m_he, s_he = lab_stats(he)
+    m_ihc, s_ihc = lab_stats(ihc)
+    g.save("lab_stats_he", np.stack([m_he, s_he]))
+    g.save("lab_stats_ihc", np.stack([m_ihc, s_ihc]))
+    g.save("reinhard_ihc_to_he", normalize_reinhard(ihc, m_he, s_he))
+    g.save("reinhard_he_to_ihc", normalize_reinhard(he, m_ihc, s_ihc))
+    g.save("reinhard_ihc_f32_to_he", normalize_reinhard(ihc.astype(np.float32) / 255, m_he, s_he))

@@ -321,3 +321,56 @@ TEST(PathologySpatial, RandomAndErrors) {
   EXPECT_THROW(path::rand_image_rotate_90(rgb, {0, 1}, {.max_k = 0}), InvalidArgument);
   EXPECT_THROW(path::rand_image_flip(rgb, {5}, {.prob = 0}), InvalidArgument);
 }
+
+// ---- Reinhard ---------------------------------------------------------------------------------------
+
+namespace {
+
+path::LabStats stats_of(const Array& golden_stats) {
+  const auto v = golden_stats.to_vector<double>();
+  return {.mean = {v[0], v[1], v[2]}, .std = {v[3], v[4], v[5]}};
+}
+
+}  // namespace
+
+TEST(PathologyReinhard, StatsMatchGolden) {
+  // color::rgb2lab agrees with scikit-image to ~1e-12; sums in a different order.
+  const auto s = path::lab_stats(golden("in_he"));
+  const auto e = stats_of(golden("lab_stats_he"));
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(e.mean[c], s.mean[c], 1e-9 * (1 + std::fabs(e.mean[c])));
+    EXPECT_NEAR(e.std[c], s.std[c], 1e-9 * (1 + e.std[c]));
+  }
+  const auto t = path::lab_stats(channel_first_view(golden("in_he")), 0);
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(s.mean[c], t.mean[c]);
+}
+
+TEST(PathologyReinhard, NormalizeMatchesGolden) {
+  const auto he = stats_of(golden("lab_stats_he")), ihc = stats_of(golden("lab_stats_ihc"));
+  EXPECT_TRUE(nearly_equal(golden("reinhard_ihc_to_he"), path::normalize_reinhard(golden("in_ihc"), {.target = he}), 1,
+                           1e-3));
+  EXPECT_TRUE(nearly_equal(golden("reinhard_he_to_ihc"), path::normalize_reinhard(golden("in_he"), {.target = ihc}), 1,
+                           1e-3));
+  // float32 input stays float32 (scikit-image promotes to float64 through the float64 statistics)
+  const Array f = path::normalize_reinhard(golden("in_ihc").astype(DType::float32), {.target = he});
+  EXPECT_EQ(f.dtype(), DType::float32);
+  Array scaled = golden("in_ihc").astype(DType::float32);
+  {
+    auto v = scaled.to_vector<float>();
+    for (auto& x : v) x /= 255.0f;
+    scaled = Array::from_vector(v, scaled.shape());
+  }
+  EXPECT_ARRAY_NEAR(golden("reinhard_ihc_f32_to_he"), path::normalize_reinhard(scaled, {.target = he}).astype(DType::float64),
+                    0, 2e-5);
+  // normalising to its own statistics is (nearly) the identity; channel-first gives the same
+  const Array id = path::normalize_reinhard(golden("in_he"), {.target = path::lab_stats(golden("in_he"))});
+  EXPECT_TRUE(nearly_equal(golden("in_he"), id, 1, 0.01));
+  EXPECT_ARRAY_EQ(path::normalize_reinhard(golden("in_ihc"), {.target = he}),
+                  path::normalize_reinhard(channel_first_view(golden("in_ihc")), {.target = he, .channel_axis = 0})
+                      .transpose({1, 2, 0})
+                      .copy());
+  EXPECT_THROW(path::normalize_reinhard(golden("in_he").slice({Slice{}, Slice{}, Slice{0, 2}}), {.target = he}),
+               InvalidArgument);
+  EXPECT_THROW(path::normalize_reinhard(golden("in_he"), {.target = {.std = {1, -1, 1}}}), InvalidArgument);
+  EXPECT_THROW(path::lab_stats(golden("in_he"), 0), InvalidArgument);
+}
