@@ -171,9 +171,16 @@ void equalize_t(const Array& image, std::int64_t lo, const Array& range, const A
   }
 }
 
+/// All values of a host array as float64 (C order).
+std::vector<double> host_doubles(const Array& a) {
+  const Array d = a.astype(DType::float64);
+  const double* p = static_cast<const double*>(d.data());
+  return std::vector<double>(p, p + d.size());
+}
+
 /// Sorted values with their counts (numpy.unique(..., return_counts=True)) as float64.
 void unique_counts(const Array& a, std::vector<double>& values, std::vector<std::int64_t>& cum) {
-  std::vector<double> v = a.to_vector<double>();
+  std::vector<double> v = host_doubles(a);
   std::sort(v.begin(), v.end());
   values.clear();
   cum.clear();
@@ -307,7 +314,7 @@ void cpu_rgb_to_gray(const Array& rgb, Array& out) {
 }
 
 std::vector<double> cpu_order_statistics(const Array& image, const std::vector<std::int64_t>& positions) {
-  std::vector<double> v = image.to_vector<double>();
+  std::vector<double> v = host_doubles(image);
   std::sort(v.begin(), v.end(), [](double a, double b) { return a < b || (b != b && a == a); });  // NaN last
   std::vector<double> r;
   for (auto p : positions) r.push_back(v[static_cast<std::size_t>(p)]);

@@ -52,9 +52,17 @@ Array minmax(const Array& image, const Array& mask, const Stream& stream) {
   return r;
 }
 
+/// A float64 array's values on the host, copied on `stream` (synchronizes it for device arrays).
+std::vector<double> host_values(const Array& a, const Stream& stream) {
+  const Array h = a.to(Device::cpu(), stream);
+  if (!a.device().is_cpu()) stream.synchronize();
+  const double* p = static_cast<const double*>(h.data());
+  return std::vector<double>(p, p + h.size());
+}
+
 /// {min, max} on the host (synchronizes for device arrays).
 std::pair<double, double> host_minmax(const Array& image, const Array& mask, const Stream& stream) {
-  const auto v = minmax(image, mask, stream).to_vector<double>();
+  const auto v = host_values(minmax(image, mask, stream), stream);
   return {v[0], v[1]};
 }
 
@@ -145,7 +153,7 @@ Counts count(const Array& image, const Array& mask, std::int64_t channels, std::
       if (full_int_range) c.range = minmax(image, mask, stream);
     } else {
       c.range = minmax(image, mask, stream);
-      const auto v = c.range.to_vector<double>();  // the bin count decides the output's size
+      const auto v = host_values(c.range, stream);  // the bin count decides the output's size
       c.lo = static_cast<std::int64_t>(v[0]);
       c.nbins = static_cast<std::int64_t>(v[1]) - c.lo + 1;
     }
