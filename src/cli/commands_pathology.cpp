@@ -144,6 +144,37 @@ CUSK_CLI_COMMANDS(pathology) {
                 return path::normalize_colors_pca(inv.input(0), o, inv.stream());
               }));
 
+  reg.add(Command("pathology.lab_stats", "Mean and standard deviation of each CIE-LAB channel; prints {\"mean\": [...], \"std\": [...]}.")
+              .input("image", "RGB image")
+              .param(Param::integer("channel_axis", "-1", "RGB axis"))
+              .returns_value("the LAB statistics")
+              .handler([](Invocation& inv) -> Result {
+                const auto st = path::lab_stats(inv.input(0), static_cast<int>(inv.integer("channel_axis")), inv.stream());
+                return Result(json{{"mean", st.mean}, {"std", st.std}});
+              }));
+  reg.add(Command("pathology.normalize_reinhard",
+                  "Reinhard colour transfer in CIE-LAB to target statistics (given, or those of a reference image).")
+              .input("image", "RGB image")
+              .optional_input("reference", "RGB image whose LAB statistics are the target")
+              .param(Param::numbers("target_mean", "none", "target LAB means (L, a, b) when no reference is given"))
+              .param(Param::numbers("target_std", "none", "target LAB standard deviations when no reference is given"))
+              .param(Param::integer("channel_axis", "-1", "RGB axis"))
+              .returns_image()
+              .handler([](Invocation& inv) -> Result {
+                const int ax = static_cast<int>(inv.integer("channel_axis"));
+                path::ReinhardOptions o{.channel_axis = ax};
+                if (inv.num_inputs() > 1) {
+                  o.target = path::lab_stats(inv.input(1), ax, inv.stream());
+                } else {
+                  if (!inv.has("target_mean") || !inv.has("target_std"))
+                    invalid(inv, "target_mean", "and target_std are required without a reference image");
+                  const auto m = inv.numbers("target_mean"), sd = inv.numbers("target_std");
+                  if (m.size() != 3 || sd.size() != 3) invalid(inv, "target_mean", "and target_std must hold 3 values each");
+                  o.target = {.mean = {m[0], m[1], m[2]}, .std = {sd[0], sd[1], sd[2]}};
+                }
+                return path::normalize_reinhard(inv.input(0), o, inv.stream());
+              }));
+
   Command cj("pathology.color_jitter", "Random brightness / contrast / saturation / hue jitter in a random order (seeded).");
   cj.input("image", "RGB image (3-D) or batch (4-D), uint8 (others are cast; result float32)");
   jitter_params(cj).returns_image().handler([](Invocation& inv) -> Result {
