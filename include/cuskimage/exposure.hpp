@@ -53,7 +53,9 @@ struct HistogramResult {
 /// skimage.exposure.histogram. Float images: numpy.histogram's bins (edges computed as NumPy does,
 /// bin membership by exact comparison with the edges); no synchronization. Integer images with
 /// source_range image: the number of bins is max - min + 1, so CUDA arrays synchronize once to
-/// learn it. Empty images raise InvalidArgument (NumPy fails on min of an empty array).
+/// learn it. Empty images raise InvalidArgument (NumPy fails on min of an empty array); so do
+/// float images with a non-finite range on CPU arrays (on CUDA arrays, which do not synchronize to
+/// check, the counts are then undefined).
 HistogramResult histogram(const Array& image, const HistogramOptions& opts = {}, const Stream& stream = {});
 
 struct CumulativeDistributionOptions {
@@ -78,7 +80,7 @@ struct EqualizeHistOptions {
 /// skimage.exposure.equalize_hist: numpy.interp(image, bin_centers, cdf), float32 for float32
 /// input, else float64. 8- and 16-bit integer images and float images run without a host
 /// synchronization; int32/int64 images synchronize once (their bin count is data-dependent).
-/// An all-false mask raises InvalidArgument.
+/// An all-false mask raises InvalidArgument on CPU arrays (CUDA arrays: the result is NaN).
 Array equalize_hist(const Array& image, const EqualizeHistOptions& opts = {}, const Stream& stream = {});
 
 // ---- CLAHE ------------------------------------------------------------------------------------
