@@ -78,6 +78,8 @@ const Command& find_command(const std::string& name) {
   for (const char* alias : {"slide-info", "read-region", "convert"})
     if (name == alias)
       if (const Command* c = reg.find(std::string("wsi.") + alias)) return *c;
+  if (name == "nuclei")  // the main job's short name: cuskimage nuclei SLIDE --out DIR
+    if (const Command* c = reg.find("tiled.nuclei")) return *c;
   std::string msg = "unknown function '" + name + "'";
   const auto close = reg.suggestions(name);
   if (!close.empty()) {

@@ -1,0 +1,72 @@
+// The tiled engine on the command line:
+//   cuskimage nuclei SLIDE --out DIR [--level 0] [--tile_size 2048] [--sigma 1] ...
+//   cuskimage tiled.synthetic-slide OUT.svs [--width 20000] [--height 20000] [--seed 1]
+// nuclei (tiled.nuclei) writes labels.tif, nuclei.csv, nuclei.geojson and overlay.png to DIR and
+// prints the counts and the time split as JSON.
+#include <string>
+
+#include "cuskimage/tiled.hpp"
+#include "cuskimage/wsi.hpp"
+#include "src/cli/registry.hpp"
+
+namespace cuskimage::cli {
+
+CUSK_CLI_COMMANDS(tiled) {
+  reg.add(Command("tiled.nuclei",
+                  "Segment nuclei over a whole slide in tiles (rgb2hed, Gaussian, threshold, opening, small-object "
+                  "removal, label, measurements) and write labels.tif, nuclei.csv, nuclei.geojson and overlay.png.")
+              .input("slide", "slide (SVS, pyramidal TIFF)")
+              .param(Param::string("out", std::nullopt, "output directory"))
+              .param(Param::integer("level", "0", "pyramid level to process"))
+              .param(Param::integer("tile_size", "2048", "tile size in pixels"))
+              .param(Param::number("sigma", "1.0", "Gaussian sigma of the haematoxylin channel"))
+              .param(Param::integer("opening_radius", "2", "radius of the disk of the binary opening"))
+              .param(Param::integer("max_size", "30", "nuclei of at most this many pixels are dropped"))
+              .param(Param::number("threshold", "none", "haematoxylin threshold (default: Otsu of the tissue)"))
+              .param(Param::integer("lanes", "4", "tiles processed concurrently"))
+              .param(Param::string("checkpoint", "none", "directory of per-tile checkpoints (resume a killed run)"))
+              .returns_value("{objects, tiles_total, tiles_processed, threshold, seconds: {...}, outputs: {...}}")
+              .handler([](Invocation& inv) -> Result {
+                const wsi::Slide slide = wsi::Slide::open(inv.input_path(0));
+                tiled::NucleiOptions o;
+                o.level = static_cast<int>(inv.integer("level"));
+                o.tile_size = inv.integer("tile_size");
+                o.sigma = inv.number("sigma");
+                o.opening_radius = inv.integer("opening_radius");
+                o.max_size = inv.integer("max_size");
+                o.threshold = inv.opt_number("threshold");
+                o.lanes = static_cast<int>(inv.integer("lanes"));
+                if (auto c = inv.opt_string("checkpoint")) o.checkpoint_dir = *c;
+                o.device = inv.device();
+                const tiled::NucleiReport r = tiled::nuclei(slide, inv.string("out"), o);
+                return nlohmann::json{
+                    {"objects", r.objects},
+                    {"tiles_total", r.tiles_total},
+                    {"tiles_processed", r.tiles_processed},
+                    {"threshold", r.threshold},
+                    {"seconds",
+                     {{"read", r.timing.read},
+                      {"copy", r.timing.copy},
+                      {"compute", r.timing.compute},
+                      {"stitch", r.timing.stitch},
+                      {"write", r.timing.write},
+                      {"total", r.timing.total}}},
+                    {"outputs",
+                     {{"labels", r.labels_tiff}, {"csv", r.csv}, {"geojson", r.geojson}, {"overlay", r.overlay_png}}}};
+              }));
+
+  reg.add(Command("tiled.synthetic-slide",
+                  "Write a synthetic H&E-like slide (nuclei on tissue on glass; JPEG tiles, Aperio SVS layout).")
+              .input("output", "slide to write (.svs or .tif)")
+              .param(Param::integer("width", "20000", "width in pixels"))
+              .param(Param::integer("height", "20000", "height in pixels"))
+              .param(Param::integer("seed", "1", "random seed"))
+              .returns_value("{width, height}")
+              .handler([](Invocation& inv) -> Result {
+                tiled::write_synthetic_slide(inv.input_path(0), inv.integer("width"), inv.integer("height"),
+                                             static_cast<std::uint32_t>(inv.integer("seed")));
+                return nlohmann::json{{"width", inv.integer("width")}, {"height", inv.integer("height")}};
+              }));
+}
+
+}  // namespace cuskimage::cli

@@ -1,0 +1,249 @@
+// The nuclei job over a slide (tiled::nuclei), the synthetic H&E-like slide it runs on by default,
+// and the fused per-pixel steps' host side (src/tiled/nuclei_ops.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "cuskimage/color.hpp"
+#include "cuskimage/error.hpp"
+#include "cuskimage/filters.hpp"
+#include "cuskimage/io.hpp"
+#include "cuskimage/morphology.hpp"
+#include "cuskimage/tiled.hpp"
+#include "cuskimage/wsi.hpp"
+#include "src/tiled/nuclei_ops.hpp"
+
+namespace cuskimage::tiled {
+namespace detail {
+
+HaemLut haematoxylin_lut() {
+  HaemLut l{};
+  const double la = std::log(1e-6);
+  for (int c = 0; c < 3; ++c)
+    for (int v = 0; v < 256; ++v) {
+      const double s = std::max(v / 255.0, 1e-6);
+      l.v[c * 256 + v] = static_cast<float>(std::log(s) / la * color::hed_from_rgb[c][0]);
+    }
+  return l;
+}
+
+Array haematoxylin(const Array& rgb, const Stream& stream) {
+  const std::int64_t h = rgb.shape(0), w = rgb.shape(1);
+  Array out = Array::empty({h, w}, DType::float32, rgb.device(), stream);
+  const HaemLut lut = haematoxylin_lut();
+  if (rgb.device().is_cuda()) {
+    cuda_haematoxylin(rgb.data<std::uint8_t>(), h * w, lut, out.data<float>(), stream.handle());
+    return out;
+  }
+  const std::uint8_t* p = rgb.data<std::uint8_t>();
+  float* o = out.data<float>();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < h * w; ++i) {
+    const float v = lut.v[p[3 * i]] + lut.v[256 + p[3 * i + 1]] + lut.v[512 + p[3 * i + 2]];
+    o[i] = v > 0.f ? v : 0.f;
+  }
+  return out;
+}
+
+Array greater(const Array& x, float t, const Stream& stream) {
+  Array out = Array::empty(x.shape(), DType::bool_, x.device(), stream);
+  if (x.device().is_cuda()) {
+    cuda_greater(x.data<float>(), x.size(), t, out.data<bool>(), stream.handle());
+    return out;
+  }
+  const float* p = x.data<float>();
+  bool* o = out.data<bool>();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < x.size(); ++i) o[i] = p[i] > t;
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint32_t mix(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  std::uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u ^ (c + 0x165667B1u) * 0xC2B2AE3Du;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  h *= 0x297A2D39u;
+  return h ^ (h >> 15);
+}
+
+}  // namespace
+
+void write_synthetic_slide(const std::string& path, std::int64_t width, std::int64_t height, std::uint32_t seed) {
+  if (width < 64 || height < 64) throw InvalidArgument("tiled::write_synthetic_slide: the slide must be at least 64 x 64");
+  Array img = Array::empty({height, width, 3}, DType::uint8);
+  std::uint8_t* p = img.data<std::uint8_t>();
+  const double cx = width * 0.5, cy = height * 0.5, rx = width * 0.42, ry = height * 0.40;
+  constexpr std::int64_t C = 36;  // one potential nucleus per C x C cell
+  auto tissue = [&](double x, double y) {
+    const double dx = (x - cx) / rx, dy = (y - cy) / ry;
+    return 1.0 - dx * dx - dy * dy + 0.18 * std::sin(x * 6.2832 / (width / 3.0) + seed) * std::sin(y * 6.2832 / (height / 2.5)) >
+           0.0;
+  };
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t y = 0; y < height; ++y) {
+    for (std::int64_t x = 0; x < width; ++x) {
+      const std::uint32_t n = mix(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), seed) & 15;
+      std::uint8_t* q = p + 3 * (y * width + x);
+      if (!tissue(static_cast<double>(x), static_cast<double>(y))) {  // glass
+        q[0] = q[1] = q[2] = static_cast<std::uint8_t>(238 + (n & 7));
+        continue;
+      }
+      int r = 232 + static_cast<int>(n), g = 160 + static_cast<int>(n), b = 192 + static_cast<int>(n);  // eosin
+      const std::int64_t gx = x / C, gy = y / C;
+      for (std::int64_t j = gy - 1; j <= gy + 1; ++j)
+        for (std::int64_t i = gx - 1; i <= gx + 1; ++i) {
+          if (i < 0 || j < 0) continue;
+          const std::uint32_t h = mix(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), seed ^ 0xA5A5u);
+          if ((h & 255) >= 150) continue;  // ~59 % of the cells hold a nucleus
+          const double ncx = i * C + 8 + ((h >> 8) & 15) * (C - 16) / 15.0;
+          const double ncy = j * C + 8 + ((h >> 12) & 15) * (C - 16) / 15.0;
+          if (!tissue(ncx, ncy)) continue;
+          const double a = 4.0 + ((h >> 16) & 3) * 1.3, bb = 3.0 + ((h >> 18) & 3) * 0.9;
+          const double th = ((h >> 20) & 255) / 255.0 * 3.14159265;
+          const double ddx = x - ncx, ddy = y - ncy;
+          const double u = (ddx * std::cos(th) + ddy * std::sin(th)) / a, v = (-ddx * std::sin(th) + ddy * std::cos(th)) / bb;
+          const double d = u * u + v * v;
+          if (d <= 1.0) {  // haematoxylin: darker towards the rim
+            const int k = static_cast<int>(25 * d);
+            r = 72 + static_cast<int>(n) - k;
+            g = 42 + static_cast<int>(n) - k / 2;
+            b = 132 + static_cast<int>(n) - k;
+          }
+        }
+      q[0] = static_cast<std::uint8_t>(std::clamp(r, 0, 255));
+      q[1] = static_cast<std::uint8_t>(std::clamp(g, 0, 255));
+      q[2] = static_cast<std::uint8_t>(std::clamp(b, 0, 255));
+    }
+  }
+  wsi::PyramidOptions po;
+  po.tile_size = 256;
+  po.compression = "jpeg";
+  po.quality = 85;
+  po.aperio = true;
+  po.mpp = 0.25;
+  po.objective_power = 40;
+  wsi::write_pyramid(path, img, po);
+}
+
+NucleiReport nuclei(const wsi::Slide& slide, const std::string& out_dir, const NucleiOptions& o) {
+  if (!(o.sigma > 0)) throw InvalidArgument("tiled::nuclei: sigma must be > 0");
+  if (o.opening_radius < 0) throw InvalidArgument("tiled::nuclei: opening_radius must be >= 0");
+  if (o.level < 0 || o.level >= slide.level_count()) throw InvalidArgument("tiled::nuclei: level is out of range");
+  std::filesystem::create_directories(out_dir);
+  const auto t0 = Clock::now();
+  NucleiReport rep;
+  // One threshold for every tile: Otsu of the haematoxylin of the tissue at the lowest level.
+  if (o.threshold) {
+    rep.threshold = *o.threshold;
+  } else {
+    const int tl = slide.level_count() - 1;
+    const wsi::Level& T = slide.level(tl);
+    const Array low = slide.read_region(0, 0, tl, T.width, T.height);
+    const Array h = detail::haematoxylin(low, Stream());
+    const std::uint8_t* p = low.data<std::uint8_t>();
+    std::vector<double> sat(static_cast<std::size_t>(low.shape(0) * low.shape(1)));
+    for (std::size_t i = 0; i < sat.size(); ++i) {
+      const int mx = std::max({p[3 * i], p[3 * i + 1], p[3 * i + 2]}), mn = std::min({p[3 * i], p[3 * i + 1], p[3 * i + 2]});
+      sat[i] = mx == 0 ? 0.0 : static_cast<double>(mx - mn) / mx;
+    }
+    const double st = filters::threshold_otsu(Array::from_vector(sat, {static_cast<std::int64_t>(sat.size())}));
+    std::vector<float> tissue_h;
+    for (std::size_t i = 0; i < sat.size(); ++i)
+      if (sat[i] > st) tissue_h.push_back(h.data<float>()[i]);
+    if (tissue_h.size() < 2) throw InvalidArgument("tiled::nuclei: no tissue found to choose a threshold; set threshold");
+    rep.threshold = filters::threshold_otsu(Array::from_vector(tissue_h, {static_cast<std::int64_t>(tissue_h.size())}));
+  }
+  const double sigma = o.sigma;
+  const float thr = static_cast<float>(rep.threshold);
+  const std::int64_t rad = o.opening_radius;
+  Pipeline p;
+  p.halo = static_cast<std::int64_t>(4.0 * sigma + 0.5) + 2 * rad;  // Gaussian radius + erosion + dilation
+  p.mask = [sigma, thr, rad](const Array& rgb, const TileInfo&, const Stream& s) {
+    filters::GaussianOptions go;
+    go.sigma = sigma;
+    go.preserve_range = true;
+    const Array g = filters::gaussian(detail::haematoxylin(rgb, s), go, s);
+    Array m = detail::greater(g, thr, s);
+    if (rad == 0) return m;
+    morphology::BinaryOptions bo;
+    bo.footprint = morphology::disk(rad);
+    return morphology::binary_opening(m, bo, s);
+  };
+  p.intensity = [](const Array& rgb, const TileInfo&, const Stream& s) { return detail::haematoxylin(rgb, s); };
+  Options to;
+  to.level = o.level;
+  to.tile_size = o.tile_size;
+  to.max_size = o.max_size;
+  to.device = o.device;
+  to.lanes = o.lanes;
+  to.checkpoint_dir = o.checkpoint_dir;
+  to.progress = o.progress;
+  const Result r = run(slide, p, to);
+  rep.objects = static_cast<std::int64_t>(r.objects().size());
+  rep.tiles_total = r.tiles_total();
+  rep.tiles_processed = r.tiles_processed();
+  rep.timing = r.timing();
+  const auto tw = Clock::now();
+  const std::filesystem::path dir(out_dir);
+  rep.labels_tiff = (dir / "labels.tif").string();
+  rep.csv = (dir / "nuclei.csv").string();
+  rep.geojson = (dir / "nuclei.geojson").string();
+  rep.overlay_png = (dir / "overlay.png").string();
+  r.write_label_tiff(rep.labels_tiff);
+  r.write_csv(rep.csv);
+  r.write_geojson(rep.geojson);
+  // Overlay: nucleus outlines (label borders) in green on the tissue.
+  const double ds = slide.level(o.level).downsample;
+  std::array<std::int64_t, 4> reg{};
+  if (o.overlay) {
+    reg = *o.overlay;
+  } else {
+    double sy = 0, sx = 0, n = 0;
+    const Array& tm = r.tissue_mask();
+    const double tds = slide.level(slide.level_count() - 1).downsample;
+    for (std::int64_t y = 0; y < tm.shape(0); ++y)
+      for (std::int64_t x = 0; x < tm.shape(1); ++x)
+        if (tm.data<bool>()[y * tm.shape(1) + x]) sy += y, sx += x, ++n;
+    const std::int64_t cy = n > 0 ? static_cast<std::int64_t>(sy / n * tds) : slide.dimensions()[1] / 2;
+    const std::int64_t cx = n > 0 ? static_cast<std::int64_t>(sx / n * tds) : slide.dimensions()[0] / 2;
+    reg = {cx - 512, cy - 512, 1024, 1024};
+  }
+  const std::int64_t lx = std::clamp<std::int64_t>(static_cast<std::int64_t>(reg[0] / ds), 0, r.width() - 1);
+  const std::int64_t ly = std::clamp<std::int64_t>(static_cast<std::int64_t>(reg[1] / ds), 0, r.height() - 1);
+  const std::int64_t lw = std::min<std::int64_t>(static_cast<std::int64_t>(reg[2] / ds), r.width() - lx);
+  const std::int64_t lh = std::min<std::int64_t>(static_cast<std::int64_t>(reg[3] / ds), r.height() - ly);
+  Array crop = slide.read_region(static_cast<std::int64_t>(lx * ds), static_cast<std::int64_t>(ly * ds), o.level, lw, lh)
+                   .contiguous();
+  const Array lab = r.labels(lx, ly, lw, lh);
+  const std::int64_t* l = lab.data<std::int64_t>();
+  std::uint8_t* c = crop.data<std::uint8_t>();
+  for (std::int64_t y = 0; y < lh; ++y)
+    for (std::int64_t x = 0; x < lw; ++x) {
+      const std::int64_t v = l[y * lw + x];
+      if (v == 0) continue;
+      const bool edge = x == 0 || y == 0 || x == lw - 1 || y == lh - 1 || l[y * lw + x - 1] != v ||
+                        l[y * lw + x + 1] != v || l[(y - 1) * lw + x] != v || l[(y + 1) * lw + x] != v;
+      if (edge) {
+        std::uint8_t* q = c + 3 * (y * lw + x);
+        q[0] = 0;
+        q[1] = 255;
+        q[2] = 0;
+      }
+    }
+  io::ImsaveOptions io_opts;
+  io_opts.check_contrast = false;
+  io::imsave(rep.overlay_png, crop, io_opts);
+  rep.timing.write += std::chrono::duration<double>(Clock::now() - tw).count();
+  rep.timing.total = std::chrono::duration<double>(Clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace cuskimage::tiled

@@ -1,0 +1,124 @@
+// Tile records: deflate packing of the core labels and the checkpoint file format
+// (magic, version, geometry, per-object sums, border lines, packed labels), written atomically.
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "cuskimage/error.hpp"
+#include "src/tiled/tiled_detail.hpp"
+
+namespace cuskimage::tiled::detail {
+namespace {
+
+constexpr char kMagic[8] = {'C', 'U', 'S', 'K', 'T', 'I', 'L', 'E'};
+constexpr std::uint32_t kVersion = 1;
+
+template <class T>
+void put(std::string& out, const std::vector<T>& v) {
+  const std::uint64_t n = v.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
+}
+template <class T>
+void put(std::string& out, T v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+struct Reader {
+  const std::string& s;
+  std::size_t at = 0;
+  bool ok = true;
+  template <class T>
+  T get() {
+    T v{};
+    if (at + sizeof v > s.size()) {
+      ok = false;
+      return v;
+    }
+    std::memcpy(&v, s.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  template <class T>
+  void get(std::vector<T>& v, bool keep = true) {
+    const auto n = get<std::uint64_t>();
+    if (!ok || n > (s.size() - at) / sizeof(T)) {
+      ok = false;
+      return;
+    }
+    if (keep) {
+      v.resize(n);
+      std::memcpy(v.data(), s.data() + at, n * sizeof(T));
+    }
+    at += n * sizeof(T);
+  }
+};
+
+}  // namespace
+
+std::vector<unsigned char> deflate_bytes(const void* data, std::size_t bytes, int level) {
+  uLongf cap = compressBound(static_cast<uLong>(bytes));
+  std::vector<unsigned char> out(cap);
+  if (compress2(out.data(), &cap, static_cast<const Bytef*>(data), static_cast<uLong>(bytes), level) != Z_OK)
+    throw std::runtime_error("tiled: deflate failed");
+  out.resize(cap);
+  return out;
+}
+
+void inflate_bytes(const std::vector<unsigned char>& packed, void* out, std::size_t bytes) {
+  uLongf n = static_cast<uLongf>(bytes);
+  if (uncompress(static_cast<Bytef*>(out), &n, packed.data(), static_cast<uLong>(packed.size())) != Z_OK ||
+      n != bytes)
+    throw FormatError("tiled: a tile's packed labels are corrupt");
+}
+
+void write_record(const std::string& path, const TileRecord& r) {
+  std::string s(kMagic, sizeof kMagic);
+  put(s, kVersion);
+  put(s, r.index);
+  put(s, r.x);
+  put(s, r.y);
+  put(s, r.width);
+  put(s, r.height);
+  const LocalObjects& o = r.objects;
+  for (const auto* v : {&o.area, &o.first, &o.sum_y, &o.sum_x, &o.min_y, &o.min_x, &o.max_y, &o.max_x}) put(s, *v);
+  put(s, o.sum_i);
+  for (const auto* v : {&r.top, &r.bottom, &r.left, &r.right}) put(s, *v);
+  put(s, r.packed);
+  put(s, static_cast<std::uint64_t>(s.size()));  // trailer: a complete file ends with its length
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f.write(s.data(), static_cast<std::streamsize>(s.size()));
+    if (!f) throw FormatError("tiled: cannot write checkpoint " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+bool read_record(const std::string& path, TileRecord& r, bool with_labels) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  const std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (s.size() < sizeof kMagic + 8 || std::memcmp(s.data(), kMagic, sizeof kMagic) != 0) return false;
+  std::uint64_t len = 0;
+  std::memcpy(&len, s.data() + s.size() - 8, 8);
+  if (len != s.size() - 8) return false;
+  Reader in{s, sizeof kMagic};
+  if (in.get<std::uint32_t>() != kVersion) return false;
+  r.index = in.get<std::int64_t>();
+  r.x = in.get<std::int64_t>();
+  r.y = in.get<std::int64_t>();
+  r.width = in.get<std::int64_t>();
+  r.height = in.get<std::int64_t>();
+  LocalObjects& o = r.objects;
+  for (auto* v : {&o.area, &o.first, &o.sum_y, &o.sum_x, &o.min_y, &o.min_x, &o.max_y, &o.max_x}) in.get(*v);
+  in.get(o.sum_i);
+  for (auto* v : {&r.top, &r.bottom, &r.left, &r.right}) in.get(*v);
+  in.get(r.packed, with_labels);
+  return in.ok;
+}
+
+}  // namespace cuskimage::tiled::detail
