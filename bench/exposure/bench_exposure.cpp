@@ -22,6 +22,7 @@ using cuskbench::shape_arg;
 
 void BM_Clahe4096_f32(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
+  st.SetLabel(cuskimage::shape_str({4096, 4096}));
   const Array img = cuskbench::test_image({4096, 4096}, DType::float32, Device::cuda());
   cuskbench::run(st, 20.0 * static_cast<double>(img.size()),
                  [&](const Stream& s) { benchmark::DoNotOptimize(ex::equalize_adapthist(img, {}, s)); });
@@ -29,6 +30,7 @@ void BM_Clahe4096_f32(benchmark::State& st) {
 
 void BM_Clahe4096_u8(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
+  st.SetLabel(cuskimage::shape_str({4096, 4096}));
   const Array img = cuskbench::test_image({4096, 4096}, DType::uint8, Device::cuda());
   cuskbench::run(st, 15.0 * static_cast<double>(img.size()),
                  [&](const Stream& s) { benchmark::DoNotOptimize(ex::equalize_adapthist(img, {}, s)); });
