@@ -73,7 +73,7 @@ if has bench; then
   tar -C /tmp -czf "$OUT/bench.tgz" bench
   echo "benchmarks written to bench.tgz"
 fi
-if (has compare || has wsi) && ls .whl/*.whl >/dev/null 2>&1; then
+if (has compare || has wsi || has nuclei) && ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site
 fi
@@ -90,6 +90,23 @@ if has prof; then
     python3 scripts/ncu_summary.py /tmp/prof.csv >>"$OUT/prof.txt" 2>&1
   done
   cat "$OUT/prof.txt"
+fi
+if has nuclei; then
+  # Issue 8: the nuclei job end to end on a synthetic NUCLEI_SIZE^2 slide made here (JPEG tiles),
+  # then the same per-tile work with cuCIM + cucim.skimage (bench/tiled/nuclei_cucim.py).
+  n=${NUCLEI_SIZE:-40000}
+  CLI=build/cuskimage; [[ -x $CLI ]] || CLI=$B/cuskimage
+  /usr/bin/time -f "synthetic slide: %e s" "$CLI" tiled.synthetic-slide /tmp/synth.svs --width "$n" --height "$n" 2>&1 | tail -2
+  rm -rf /tmp/nuc
+  timeout "${NUCLEI_TIMEOUT:-200}" "$CLI" nuclei /tmp/synth.svs --out /tmp/nuc --device cuda ${NUCLEI_ARGS:-} \
+    | tee "$OUT/nuclei.json" || rc=1
+  ls -la /tmp/nuc
+  cp /tmp/nuc/overlay.png "$OUT/overlay_h200.png" 2>/dev/null || true
+  thr=$(python3 -c "import json;print(json.load(open('$OUT/nuclei.json'))['threshold'])" 2>/dev/null)
+  if ls .whl/*.whl >/dev/null 2>&1; then
+    timeout "${NUCLEI_CUCIM_TIMEOUT:-200}" python3 bench/tiled/nuclei_cucim.py /tmp/synth.svs ${thr:+--threshold $thr} \
+      ${NUCLEI_CUCIM_ARGS:-} 2>&1 | tail -3 | tee -a "$OUT/nuclei.json" || rc=1
+  fi
 fi
 if has wsi; then
   # cuCIM's read_region on the slide bench_wsi wrote (run bench with bench_wsi first).
