@@ -284,7 +284,10 @@ struct RegionSet;
 /// scikit-image name through get() (values flattened in C order, shape from shape_of()), typed
 /// accessors for the common ones. Statistics (area, bbox, centroids, moments, intensity) were
 /// measured for all regions together; image-valued properties are built on demand from the
-/// region's crop. 2-D-only properties (eccentricity, orientation, perimeter, perimeter_crofton,
+/// region's crop. On a CUDA device euler_number, perimeter and perimeter_crofton are batched passes
+/// too, image and image_intensity are built on the device, and the properties measured on a
+/// region's host mask (area_convex, area_filled, image_convex, image_filled, solidity,
+/// feret_diameter_max, intensity_median, coords, coords_scaled) raise NotSupported. 2-D-only properties (eccentricity, orientation, perimeter, perimeter_crofton,
 /// moments_hu, moments_weighted_hu) raise NotSupported on 3-D regions, as scikit-image raises
 /// NotImplementedError.
 class RegionProperties {
@@ -359,7 +362,9 @@ class RegionProperties {
 /// an integer dtype), in increasing label order. `intensity_image` (leave it invalid, `{}`, for
 /// none) has the label image's shape plus optionally a trailing channel axis. The statistics of
 /// all regions are measured together (on a CUDA device: batched passes with per-label atomics,
-/// kernels/measure/regionprops.cu); the call synchronises the stream.
+/// kernels/measure/regionprops.cu); the call synchronises the stream. Sums run in double on both
+/// backends (device sums in another order: within ~1e-12 relative of the CPU). NaN intensities give
+/// unspecified intensity_min/max. Labels of unsigned 64-bit images above 2^63 are ignored.
 std::vector<RegionProperties> regionprops(const Array& label_image, const Array& intensity_image = {},
                                           const RegionpropsOptions& opts = {}, const Stream& stream = {});
 

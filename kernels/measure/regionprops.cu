@@ -10,6 +10,8 @@
 //           labels: the sorted unique labels, found by binary search).
 //   pack    flags -> exclusive scan -> row of each present label; one kernel gathers the rows
 //           into two packed buffers (int64, double) that cross to the host in two copies.
+//   local   (euler_number, perimeter, perimeter_crofton only) one thread per 2x2(x2) window or
+//           per pixel, adding scikit-image's configuration coefficients to the labels' rows.
 //   pass 2  (moments / intensity_std only) the same run walk with per-row bbox origin and
 //           centroids uploaded from pass 1: per run the sums of X^q and (X - c)^q along the row
 //           (q <= 3), weighted per channel, expanded over the row's Y^p (Z^r) powers at the flush.
@@ -33,6 +35,7 @@
 #include "src/core/dispatch.hpp"
 #include "src/measure/moments_math.hpp"
 #include "src/measure/regionprops.hpp"
+#include "src/measure/regionprops_luts.hpp"
 
 namespace cuskimage::measure::detail {
 namespace {
@@ -337,6 +340,108 @@ __global__ void __launch_bounds__(256) pass2_kernel(const L* __restrict__ lab, c
   }
 }
 
+
+// ---- local configurations: euler_number, perimeter_crofton, perimeter ---------------------------
+// scikit-image measures these on each region's zero-padded crop; windows and neighbourhoods of the
+// whole label image give the same counts per label (pixels outside a region's bbox never carry its
+// label), so one pass serves every region. Only windows / border pixels with a non-zero
+// coefficient add to a row.
+
+__constant__ int c_euler2[16] = CUSK_EULER2D_8;
+__constant__ int c_euler3[256] = CUSK_EULER3D_26;
+__constant__ double c_crofton[16] = CUSK_CROFTON4;
+__constant__ double c_perim[50] = CUSK_PERIMETER_WEIGHTS;
+
+struct Vol {
+  std::int64_t nz, ny, nx;
+  int nd;
+};
+
+template <class L>
+__device__ __forceinline__ std::int64_t lab_at(const L* __restrict__ lab, const Vol& v, std::int64_t z, std::int64_t y,
+                                               std::int64_t x) {
+  if (z < 0 || y < 0 || x < 0 || z >= v.nz || y >= v.ny || x >= v.nx) return 0;
+  return static_cast<std::int64_t>(lab[(z * v.ny + y) * v.nx + x]);
+}
+
+/// One thread per 2x2 (2x2x2) window of the zero-extended image; bit k of a label's configuration
+/// is scikit-image's convolution weight 2^k: (z, y, x), (z, y-1, x), (z, y, x-1), (z, y-1, x-1), then
+/// the same at z-1.
+template <class L>
+__global__ void __launch_bounds__(256) windows_kernel(const L* __restrict__ lab, Vol v, SlotMap map,
+                                                      double* __restrict__ euler, double* __restrict__ crofton) {
+  const std::int64_t wx = v.nx + 1, wy = v.ny + 1, wz = v.nd == 3 ? v.nz + 1 : 1;
+  const std::int64_t total = wz * wy * wx;
+  const int np = v.nd == 3 ? 8 : 4;
+  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t x = t % wx, y = (t / wx) % wy, z = t / (wx * wy);
+    std::int64_t p[8];
+    p[0] = lab_at(lab, v, z, y, x);
+    p[1] = lab_at(lab, v, z, y - 1, x);
+    p[2] = lab_at(lab, v, z, y, x - 1);
+    p[3] = lab_at(lab, v, z, y - 1, x - 1);
+    if (np == 8) {
+      p[4] = lab_at(lab, v, z - 1, y, x);
+      p[5] = lab_at(lab, v, z - 1, y - 1, x);
+      p[6] = lab_at(lab, v, z - 1, y, x - 1);
+      p[7] = lab_at(lab, v, z - 1, y - 1, x - 1);
+    }
+    for (int k = 0; k < np; ++k) {
+      const std::int64_t l = p[k];
+      if (l <= 0) continue;
+      bool seen = false;
+      for (int j = 0; j < k; ++j) seen |= p[j] == l;
+      if (seen) continue;
+      int code = 0;
+      for (int j = 0; j < np; ++j) code |= (p[j] == l) << j;
+      const std::int64_t r = map.slot(l);
+      if (r < 0) continue;
+      if (euler) {
+        const int e = np == 8 ? c_euler3[code] : c_euler2[code];
+        if (e != 0) atomicAdd(euler + r, static_cast<double>(e));
+      }
+      if (crofton && np == 4) {
+        const double c = c_crofton[code];
+        if (c != 0) atomicAdd(crofton + r, c);
+      }
+    }
+  }
+}
+
+/// One thread per pixel of a 2-D label image: border pixels (a 4-neighbour with another label)
+/// weigh scikit-image's 3x3 convolution of the region's border image.
+template <class L>
+__global__ void __launch_bounds__(256) perimeter_kernel(const L* __restrict__ lab, Vol v, SlotMap map,
+                                                        double* __restrict__ perim) {
+  const std::int64_t total = v.ny * v.nx;
+  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t x = t % v.nx, y = t / v.nx;
+    const std::int64_t l = lab_at(lab, v, 0, y, x);
+    if (l <= 0) continue;
+    auto border = [&](std::int64_t yy, std::int64_t xx) -> int {
+      if (lab_at(lab, v, 0, yy, xx) != l) return 0;
+      return (lab_at(lab, v, 0, yy - 1, xx) != l || lab_at(lab, v, 0, yy + 1, xx) != l ||
+              lab_at(lab, v, 0, yy, xx - 1) != l || lab_at(lab, v, 0, yy, xx + 1) != l)
+                 ? 1
+                 : 0;
+    };
+    if (!border(y, x)) continue;
+    const int val = 1 + 2 * (border(y - 1, x) + border(y + 1, x) + border(y, x - 1) + border(y, x + 1)) +
+                    10 * (border(y - 1, x - 1) + border(y - 1, x + 1) + border(y + 1, x - 1) + border(y + 1, x + 1));
+    const double w = c_perim[val];
+    if (w == 0) continue;
+    const std::int64_t r = map.slot(l);
+    if (r >= 0) atomicAdd(perim + r, w);
+  }
+}
+
+__global__ void count_kernel(const std::int64_t* __restrict__ row_of, const std::int64_t* __restrict__ flags,
+                             std::int64_t S, std::int64_t* __restrict__ n) {
+  *n = row_of[S - 1] + flags[S - 1];
+}
+
 __global__ void flags_kernel(const u64* __restrict__ cnt, std::int64_t S, std::int64_t* __restrict__ flags) {
   const std::int64_t l = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (l < S) flags[l] = (l > 0 && cnt[l] > 0) ? 1 : 0;
@@ -506,24 +611,25 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
     Array t4 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b4, 1))}, DType::uint8, dev, stream);
     CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t4.data(), b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
-    const Array last_row = row_of.slice({Slice{S - 1, S}}).to(Device::cpu(), stream);
-    const Array last_flag = flags.slice({Slice{S - 1, S}}).to(Device::cpu(), stream);
+    Array count = Array::empty({1}, DType::int64, dev, stream);
+    count_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(row_of), ptr<std::int64_t>(flags), S, ptr<std::int64_t>(count));
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    const Array hc = count.to(Device::cpu(), stream);
     stream.synchronize();
-    n = last_row.data<std::int64_t>()[0] + last_flag.data<std::int64_t>()[0];
+    n = hc.data<std::int64_t>()[0];
   }
+  // One packed buffer (int64 rows, then the double rows bit for bit) crosses in one copy.
   const int ni = 2 + 3 * nd, ndb = C * (3 + nd);
-  Array pi = Array::empty({std::max<std::int64_t>(n * ni, 1)}, DType::int64, dev, stream);
-  Array pd = Array::empty({std::max<std::int64_t>(n * ndb, 1)}, DType::float64, dev, stream);
+  Array packed = Array::empty({std::max<std::int64_t>(n * (ni + ndb), 1)}, DType::int64, dev, stream);
   if (S > 0) {
     pack_kernel<<<blocks_for(S), 256, 0, s>>>(
         ptr<u64>(cnt), ptr<u64>(lo), ptr<u64>(hi), ptr<u64>(csum), isum.valid() ? ptr<double>(isum) : nullptr,
         imin.valid() ? ptr<u64>(imin) : nullptr, imax.valid() ? ptr<u64>(imax) : nullptr,
         iwsum.valid() ? ptr<double>(iwsum) : nullptr, S, nd, C, row_of.valid() ? ptr<std::int64_t>(row_of) : nullptr,
-        map.keys, ptr<std::int64_t>(pi), ptr<double>(pd));
+        map.keys, ptr<std::int64_t>(packed), reinterpret_cast<double*>(ptr<std::int64_t>(packed) + n * ni));
     CUSK_CUDA_CHECK(cudaGetLastError());
   }
-  const Array hpi = pi.to(Device::cpu(), stream);
-  const Array hpd = C > 0 ? pd.to(Device::cpu(), stream) : Array();
+  const Array hpacked = packed.to(Device::cpu(), stream);
   stream.synchronize();
 
   st = RegionStats{};
@@ -535,7 +641,7 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   st.lo.resize(n * nd);
   st.hi.resize(n * nd);
   st.coord_sum.resize(n * nd);
-  const std::int64_t* P = hpi.data<std::int64_t>();
+  const std::int64_t* P = hpacked.data<std::int64_t>();
   for (std::int64_t r = 0; r < n; ++r) {
     const std::int64_t* o = P + r * ni;
     st.label[r] = o[0];
@@ -551,7 +657,7 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     st.imin.resize(n * C);
     st.imax.resize(n * C);
     st.iwsum.resize(n * C * nd);
-    const double* D = hpd.data<double>();
+    const double* D = reinterpret_cast<const double*>(P + n * ni);
     for (std::int64_t r = 0; r < n; ++r) {
       const double* d = D + r * ndb;
       for (int c = 0; c < C; ++c) {
@@ -561,6 +667,35 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
         for (int a = 0; a < nd; ++a) st.iwsum[(r * C + c) * nd + a] = d[3 * C + c * nd + a];
       }
     }
+  }
+  auto fetch = [&](const Array& a, std::vector<double>& v, std::int64_t len) {
+    if (!a.valid()) return;
+    const Array h = a.to(Device::cpu(), stream);
+    stream.synchronize();
+    v.assign(h.data<double>(), h.data<double>() + len);
+  };
+  SlotMap map2 = map;
+  if (!map.keys) map2.row_of = row_of.valid() ? ptr<std::int64_t>(row_of) : nullptr;
+
+  if (req.any_local() && n > 0) {
+    const Vol v{nd == 3 ? labels.shape(0) : 1, labels.shape(nd - 2), labels.shape(nd - 1), nd};
+    Array eu, cr, pe;
+    if (req.euler) eu = dev_zeros(n, DType::float64, dev, stream);
+    if (req.crofton && nd == 2) cr = dev_zeros(n, DType::float64, dev, stream);
+    if (req.perimeter && nd == 2) pe = dev_zeros(n, DType::float64, dev, stream);
+    if (eu.valid() || cr.valid()) {
+      const std::int64_t windows = (nd == 3 ? v.nz + 1 : 1) * (v.ny + 1) * (v.nx + 1);
+      windows_kernel<L><<<blocks_for(windows), 256, 0, s>>>(lab, v, map2, eu.valid() ? ptr<double>(eu) : nullptr,
+                                                            cr.valid() ? ptr<double>(cr) : nullptr);
+      CUSK_CUDA_CHECK(cudaGetLastError());
+    }
+    if (pe.valid()) {
+      perimeter_kernel<L><<<blocks_for(v.ny * v.nx), 256, 0, s>>>(lab, v, map2, ptr<double>(pe));
+      CUSK_CUDA_CHECK(cudaGetLastError());
+    }
+    fetch(eu, st.euler, n);
+    fetch(cr, st.crofton, n);
+    fetch(pe, st.perimeter, n);
   }
   if (!req.any_pass2() || n == 0) return;
 
@@ -581,8 +716,6 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     wm_cen = dev_zeros(n * C * M, DType::float64, dev, stream);
   }
   if (sqd) sq = dev_zeros(n * C, DType::float64, dev, stream);
-  SlotMap map2 = map;
-  if (!map.keys) map2.row_of = ptr<std::int64_t>(row_of);
   for (int c0 = 0; c0 < std::max(C, 1); c0 += kMaxCh) {
     Pass2Acc a{};
     a.lo = ptr<std::int64_t>(d_lo);
@@ -605,12 +738,6 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     pass2_kernel<L, T><<<grid, 256, 0, s>>>(lab, in, g, map2, a);
     CUSK_CUDA_CHECK(cudaGetLastError());
   }
-  auto fetch = [&](const Array& a, std::vector<double>& v, std::int64_t len) {
-    if (!a.valid()) return;
-    const Array h = a.to(Device::cpu(), stream);
-    stream.synchronize();
-    v.assign(h.data<double>(), h.data<double>() + len);
-  };
   fetch(m_raw, st.m_raw, n * M);
   fetch(m_cen, st.m_cen, n * M);
   fetch(wm_raw, st.wm_raw, n * C * M);

@@ -30,6 +30,7 @@ constexpr double kPi = std::numbers::pi;
 enum class Src {
   stat,    // batched statistics (both backends)
   shape,   // the region's host mask (CPU arrays only)
+  local,   // CPU: the region's mask; CUDA: a batched pass over the label image
   object,  // an array without a table column
 };
 
@@ -57,7 +58,7 @@ constexpr PropInfo kProps[] = {
     {"coords_scaled", Src::object},
     {"eccentricity", Src::stat, false, false, true},
     {"equivalent_diameter_area", Src::stat},
-    {"euler_number", Src::shape, true},
+    {"euler_number", Src::local, true},
     {"extent", Src::stat},
     {"feret_diameter_max", Src::shape},
     {"image", Src::object},
@@ -82,8 +83,8 @@ constexpr PropInfo kProps[] = {
     {"moments_weighted_normalized", Src::stat, false, true},
     {"num_pixels", Src::stat, true},
     {"orientation", Src::stat, false, false, true},
-    {"perimeter", Src::shape, false, false, true},
-    {"perimeter_crofton", Src::shape, false, false, true},
+    {"perimeter", Src::local, false, false, true},
+    {"perimeter_crofton", Src::local, false, false, true},
     {"slice", Src::object},
     {"solidity", Src::shape},
 };
@@ -265,6 +266,9 @@ StatsRequest RegionSet::request_for(std::string_view canon) {
   r.intensity_sum = r.weighted_first || canon == "intensity_mean" || canon == "intensity_std";
   r.intensity_minmax = canon == "intensity_min" || canon == "intensity_max";
   r.intensity_sqdev = canon == "intensity_std";
+  r.euler = canon == "euler_number";
+  r.perimeter = canon == "perimeter";
+  r.crofton = canon == "perimeter_crofton";
   return r;
 }
 
@@ -378,14 +382,63 @@ std::vector<double> RegionSet::value(std::int64_t r, std::string_view name) cons
   if (name == "area_convex") return {static_cast<double>(count_true(image_convex(r))) * pixel_area};
   if (name == "area_filled") return {static_cast<double>(count_true(image_filled(r))) * pixel_area};
   if (name == "solidity") return {value(r, "area")[0] / value(r, "area_convex")[0]};
-  if (name == "euler_number") return {static_cast<double>(euler_number_of(host_mask(r)))};
-  if (name == "perimeter") return {perimeter4(host_mask(r)) * spacing[0]};
-  if (name == "perimeter_crofton") return {crofton4(host_mask(r)) * spacing[0]};
+  if (name == "euler_number") {
+    if (st.euler.empty()) return {static_cast<double>(euler_number_of(host_mask(r)))};
+    return {nd == 3 ? static_cast<double>(static_cast<std::int64_t>(0.125 * st.euler[r])) : st.euler[r]};
+  }
+  if (name == "perimeter") return {(st.perimeter.empty() ? perimeter4(host_mask(r)) : st.perimeter[r]) * spacing[0]};
+  if (name == "perimeter_crofton")
+    return {(st.crofton.empty() ? crofton4(host_mask(r)) : st.crofton[r]) * spacing[0]};
   if (name == "feret_diameter_max") return {feret_max(image_convex(r), spacing)};
   if (name == "intensity_median") return intensity_median(r);
   for (const auto& e : extras)
     if (e.name == name) return extra_value(r, e);
   fail("measure.regionprops", "argument 'property': '", name, "' has no numeric value (use the accessor of that name)");
+}
+
+/// Table columns of the cheapest statistics straight from the arrays (same arithmetic as value()).
+bool fast_columns(const RegionSet& s, std::string_view name, std::vector<std::vector<double>>& cols) {
+  const RegionStats& st = s.st;
+  const int nd = s.ndim, C = static_cast<int>(s.nch);
+  double pixel_area = 1;
+  for (double sp : s.spacing) pixel_area *= sp;
+  const std::int64_t n = st.n;
+  if (name == "label" || name == "num_pixels" || name == "area") {
+    for (std::int64_t r = 0; r < n; ++r)
+      cols[0][r] = name == "label"        ? static_cast<double>(st.label[r])
+                   : name == "num_pixels" ? static_cast<double>(st.count[r])
+                                          : static_cast<double>(st.count[r]) * pixel_area;
+    return true;
+  }
+  if (name == "bbox") {
+    for (std::int64_t r = 0; r < n; ++r)
+      for (int a = 0; a < nd; ++a) {
+        cols[a][r] = static_cast<double>(st.lo[r * nd + a]);
+        cols[nd + a][r] = static_cast<double>(st.hi[r * nd + a]);
+      }
+    return true;
+  }
+  if (name == "centroid" || name == "centroid_local") {
+    const bool global = name == "centroid";
+    for (std::int64_t r = 0; r < n; ++r) {
+      const double cnt = static_cast<double>(st.count[r]);
+      for (int a = 0; a < nd; ++a) {
+        const double mean = st.coord_sum[r * nd + a] / cnt;
+        cols[a][r] = global ? mean * s.spacing[a] + static_cast<double>(s.offset[a])
+                            : (mean - static_cast<double>(st.lo[r * nd + a])) * s.spacing[a];
+      }
+    }
+    return true;
+  }
+  if (name == "intensity_mean" || name == "intensity_min" || name == "intensity_max") {
+    for (std::int64_t r = 0; r < n; ++r)
+      for (int c = 0; c < C; ++c)
+        cols[c][r] = name == "intensity_mean" ? st.isum[r * C + c] / static_cast<double>(st.count[r])
+                     : name == "intensity_min" ? st.imin[r * C + c]
+                                               : st.imax[r * C + c];
+    return true;
+  }
+  return false;
 }
 
 // ---- measuring ----------------------------------------------------------------------------------
@@ -524,6 +577,10 @@ std::vector<RegionProperties> regionprops(const Array& label_image, const Array&
     req.intensity_sum = req.intensity_minmax = req.weighted_first = true;
     req.weighted_moments = req.intensity_sqdev = true;
   }
+  if (!label_image.device().is_cpu()) {  // the batched local passes (the CPU measures crops on demand)
+    req.euler = true;
+    req.perimeter = req.crofton = set->ndim == 2;
+  }
   detail::measure_set(*set, req);
   std::vector<RegionProperties> out;
   out.reserve(static_cast<std::size_t>(set->st.n));
@@ -552,6 +609,9 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
     req.moments |= r.moments;
     req.weighted_moments |= r.weighted_moments;
     req.intensity_sqdev |= r.intensity_sqdev;
+    req.euler |= r.euler;
+    req.perimeter |= r.perimeter;
+    req.crofton |= r.crofton;
   }
   detail::measure_set(*set, req);
 
@@ -567,11 +627,15 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
     const bool integer = !extra && info->integer;
     const std::int64_t k = shape_size(shape);
     std::vector<std::vector<double>> cols(static_cast<std::size_t>(k), std::vector<double>(static_cast<std::size_t>(n)));
-    for (std::int64_t r = 0; r < n; ++r) {
-      const auto v = set->value(r, cn);
-      detail::expect(static_cast<std::int64_t>(v.size()) == k, kFn, "extra_properties", "'", cn, "' returned ",
-                     v.size(), " values, expected ", k);
-      for (std::int64_t i = 0; i < k; ++i) cols[i][r] = v[i];
+    if (!extra && detail::fast_columns(*set, cn, cols)) {
+      // filled without per-row vectors (the common table of large label images)
+    } else {
+      for (std::int64_t r = 0; r < n; ++r) {
+        const auto v = set->value(r, cn);
+        detail::expect(static_cast<std::int64_t>(v.size()) == k, kFn, "extra_properties", "'", cn, "' returned ",
+                       v.size(), " values, expected ", k);
+        for (std::int64_t i = 0; i < k; ++i) cols[i][r] = v[i];
+      }
     }
     for (std::int64_t i = 0; i < k; ++i) {
       std::string col = names[j];

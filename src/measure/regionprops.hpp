@@ -23,7 +23,11 @@ struct StatsRequest {
   bool moments = false;           // pass 2: raw local + central moments, order 3
   bool weighted_moments = false;  // pass 2: the same weighted by intensity
   bool intensity_sqdev = false;   // pass 2: sum (I - mean)^2 (intensity_std)
+  bool euler = false;             // CUDA: batched 2x2(x2) configuration pass
+  bool perimeter = false;         // CUDA: batched border pass (2-D)
+  bool crofton = false;           // CUDA: batched 2x2 configuration pass (2-D)
   bool any_pass2() const { return moments || weighted_moments || intensity_sqdev; }
+  bool any_local() const { return euler || perimeter || crofton; }
 };
 
 /// Statistics of n regions (rows in increasing label order). Coordinates are global pixel
@@ -41,6 +45,9 @@ struct RegionStats {
   std::vector<double> m_raw, m_cen;         // n * M
   std::vector<double> wm_raw, wm_cen;       // n * nch * M
   std::vector<double> isqdev;               // n * nch
+  // CUDA only (the CPU measures these on each region's crop): per-row sums of scikit-image's
+  // Euler coefficients (3-D: before the /8), perimeter weights and Crofton coefficients.
+  std::vector<double> euler, perimeter, crofton;
   int monomials() const { return ndim == 2 ? 16 : 64; }
 };
 

@@ -16,24 +16,17 @@
 #include "src/core/dispatch.hpp"
 #include "src/core/validate.hpp"
 #include "src/measure/regionprops.hpp"
+#include "src/measure/regionprops_luts.hpp"
 
 namespace cuskimage::measure::detail {
 namespace {
 
 using cuskimage::detail::fail;
 
-constexpr int kEuler2d8[16] = {0, 0, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, -1, 0};
-constexpr int kEuler3d26[256] = {
-    0,  1,  1,  0,  1,  0,  -2, -1, 1,  -2, 0,  -1, 0,  -1, -1, 0,  1,  0,  -2, -1, -2, -1, -1, -2, -6, -3, -3, -2,
-    -3, -2, 0,  -1, 1,  -2, 0,  -1, -6, -3, -3, -2, -2, -1, -1, -2, -3, 0,  -2, -1, 0,  -1, -1, 0,  -3, -2, 0,  -1,
-    -3, 0,  -2, -1, 0,  1,  1,  0,  1,  -2, -6, -3, 0,  -1, -3, -2, -2, -1, -3, 0,  -1, -2, -2, -1, 0,  -1, -3, -2,
-    -1, 0,  0,  -1, -3, 0,  0,  1,  -2, -1, 1,  0,  -2, -1, -3, 0,  -3, 0,  0,  1,  -1, 4,  0,  3,  0,  3,  1,  2,
-    -1, -2, -2, -1, -2, -1, 1,  0,  0,  3,  1,  2,  1,  2,  2,  1,  1,  -6, -2, -3, -2, -3, -1, 0,  0,  -3, -1, -2,
-    -1, -2, -2, -1, -2, -3, -1, 0,  -1, 0,  4,  3,  -3, 0,  0,  1,  0,  1,  3,  2,  0,  -3, -1, -2, -3, 0,  0,  1,
-    -1, 0,  0,  -1, -2, 1,  -1, 0,  -1, -2, -2, -1, 0,  1,  3,  2,  -2, 1,  -1, 0,  1,  2,  2,  1,  0,  -3, -3, 0,
-    -1, -2, 0,  1,  -1, 0,  -2, 1,  0,  -1, -1, 0,  -1, -2, 0,  1,  -2, -1, 3,  2,  -2, 1,  1,  2,  -1, 0,  2,  1,
-    -1, 0,  -2, 1,  -2, 1,  1,  2,  -2, 3,  -1, 2,  -1, 2,  0,  1,  0,  -1, -1, 0,  -1, 0,  2,  1,  -1, 2,  0,  1,
-    0,  1,  1,  0};
+constexpr int kEuler2d8[16] = CUSK_EULER2D_8;
+constexpr int kEuler3d26[256] = CUSK_EULER3D_26;
+constexpr double kCrofton4[16] = CUSK_CROFTON4;
+constexpr double kPerimeterWeights[50] = CUSK_PERIMETER_WEIGHTS;
 
 /// 2-D/3-D host mask with zero outside: at(z, y, x) (2-D: z = 0 only).
 struct Mask {
@@ -95,10 +88,7 @@ double perimeter4(const Array& mask_in) {
   auto b = [&](std::int64_t y, std::int64_t x) -> int {
     return (y < 0 || x < 0 || y >= m.ny || x >= m.nx) ? 0 : border[y * m.nx + x];
   };
-  double w[50] = {};
-  for (int k : {5, 7, 15, 17, 25, 27}) w[k] = 1;
-  w[21] = w[33] = std::sqrt(2.0);
-  w[13] = w[23] = (1 + std::sqrt(2.0)) / 2;
+  const double* w = kPerimeterWeights;
   double total = 0;
   for (std::int64_t y = 0; y < m.ny; ++y)
     for (std::int64_t x = 0; x < m.nx; ++x) {
@@ -111,10 +101,7 @@ double perimeter4(const Array& mask_in) {
 
 double crofton4(const Array& mask_in) {
   const Array c = mask_in.contiguous();
-  const double pi = std::numbers::pi, r2 = std::sqrt(2.0);
-  const double coefs[16] = {0,           pi / 4 * (1 + 1 / r2), pi / (4 * r2), pi / (2 * r2), 0, pi / 4 * (1 + 1 / r2),
-                            0,           pi / (4 * r2),         pi / 4,        pi / 2,        pi / (4 * r2), pi / (4 * r2),
-                            pi / 4,      pi / 2,                0,             0};
+  const double* coefs = kCrofton4;
   // scikit-image sums coefs @ histogram; summing per window in the same bins order is the same
   // products, so accumulate per bin first to keep its rounding.
   std::array<std::int64_t, 16> h{};

@@ -146,11 +146,10 @@ void expect_table_matches(const TableCase& tc, const measure::Table& t, const st
   EXPECT_GT(checked, 0u);
 }
 
-/// Properties both backends measure in the batched passes.
+/// Properties both backends measure (the CUDA backend in batched passes).
 bool is_stat(const std::string& p) {
-  static const std::vector<std::string> host = {"area_convex",        "area_filled", "euler_number",
-                                                "feret_diameter_max", "perimeter",   "perimeter_crofton",
-                                                "solidity",           "intensity_median"};
+  static const std::vector<std::string> host = {"area_convex", "area_filled", "feret_diameter_max", "solidity",
+                                                "intensity_median"};
   return std::find(host.begin(), host.end(), p) == host.end();
 }
 
@@ -454,8 +453,8 @@ std::vector<std::string> stat_props(int ndim, bool intensity) {
   std::vector<std::string> p = {"label", "area", "area_bbox", "axis_major_length", "axis_minor_length", "bbox",
                                 "centroid", "centroid_local", "equivalent_diameter_area", "extent", "inertia_tensor",
                                 "inertia_tensor_eigvals", "moments", "moments_central", "moments_normalized",
-                                "num_pixels"};
-  if (ndim == 2) p.insert(p.end(), {"eccentricity", "orientation", "moments_hu"});
+                                "num_pixels", "euler_number"};
+  if (ndim == 2) p.insert(p.end(), {"eccentricity", "orientation", "moments_hu", "perimeter", "perimeter_crofton"});
   if (intensity) {
     p.insert(p.end(), {"centroid_weighted", "centroid_weighted_local", "intensity_max", "intensity_mean",
                        "intensity_min", "intensity_std", "moments_weighted", "moments_weighted_central",
@@ -528,8 +527,10 @@ TEST(GpuRegionprops, MatchesCpuOnRandomBlobs) {
     }
     const auto props = stat_props(static_cast<int>(c.shape.size()), c.channels > 0);
     auto p = props;
-    if (!c.spacing.empty())
-      p.erase(std::remove_if(p.begin(), p.end(), [](const std::string& x) { return x.ends_with("_hu"); }), p.end());
+    if (!c.spacing.empty())  // moments_hu: unit spacing only; perimeters: isotropic only
+      p.erase(std::remove_if(p.begin(), p.end(),
+                             [](const std::string& x) { return x.ends_with("_hu") || x.starts_with("perimeter"); }),
+              p.end());
     const auto cpu = measure::regionprops_table(lab, inten, p, {.spacing = c.spacing});
     ASSERT_GT(cpu.num_rows(), 5u);
     const auto gpu = measure::regionprops_table(lab.to(Device::cuda(), s),
@@ -566,8 +567,14 @@ TEST(GpuRegionprops, PerRegionImagesOnDevice) {
     EXPECT_ARRAY_EQ(cpu[i].image_intensity(), gpu[i].image_intensity());
     EXPECT_EQ(cpu[i].bbox(), gpu[i].bbox());
   }
+  for (std::size_t i = 0; i < cpu.size(); ++i) {  // the batched local passes against the crops
+    EXPECT_NEAR(cpu[i].perimeter(), gpu[i].perimeter(), 1e-9 * cpu[i].perimeter());
+    EXPECT_NEAR(cpu[i].perimeter_crofton(), gpu[i].perimeter_crofton(), 1e-9 * cpu[i].perimeter_crofton());
+    EXPECT_EQ(cpu[i].euler_number(), gpu[i].euler_number());
+  }
   // Properties measured on each region's host mask are not implemented on the device.
-  EXPECT_THROW(gpu[0].perimeter(), NotSupported);
+  EXPECT_THROW(gpu[0].area_filled(), NotSupported);
+  EXPECT_THROW(gpu[0].coords(), NotSupported);
   EXPECT_THROW(measure::regionprops_table(lab.to(Device::cuda(), s), {}, {"solidity"}, {}, s), NotSupported);
 }
 
