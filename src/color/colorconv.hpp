@@ -144,7 +144,9 @@ template <class T>
 CUSK_HD void xyz_to_lab(const double (&white)[3], const T* xyz, T* lab) {
   T f[3];
   for (int c = 0; c < 3; ++c) {
-    const T v = xyz[c] / T(white[c]);
+    // x * (1 / white) rather than scikit-image's x / white: within an ulp, and three float64
+    // divisions fewer per pixel (rgb2lab is near the H200's FP64 rate at the bandwidth floor).
+    const T v = xyz[c] * T(1.0 / white[c]);
     f[c] = v > T(0.008856) ? cbrt_t(v) : T(7.787) * v + T(16.0 / 116.0);
   }
   lab[0] = T(116.0) * f[1] - T(16.0);
