@@ -11,10 +11,14 @@
 // per thread addressed through Indexer.
 //
 // Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB):
-//   rgb2hed / rgb2lab / rgb2hsv -> float64 x 3 (402.7 MB): 453 MB, floor 108 us; predicted
-//     ~130 us (tile kernel ~1.2x floor; rgb2lab also has 3 float64 cbrt per pixel, ~45 us of the
-//     H200's FP64 rate, overlapped with the memory traffic);
-//   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us; predicted ~55 us.
+//   rgb2hed / rgb2hsv -> float64 x 3 (402.7 MB): 453 MB, floor 108 us; predicted ~125 us (1.15x:
+//     the tile kernel's staged 16-byte accesses; per pixel a table read, 9 FMAs / two divisions);
+//   rgb2lab -> float64 x 3: same 453 MB, floor 108 us; predicted ~130 us (1.2x). Its per-pixel loop
+//     (sm_90 SASS) issues ~62 FP64-pipe instructions (3x3 product, 3 cbrt refined from MUFU
+//     approximations, Lab scaling) = 1.04 G, ~62 us at the H200's ~16.7 T FP64 instructions/s,
+//     under the memory floor and overlapped with it by the ~7 resident blocks per SM;
+//   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us; predicted ~52 us (1.2x).
+// float32 input -> float32 output moves 12 + 12 bytes per pixel (403 MB, floor 96 us).
 #pragma once
 
 #include <cuda_runtime.h>
