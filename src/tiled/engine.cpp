@@ -110,7 +110,9 @@ struct UnionFind {
   }
 };
 
-Array saturation_mask(const Array& thumb, const std::optional<double>& threshold) {
+}  // namespace
+
+Array detail::tissue_mask(const Array& thumb, const std::optional<double>& threshold) {
   const std::int64_t h = thumb.shape(0), w = thumb.shape(1);
   Array sat = Array::empty({h, w}, DType::float64);
   const Array c = thumb.contiguous();
@@ -127,6 +129,8 @@ Array saturation_mask(const Array& thumb, const std::optional<double>& threshold
   for (std::int64_t i = 0; i < h * w; ++i) q[i] = s[i] > t;
   return m;
 }
+
+namespace {
 
 /// Tiles with a tissue pixel within one thumbnail pixel of their core.
 Array tile_mask(const Array& tissue, std::array<double, 2> scale, const Grid& g) {
@@ -364,7 +368,7 @@ Result run_source(const Source& src, const Pipeline& p, const Options& o) {
   if (o.skip_background) {
     std::array<double, 2> scale{1, 1};
     const Array thumb = src.thumbnail(scale);
-    R.tissue = saturation_mask(thumb, o.tissue_threshold);
+    R.tissue = detail::tissue_mask(thumb, o.tissue_threshold);
     R.tiles = tile_mask(R.tissue, scale, g);
   } else {
     R.tissue = Array::empty({0, 0}, DType::bool_);

@@ -13,6 +13,7 @@
 #include "cuskimage/tiled.hpp"
 #include "cuskimage/wsi.hpp"
 #include "src/tiled/nuclei_ops.hpp"
+#include "src/tiled/tiled_detail.hpp"
 
 namespace cuskimage::tiled {
 namespace detail {
@@ -148,16 +149,10 @@ NucleiReport nuclei(const wsi::Slide& slide, const std::string& out_dir, const N
     const wsi::Level& T = slide.level(tl);
     const Array low = slide.read_region(0, 0, tl, T.width, T.height);
     const Array h = detail::haematoxylin(low, Stream());
-    const std::uint8_t* p = low.data<std::uint8_t>();
-    std::vector<double> sat(static_cast<std::size_t>(low.shape(0) * low.shape(1)));
-    for (std::size_t i = 0; i < sat.size(); ++i) {
-      const int mx = std::max({p[3 * i], p[3 * i + 1], p[3 * i + 2]}), mn = std::min({p[3 * i], p[3 * i + 1], p[3 * i + 2]});
-      sat[i] = mx == 0 ? 0.0 : static_cast<double>(mx - mn) / mx;
-    }
-    const double st = filters::threshold_otsu(Array::from_vector(sat, {static_cast<std::int64_t>(sat.size())}));
+    const Array tissue = detail::tissue_mask(low, std::nullopt);
     std::vector<float> tissue_h;
-    for (std::size_t i = 0; i < sat.size(); ++i)
-      if (sat[i] > st) tissue_h.push_back(h.data<float>()[i]);
+    for (std::int64_t i = 0; i < tissue.size(); ++i)
+      if (tissue.data<bool>()[i]) tissue_h.push_back(h.data<float>()[i]);
     if (tissue_h.size() < 2) throw InvalidArgument("tiled::nuclei: no tissue found to choose a threshold; set threshold");
     rep.threshold = filters::threshold_otsu(Array::from_vector(tissue_h, {static_cast<std::int64_t>(tissue_h.size())}));
   }

@@ -57,7 +57,9 @@ void write_record(const std::string& path, const TileRecord& rec);
 /// Reads a record; false when the file is missing or incomplete (it is then recomputed).
 bool read_record(const std::string& path, TileRecord& rec, bool with_labels);
 
-/// The engine's full state after a run.
+/// Tissue of an RGB uint8 (h, w, 3) host image: HSV saturation above `threshold` (unset: Otsu's).
+Array tissue_mask(const Array& rgb, const std::optional<double>& threshold);
+
 }  // namespace cuskimage::tiled::detail
 
 namespace cuskimage::tiled {
