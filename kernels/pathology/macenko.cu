@@ -17,12 +17,15 @@
 //      pixel (100 - alpha).
 //   6. apply: concentrations -> scaled -> reference absorbance -> uint8.
 //
-// Cost for a 4096^2 RGB uint8 tile (n = 16.8 M pixels, 48 MiB in, 48 MiB out): passes 1, 3 (x3),
-// 5 (x3) and 6 each read the image once (8 x 50.3 MB) and 6 writes it once (50.3 MB): 453 MB. At the
-// H200's ~4.0 TB/s achievable read/write rate that is ~113 us; the floor of any fit + apply (read
-// twice, write once: 151 MB) is ~38 us. With ~16 launches (~3 us each on an idle stream) and the
-// fp64 exp of the apply pass (3 per pixel, ~50 M exp = ~2 GFLOP fp64, ~60 us at 34 TFLOP/s, hidden
-// partly behind memory) we predict ~0.2 ms, 10x inside the 2 ms target.
+// Cost for a 4096^2 RGB uint8 tile (n = 16.8 M pixels, 50.3 MB in, 50.3 MB out):
+//  * floor of any fit + apply: read the tile twice and write it once, 151 MB -> 36 us at 4.2 TB/s;
+//  * this pipeline: passes 1, 3 (x3), 5 (x3) and 6 read the tile (8 x 50.3 MB) and 6 writes it:
+//    453 MB -> 108 us of traffic. On top: the fp64 work (moments ~16 ops/pixel; apply 3 exp_hd of
+//    ~30 fp64 ops/pixel: ~1.5 GFLOP, ~45 us at 34 TFLOP/s, partly hidden behind memory), the
+//    shared-memory histogram atomics (warp-aggregated: keys of one tissue share their top bits), four
+//    one-thread kernels (~5-15 us each: Jacobi, atan2/sincos) and ~20 launches back to back.
+//  Predicted: ~0.3 ms for fit + apply, 2.8x the traffic floor of this design, ~6x inside the issue's
+//  2 ms target. stain_extraction_pca alone (passes 1-4): ~0.12 ms.
 #include <cuda_runtime.h>
 
 #include <cub/block/block_scan.cuh>
@@ -197,14 +200,20 @@ __global__ void __launch_bounds__(256) hist_kernel(Od od, std::int64_t n, float 
   __syncthreads();
   const int nslots = sel.nslots;
   const std::uint32_t dmask = (1u << bits) - 1u;
+  const int lane = threadIdx.x & 31;
+  // Keys cluster (angles of one tissue, concentrations of one stain share their top bits), so the
+  // lanes of a warp that hit the same bin add once, with the count of their group.
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    std::uint32_t key[2];
-    if (pixel_keys<kConc>(od, i, fit, beta, key) == 0) continue;
+    std::uint32_t key[2] = {0, 0};
+    const int nk = pixel_keys<kConc>(od, i, fit, beta, key);
+    const unsigned active = __activemask();
     for (int s = 0; s < nslots; ++s) {
       const std::uint32_t k = key[sel.slot_source[s]];
-      if (known_bits > 0 && (k >> (32 - known_bits)) != sel.slot_prefix[s]) continue;
-      atomicAdd(&h[s * kBins + ((k >> shift) & dmask)], 1u);
+      const bool hit = nk > 0 && (known_bits == 0 || (k >> (32 - known_bits)) == sel.slot_prefix[s]);
+      const int bin = hit ? static_cast<int>(s * kBins + ((k >> shift) & dmask)) : -1;
+      const unsigned peers = __match_any_sync(active, bin);
+      if (hit && lane == __ffs(peers) - 1) atomicAdd(&h[bin], static_cast<unsigned>(__popc(peers)));
     }
   }
   __syncthreads();
@@ -344,7 +353,7 @@ void run(const Od& od, std::int64_t n, const MacenkoParams& p, Array* stain, Arr
   auto select = [&]<bool kConc>() {
     for (int pass = 0; pass < 3; ++pass) {
       CUSK_CUDA_CHECK(cudaMemsetAsync(h, 0, kTargets * kBins * sizeof(unsigned), s));
-      hist_kernel<kConc><<<grid_for(n), 256, 0, s>>>(od, n, p.beta, st, 32 - shifts[pass] - widths[pass],
+      hist_kernel<kConc><<<grid_for(n, 64), 256, 0, s>>>(od, n, p.beta, st, 32 - shifts[pass] - widths[pass],
                                                      shifts[pass], widths[pass], h);
       CUSK_CUDA_CHECK_LAUNCH();
       scan_kernel<<<1, 256, 0, s>>>(st, h, widths[pass], kTargets, pass == 2);
