@@ -181,6 +181,7 @@ __global__ void __launch_bounds__(kClipThreads)
       long long under = 0;
       for (std::int64_t b = t; b < nb; b += kClipThreads) under += h[b] < clim;
       under = block_sum(s, under);
+      if (under == 0) break;  // as clip_histogram_seq's early exits
       const long long step = under / n_excess > 1 ? under / n_excess : 1;
       long long inc = 0;
       for (std::int64_t b = t; b < nb; b += kClipThreads)
@@ -188,8 +189,10 @@ __global__ void __launch_bounds__(kClipThreads)
           ++h[b];
           ++inc;
         }
-      n_excess -= block_sum(s, inc);
+      inc = block_sum(s, inc);
+      n_excess -= inc;
       if (n_excess <= 0) break;
+      if (inc == 0 && step == 1) break;
     }
     if (prev == n_excess) break;
   }
