@@ -31,9 +31,9 @@ using cuskimage::detail::on_backend;
 
 /// Values of a small host or device array as float64 in C order (polygon vertices, points).
 std::vector<double> host_values(const Array& a, const Stream& stream = {}) {
-  Array h = a.to(Device::cpu(), stream).astype(DType::float64, stream);
-  if (!a.device().is_cpu()) stream.synchronize();
-  const Array c = h.contiguous();
+  Array t = a.to(Device::cpu(), stream);
+  if (!a.device().is_cpu()) stream.synchronize();  // the copy may be asynchronous
+  const Array c = t.astype(DType::float64).contiguous();
   const double* p = static_cast<const double*>(c.data());
   return std::vector<double>(p, p + c.size());
 }
@@ -336,7 +336,7 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
     return image.ndim() == 3 ? samples.reshape({length, lw, nch}) : samples.reshape({length, lw});
   }
   // mean / custom: over the width, on the host (length * linewidth values).
-  const std::vector<double> v = samples.to_vector<double>();
+  const std::vector<double> v = host_values(samples, stream);  // ordered after the samples on `stream`
   Array out = Array::empty(image.ndim() == 3 ? Shape{length, nch} : Shape{length}, DType::float64);
   double* o = static_cast<double*>(out.data());
   std::vector<double> row(lw);
@@ -800,7 +800,7 @@ void expect_binary(const Array& a, std::string_view fn, std::string_view arg, co
   expect_valid(a, fn, arg);
   if (a.dtype() == DType::bool_) return;
   const Array b = a.astype(DType::bool_, stream).astype(a.dtype(), stream);
-  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
+  const std::vector<double> x = host_values(a, stream), y = host_values(b, stream);
   expect(x == y, fn, arg,
          "array is not of dtype boolean or contains values other than 0 and 1 so cannot be safely cast to boolean "
          "array");

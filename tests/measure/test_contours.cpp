@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuskimage/measure.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -160,6 +161,21 @@ TEST(MeasureFindContours, BadInput) {
   EXPECT_THROW(measure::find_contours(img, {.mask = Array::zeros({6, 6}, DType::bool_)}), cuskimage::InvalidArgument);
   EXPECT_THROW(measure::find_contours(img, {.mask = Array::zeros({6, 7}, DType::uint8)}), cuskimage::InvalidArgument);
   EXPECT_THROW(measure::find_contours(Array()), cuskimage::InvalidArgument);
+}
+
+TEST(MeasureFindContours, Cli) {
+  const std::string in = cusktest::golden_path("measure_misc/contours_tiny_in.npy");
+  const auto csv = cuskclitest::run_cli_cpu({"measure.find_contours", in, "--level", "0.5"});
+  ASSERT_EQ(csv.rc, 0) << cuskclitest::describe(csv);
+  EXPECT_EQ(csv.out, "contour,row,col\n0,0.0,0.5\n0,0.5,0.0\n");
+  const auto js = cuskclitest::run_cli_cpu({"measure.find_contours", in, "--level", "0.5", "--format", "json"});
+  ASSERT_EQ(js.rc, 0) << cuskclitest::describe(js);
+  EXPECT_TRUE(cuskclitest::contains(js.out, "[[[0.0, 0.5], [0.5, 0.0]]]")) << js.out;
+  const std::string out = cusktest::temp_path("contours_cli.csv");
+  const auto f = cuskclitest::run_cli_cpu({"measure.find_contours", in, out, "--fully_connected", "high"});
+  ASSERT_EQ(f.rc, 0) << cuskclitest::describe(f);
+  EXPECT_TRUE(cuskclitest::contains(cuskclitest::slurp(out), "contour,row,col"));
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.find_contours", in, "--fully_connected", "middle"}).rc, 2);
 }
 
 // ---- GPU tier ------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "cuskimage/io.hpp"
 #include "cuskimage/measure.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -304,6 +306,25 @@ TEST(MeasureColoc, ConstantAndBadInput) {
   EXPECT_THROW(measure::manders_overlap_coeff(neg, b), cuskimage::InvalidArgument);
   EXPECT_THROW(measure::intersection_coeff(a, golden("coloc_m1")), cuskimage::InvalidArgument);
   EXPECT_EQ(measure::intersection_coeff(Array::zeros({3, 3}, DType::bool_), Array::zeros({3, 3}, DType::bool_)), 0.0);
+}
+
+TEST(MeasureMiscCli, ScalarsAndImages) {
+  const auto g = [](const std::string& n) { return cusktest::golden_path("measure_misc/" + n + ".npy"); };
+  auto r = cuskclitest::run_cli_cpu({"measure.euler_number", g("perim_b3"), "--connectivity", "1"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_EQ(std::stoll(r.out), static_cast<long long>(gscalar("euler_b3_c1")));
+  r = cuskclitest::run_cli_cpu({"measure.perimeter", g("perim_b2"), "--neighborhood", "8"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_TRUE(rel_near(gscalar("perimeter_b2_n8"), std::stod(r.out)));
+  r = cuskclitest::run_cli_cpu({"measure.intersection_coeff", g("coloc_m0"), g("coloc_m1"), g("coloc_mask")});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_TRUE(rel_near(gscalar("intersection_mask"), std::stod(r.out)));
+  const std::string out = cusktest::temp_path("block_cli.npy");
+  r = cuskclitest::run_cli_cpu({"measure.block_reduce", g("block_u8"), out, "--block_size", "2,4", "--func", "max"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_ARRAY_EQ(golden("block_u8_max"), cuskimage::io::imread(out));
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.block_reduce", g("block_u8"), out, "--func", "mode"}).rc, 2);
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.perimeter", g("perim_b3")}).rc, 1);
 }
 
 // ---- GPU tier: goldens on the device and device == CPU on random inputs -------------------------
