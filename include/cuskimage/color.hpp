@@ -334,6 +334,23 @@ struct DeltaECmcOptions {
 Array deltaE_cmc(const Array& lab1, const Array& lab2, const DeltaECmcOptions& opts = {},
                  const Stream& stream = {});
 
+// ---- preallocated outputs (tiles, hot loops) ----------------------------------------------------
+// The same conversions written into `out`: the result's shape (channel_axis where the result has
+// one), the result's dtype (float32 for float32 input, else float64), any strides, the input's
+// device. InvalidArgument otherwise.
+
+void rgb2lab_into(const Array& rgb, Array& out, const IlluminantOptions& opts = {}, const Stream& stream = {});
+void lab2rgb_into(const Array& lab, Array& out, const IlluminantOptions& opts = {}, const Stream& stream = {});
+void rgb2hsv_into(const Array& rgb, Array& out, const ChannelOptions& opts = {}, const Stream& stream = {});
+void hsv2rgb_into(const Array& hsv, Array& out, const ChannelOptions& opts = {}, const Stream& stream = {});
+void rgb2gray_into(const Array& rgb, Array& out, const ChannelOptions& opts = {}, const Stream& stream = {});
+void separate_stains_into(const Array& rgb, const Matrix3& conv_matrix, Array& out, const ChannelOptions& opts = {},
+                          const Stream& stream = {});
+void combine_stains_into(const Array& stains, const Matrix3& conv_matrix, Array& out,
+                         const ChannelOptions& opts = {}, const Stream& stream = {});
+void rgb2hed_into(const Array& rgb, Array& out, const ChannelOptions& opts = {}, const Stream& stream = {});
+void hed2rgb_into(const Array& hed, Array& out, const ChannelOptions& opts = {}, const Stream& stream = {});
+
 // ---- label2rgb ----------------------------------------------------------------------------------
 
 /// skimage.color.color_dict: the named colours (matplotlib's CSS names) as RGB in [0, 1].

@@ -328,3 +328,45 @@ Array gray2rgba(const Array& image, const Array& alpha, const Gray2RgbaOptions& 
 }
 
 }  // namespace cuskimage::color
+
+// ---- preallocated outputs -------------------------------------------------------------------------
+
+namespace cuskimage::color {
+
+void rgb2lab_into(const Array& rgb, Array& out, const IlluminantOptions& o, const Stream& s) {
+  const PixelParams p = white_params(xyz_from_rgb, "color.rgb2lab", o);
+  detail::pixel_op_into("color.rgb2lab", "rgb", rgb, out, o.channel_axis, Op::rgb2lab, p, 3, 3, false, s);
+}
+void lab2rgb_into(const Array& lab, Array& out, const IlluminantOptions& o, const Stream& s) {
+  const PixelParams p = white_params(rgb_from_xyz, "color.lab2rgb", o);
+  detail::pixel_op_into("color.lab2rgb", "lab", lab, out, o.channel_axis, Op::lab2rgb, p, 3, 3, false, s);
+}
+void rgb2hsv_into(const Array& rgb, Array& out, const ChannelOptions& o, const Stream& s) {
+  detail::pixel_op_into("color.rgb2hsv", "rgb", rgb, out, o.channel_axis, Op::rgb2hsv, {}, 3, 3, false, s);
+}
+void hsv2rgb_into(const Array& hsv, Array& out, const ChannelOptions& o, const Stream& s) {
+  detail::pixel_op_into("color.hsv2rgb", "hsv", hsv, out, o.channel_axis, Op::hsv2rgb, {}, 3, 3, false, s);
+}
+void rgb2gray_into(const Array& rgb, Array& out, const ChannelOptions& o, const Stream& s) {
+  detail::pixel_op_into("color.rgb2gray", "rgb", rgb, out, o.channel_axis, Op::rgb2gray, {}, 3, 1, true, s);
+}
+void separate_stains_into(const Array& rgb, const Matrix3& conv_matrix, Array& out, const ChannelOptions& o,
+                          const Stream& s) {
+  PixelParams p = with_matrix(conv_matrix, /*transpose=*/true);
+  p.log_adjust = std::log(1e-6);
+  detail::pixel_op_into("color.separate_stains", "rgb", rgb, out, o.channel_axis, Op::separate, p, 3, 3, false, s);
+}
+void combine_stains_into(const Array& stains, const Matrix3& conv_matrix, Array& out, const ChannelOptions& o,
+                         const Stream& s) {
+  PixelParams p = with_matrix(conv_matrix, /*transpose=*/true);
+  p.log_adjust = -std::log(1e-6);
+  detail::pixel_op_into("color.combine_stains", "stains", stains, out, o.channel_axis, Op::combine, p, 3, 3, false, s);
+}
+void rgb2hed_into(const Array& rgb, Array& out, const ChannelOptions& o, const Stream& s) {
+  separate_stains_into(rgb, hed_from_rgb, out, o, s);
+}
+void hed2rgb_into(const Array& hed, Array& out, const ChannelOptions& o, const Stream& s) {
+  combine_stains_into(hed, rgb_from_hed, out, o, s);
+}
+
+}  // namespace cuskimage::color

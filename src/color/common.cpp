@@ -59,6 +59,28 @@ Array pixel_op(std::string_view fn, std::string_view arg, const Array& arr, int 
   return move_last_to(out, ax);
 }
 
+void pixel_op_into(std::string_view fn, std::string_view arg, const Array& arr, Array& out, int channel_axis, Op op,
+                   const PixelParams& p, int cin, int cout, bool drop, const Stream& stream) {
+  cuskimage::detail::expect_valid(arr, fn, arg);
+  cuskimage::detail::expect_valid(out, fn, "out");
+  expect(arr.ndim() >= 1, fn, arg, "must have a channel axis, got a 0-d array");
+  const int ax = cuskimage::detail::normalize_axis(channel_axis, arr.ndim(), fn, "channel_axis");
+  expect(arr.shape(ax) == cin, fn, arg, "must have size ", cin, " along channel_axis, got shape ",
+         shape_str(arr.shape()));
+  cuskimage::detail::expect_same_device(arr, out, fn, arg, "out");
+  Shape want = arr.shape();
+  if (drop)
+    want.erase(want.begin() + ax);
+  else
+    want[static_cast<std::size_t>(ax)] = cout;
+  expect(out.shape() == want, fn, "out", "must have shape ", shape_str(want), ", got ", shape_str(out.shape()));
+  const DType dt = float_type(arr.dtype());
+  expect(out.dtype() == dt, fn, "out", "must have dtype ", dtype_name(dt), ", got ", dtype_name(out.dtype()));
+  const Array in = readable(move_axis_last(arr, ax), stream);
+  Array out_cl = drop ? out.expand_dims(out.ndim()) : move_axis_last(out, ax);
+  pixel_into(op, p, in, out_cl, stream);
+}
+
 void set_white(PixelParams& p, std::string_view /*fn*/, std::string_view illuminant, std::string_view observer) {
   const Rgb w = xyz_tristimulus_values(illuminant, observer);
   for (int c = 0; c < 3; ++c) p.white[c] = w[c];

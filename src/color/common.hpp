@@ -27,6 +27,9 @@ DType float_type(DType dt);
 /// `at_least`), returns the result with `cout` channels at channel_axis (or none when `drop`).
 Array pixel_op(std::string_view fn, std::string_view arg, const Array& arr, int channel_axis, Op op,
                const PixelParams& p, int cin, int cout, bool drop, const Stream& stream);
+/// pixel_op into a preallocated result `out` (validated: shape, dtype, device).
+void pixel_op_into(std::string_view fn, std::string_view arg, const Array& arr, Array& out, int channel_axis, Op op,
+                   const PixelParams& p, int cin, int cout, bool drop, const Stream& stream);
 /// Same into a preallocated channel-last result `out` (..., cout) of the right dtype; `in` is the
 /// channel-last readable input.
 void pixel_into(Op op, const PixelParams& p, const Array& in, Array& out, const Stream& stream);

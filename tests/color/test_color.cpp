@@ -293,3 +293,39 @@ TEST(ColorLabel, ColorDict) {
   EXPECT_EQ(color::color_dict().at("darkorange"), (color::Rgb{1.0, 0.549, 0.0}));
   EXPECT_EQ(color::Color("red").rgb, (color::Rgb{1.0, 0.0, 0.0}));
 }
+
+TEST(ColorInto, EqualsReturningAndValidates) {
+  const Array u8 = golden("in_astro");
+  const Array f32 = golden("in_f32");
+  Array lab = Array::empty({32, 32, 3}, DType::float64);
+  color::rgb2lab_into(u8, lab);
+  EXPECT_ARRAY_EQ(color::rgb2lab(u8), lab);
+  Array hed = Array::empty({19, 13, 3}, DType::float32);
+  color::rgb2hed_into(f32, hed);
+  EXPECT_ARRAY_EQ(color::rgb2hed(f32), hed);
+  Array back = Array::empty({19, 13, 3}, DType::float32);
+  color::hed2rgb_into(hed, back);
+  EXPECT_ARRAY_EQ(color::hed2rgb(hed), back);
+  Array gray = Array::empty({32, 32}, DType::float64);
+  color::rgb2gray_into(u8, gray);
+  EXPECT_ARRAY_EQ(color::rgb2gray(u8), gray);
+  // Into a strided view of a bigger buffer, channels first.
+  Array big = Array::zeros({3, 40, 40}, DType::float64);
+  Array view = big.slice({Slice{}, Slice{4, 36, 1}, Slice{2, 34, 1}});
+  color::rgb2hsv_into(u8.transpose({2, 0, 1}), view, {.channel_axis = 0});
+  EXPECT_ARRAY_EQ(color::rgb2hsv(u8).transpose({2, 0, 1}), view);
+  Array rgb = Array::empty({32, 32, 3}, DType::float64);
+  color::lab2rgb_into(lab, rgb, {.illuminant = "D50"});
+  EXPECT_ARRAY_EQ(color::lab2rgb(lab, {.illuminant = "D50"}), rgb);
+  Array hsv2 = Array::empty({32, 32, 3}, DType::float64);
+  color::hsv2rgb_into(color::rgb2hsv(u8), hsv2);
+  EXPECT_ARRAY_EQ(color::hsv2rgb(color::rgb2hsv(u8)), hsv2);
+  // Wrong dtype, shape, channel count.
+  Array wrong_dt = Array::empty({32, 32, 3}, DType::float32);
+  EXPECT_THROW(color::rgb2lab_into(u8, wrong_dt), InvalidArgument);
+  Array wrong_shape = Array::empty({32, 31, 3}, DType::float64);
+  EXPECT_THROW(color::rgb2hed_into(u8, wrong_shape), InvalidArgument);
+  Array gray3 = Array::empty({32, 32, 3}, DType::float64);
+  EXPECT_THROW(color::rgb2gray_into(u8, gray3), InvalidArgument);
+  EXPECT_THROW(color::separate_stains_into(golden("in_cam"), color::hdx_from_rgb, gray), InvalidArgument);
+}

@@ -189,3 +189,21 @@ TEST(GpuColorStream, NoLegacyStream) {
   s.synchronize();
   EXPECT_ARRAY_EQ(color::rgb2lab(rgb), x);
 }
+
+TEST(GpuColorInto, MatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Array h = cusktest::random_array({45, 51, 3}, DType::uint8, 9);
+  const Array d = dev(h);
+  Array lab = Array::empty({45, 51, 3}, DType::float64, Device::cuda());
+  color::rgb2lab_into(d, lab);
+  EXPECT_DEVICE_MATCHES(color::rgb2lab(h), lab);
+  Array big = Array::zeros({3, 50, 60}, DType::float64, Device::cuda());
+  Array view = big.slice({Slice{}, Slice{2, 47, 1}, Slice{5, 56, 1}});
+  color::rgb2hed_into(d.transpose({2, 0, 1}), view, {.channel_axis = 0});
+  EXPECT_DEVICE_MATCHES(color::rgb2hed(h).transpose({2, 0, 1}), view);
+  Array gray = Array::empty({45, 51}, DType::float64, Device::cuda());
+  color::rgb2gray_into(d, gray);
+  EXPECT_DEVICE_MATCHES(color::rgb2gray(h), gray);
+  Array host_out = Array::empty({45, 51, 3}, DType::float64);
+  EXPECT_THROW(color::rgb2hsv_into(d, host_out), cuskimage::InvalidArgument);  // other device
+}
