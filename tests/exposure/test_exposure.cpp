@@ -121,6 +121,7 @@ TEST(ExposureClahe, Golden2D) {
       {"cam_k17", "cam", {.kernel_size = {17}, .clip_limit = 0.03, .nbins = 128}},
       {"cam_ahe", "cam", {.kernel_size = {20, 30}, .clip_limit = 0}},
       {"cam_big", "cam", {.kernel_size = {300}, .clip_limit = 0.2}},
+      {"cam_tiny", "cam", {.kernel_size = {30}, .clip_limit = 0.003}},
       {"u8", "u8", {.kernel_size = {7, 9}}},
       {"u16", "u16", {.nbins = 64}},
       {"f32", "f32", {.clip_limit = 0.05}},

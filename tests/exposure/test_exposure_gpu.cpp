@@ -132,6 +132,8 @@ TEST(GpuExposure, ClaheGoldenOnDevice) {
                   ex::equalize_adapthist(in("cam").to(Device::cuda(), s), {.kernel_size = {17}, .clip_limit = 0.03, .nbins = 128}, s));
   EXPECT_ARRAY_EQ(gold("clahe_cam_big"),
                   ex::equalize_adapthist(in("cam").to(Device::cuda(), s), {.kernel_size = {300}, .clip_limit = 0.2}, s));
+  EXPECT_ARRAY_EQ(gold("clahe_cam_tiny"),
+                  ex::equalize_adapthist(in("cam").to(Device::cuda(), s), {.kernel_size = {30}, .clip_limit = 0.003}, s));
   EXPECT_ARRAY_EQ(gold("clahe_f64"),
                   ex::equalize_adapthist(in("f64").to(Device::cuda(), s), {.kernel_size = {8}, .nbins = 1000}, s));
   EXPECT_ARRAY_EQ(gold("clahe_vol"), ex::equalize_adapthist(in("vol").to(Device::cuda(), s), {.kernel_size = {5, 6, 7}}, s));

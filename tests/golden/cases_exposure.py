@@ -70,6 +70,7 @@ def generate(g):
         ("cam", "cam", {}), ("cam_k17", "cam", {"kernel_size": 17, "clip_limit": 0.03, "nbins": 128}),
         ("cam_ahe", "cam", {"clip_limit": 0, "kernel_size": (20, 30)}),
         ("cam_big", "cam", {"kernel_size": 300, "clip_limit": 0.2}),
+        ("cam_tiny", "cam", {"kernel_size": 30, "clip_limit": 0.003}),  # excess beyond every bin's room
         ("u8", "u8", {"kernel_size": (7, 9)}), ("u16", "u16", {"nbins": 64}), ("f32", "f32", {"clip_limit": 0.05}),
         ("f64", "f64", {"kernel_size": 8, "nbins": 1000}), ("i16", "i16", {}),
         ("vol", "vol", {"kernel_size": (5, 6, 7)}), ("volf", "volf", {}),
