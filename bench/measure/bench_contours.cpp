@@ -2,11 +2,14 @@
 // block measures of the same module at 8192^2.
 //
 // find_contours, CUDA: the device part reads the mask twice (count, emit: 2 x 16.8 MB for a bool
-// 4096^2 mask, ~8 us at 4.2 TB/s) and writes 32 B per segment; with ~0.4 M segments on this
-// texture the device-to-host copy of the segments (~13 MB pageable, ~1-2 ms) and the host
-// assembly (scikit-image's dictionary walk, ~2 hash operations per segment: ~40-80 ms) dominate.
-// Prediction (H200 host): 50-100 ms; the CPU backend ~80-150 ms; scikit-image 0.26 takes seconds
-// (its assembly is the same walk in Python).
+// 4096^2 mask, ~8 us at 4.2 TB/s) and writes 32 B per segment; this texture has millions of
+// contour points (a 4096^2 float version at level 0.5: 60,723 contours, 5.57 M points), so the
+// device-to-host copy of the segments (~180 MB pageable, ~15-30 ms) and above all the host
+// assembly (scikit-image's dictionary walk, inherently sequential: ~85% of the CPU backend's time
+// in perf) dominate. Measured here (2 shared cores, contended): CPU backend 1.8 s CPU per call.
+// Prediction on the H200 host: GPU path ~0.85 x the CPU backend's time (0.5-1.5 s), i.e. bound by
+// the host assembly, not by the device; scikit-image 0.26 is ~5x slower than our CPU backend
+// (5.1 s vs 1.1 s on the 1024^2 texture here).
 // euler_number / perimeter_crofton / perimeter, 8192^2 bool: one read of the image (67 MB,
 // floor 0.016 ms) plus the neighbourhood reads from L1/L2; perimeter also writes and re-reads its
 // uint8 border image (3 x 67 MB, floor 0.048 ms). Prediction: 0.05-0.1 ms (perimeter ~0.15 ms).
