@@ -102,7 +102,7 @@ struct EqualizeAdapthistOptions {
 /// skimage.exposure.equalize_adapthist (CLAHE) on 2-D and 3-D images: img_as_uint, 14-bit
 /// rescale, per-tile histograms with scikit-image's clipping and redistribution, its float32
 /// multilinear interpolation, then rescale to [0, 1]. The result is float32 for float32 input,
-/// else float64, equal to scikit-image's bit for bit (the RGB path: up to 1 ulp from rgb2hsv).
+/// else float64, equal to scikit-image's bit for bit (the golden tests: 2-D, 3-D, RGB and RGBA).
 /// CUDA: five kernels (range, tile histograms, clip + map per tile, interpolation, normalization),
 /// no host synchronization. Float images outside [-1, 1] raise InvalidArgument on CPU arrays (as
 /// img_as_uint does); on CUDA arrays they are clipped to [0, 1] without a check.
