@@ -5,6 +5,7 @@
 #include "cuskimage/device.hpp"
 #include "cuskimage/dtype.hpp"
 #include "cuskimage/error.hpp"
+#include "cuskimage/exposure.hpp"
 #include "cuskimage/filters.hpp"
 #include "cuskimage/interop.hpp"
 #include "cuskimage/io.hpp"
