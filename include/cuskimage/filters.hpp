@@ -373,8 +373,8 @@ struct ButterworthOptions {
   std::int64_t npad = 0;
 };
 /// skimage.filters.butterworth on N-d real images (any real dtype; float32 stays float32, others give
-/// float64): rfftn over the spatial axes, the Butterworth gain, irfftn. The CUDA backend handles up
-/// to 3 spatial axes (cuFFT's limit; NotSupported beyond), the CPU backend any number.
+/// float64): rfftn over the spatial axes, the Butterworth gain, irfftn. Both backends take up to 7
+/// spatial axes (CUDA: past cuFFT's 3, leading axes go through extra batched C2C transforms).
 Array butterworth(const Array& image, const ButterworthOptions& opts = {}, const Stream& stream = {});
 
 /// scikit-image's `impulse_response(r, c, **filter_params)`: the filter's value at row/column offset

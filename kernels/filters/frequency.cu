@@ -21,6 +21,7 @@
 // cudaMalloc'ed or freed (freeing would synchronize the device) once a shape has been planned.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,7 +65,8 @@ struct CachedPlan {
   std::mutex mutex;  // a plan holds its stream and work area: set + exec under this lock
 };
 
-using PlanKey = std::tuple<int, int, std::vector<long long>, long long>;  // device, type, extents, batch
+// device, type, extents, batch, element stride (0: packed batches; else batches 1 apart, see plan_for)
+using PlanKey = std::tuple<int, int, std::vector<long long>, long long, long long>;
 
 /// Extents of length 1 add nothing to a transform but may be refused by cuFFT's planner: they are
 /// dropped (for R2C/C2R not the last, which sets the half-spectrum layout; at least one stays).
@@ -76,7 +78,10 @@ std::vector<long long> squeeze(const std::vector<long long>& n, bool keep_last) 
   return out;
 }
 
-CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long long batch) {
+/// stride 0: `batch` packed transforms one after another. stride > 0 (complex only): the element
+/// stride of the transform's last axis, with the `batch` transforms 1 element apart (every column
+/// of a row-major block at once, the layout of leading axes whose inner extents multiply to stride).
+CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long long batch, long long stride = 0) {
   const bool real = type == CUFFT_R2C || type == CUFFT_C2R || type == CUFFT_D2Z || type == CUFFT_Z2D;
   const std::vector<long long> n = squeeze(extents, real);
   static std::mutex m;
@@ -84,15 +89,21 @@ CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long
   int dev = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(m);
-  auto& slot = cache[PlanKey{dev, static_cast<int>(type), n, batch}];
+  auto& slot = cache[PlanKey{dev, static_cast<int>(type), n, batch, stride}];
   if (!slot) {
     auto p = std::make_unique<CachedPlan>();
     cufft_check(cufftCreate(&p->handle), "cufftCreate");
     cufft_check(cufftSetAutoAllocation(p->handle, 0), "cufftSetAutoAllocation");
-    std::vector<long long> dims = n;
-    cufft_check(cufftMakePlanMany64(p->handle, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr,
-                                    1, 0, type, batch, &p->work_size),
-                "plan");
+    std::vector<long long> dims = n, embed = n;
+    const int rank = static_cast<int>(dims.size());
+    if (stride > 0)
+      cufft_check(cufftMakePlanMany64(p->handle, rank, dims.data(), embed.data(), stride, 1, embed.data(), stride, 1,
+                                      type, batch, &p->work_size),
+                  "plan (strided)");
+    else
+      cufft_check(cufftMakePlanMany64(p->handle, rank, dims.data(), nullptr, 1, 0, nullptr, 1, 0, type, batch,
+                                      &p->work_size),
+                  "plan");
     slot = std::move(p);
   }
   return *slot;
@@ -200,13 +211,57 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- drivers ------------------------------------------------------------------------------------
 
+/// A group of at most 3 leading spatial axes transformed by one strided C2C plan: `extents` (no 1s),
+/// the element stride of its last axis, and `outer` blocks of `span` elements to run it on.
+struct LeadGroup {
+  std::vector<long long> extents;
+  long long stride = 1, outer = 1, span = 1;
+};
+
+/// rfftn over more than 3 axes, which cuFFT's plans do not reach: the R2C/C2R runs over the last 3
+/// axes batched over everything before them, and C2C transforms of the half spectrum cover the
+/// leading axes (the n-d DFT is separable, so this is rfftn; numpy's irfftn also inverts the
+/// leading axes first and the last ones with C2R).
+std::vector<LeadGroup> lead_groups(const ButterworthGain& g, std::int64_t channels, std::int64_t inner) {
+  std::vector<int> axes;  // leading axes of extent > 1
+  for (int d = 0; d < g.rank - 3; ++d)
+    if (g.n[d] > 1) axes.push_back(d);
+  std::vector<LeadGroup> out;
+  for (std::size_t i = 0; i < axes.size(); i += 3) {
+    const std::size_t e = std::min(axes.size(), i + 3);
+    LeadGroup grp;
+    const int first = axes[i], last = axes[e - 1];
+    grp.stride = inner;
+    for (int d = last + 1; d < g.rank - 3; ++d) grp.stride *= g.n[d];
+    grp.outer = channels;
+    for (int d = 0; d < first; ++d) grp.outer *= g.n[d];
+    grp.span = grp.stride;
+    for (int d = first; d <= last; ++d) grp.span *= g.n[d];
+    for (std::size_t k = i; k < e; ++k) grp.extents.push_back(g.n[axes[k]]);
+    out.push_back(std::move(grp));
+  }
+  return out;
+}
+
+template <class T>
+void lead_c2c(const std::vector<LeadGroup>& groups, T* spec, int dir, cudaStream_t stream) {
+  for (const auto& grp : groups)
+    run_plan(plan_for(Cufft<T>::c2c, grp.extents, grp.stride, grp.stride), stream, [&](cufftHandle h) {
+      for (long long o = 0; o < grp.outer; ++o)
+        cufft_check(Cufft<T>::cc(h, spec + 2 * o * grp.span, dir), "leading-axes C2C");
+    });
+}
+
 template <class T>
 void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, cudaStream_t stream) {
   const int rank = p.gain.rank;
-  if (rank > 3)
-    throw NotSupported("filters.butterworth: CUDA arrays support at most 3 spatial axes (cuFFT), got " +
-                       std::to_string(rank));
   const std::int64_t half = p.padded_size / p.gain.n[rank - 1] * p.gain.half_last();
+  // The real transforms cover the last min(rank, 3) axes, batched over channels and leading axes.
+  const int tail = std::min(rank, 3);
+  std::vector<long long> n(p.gain.n + rank - tail, p.gain.n + rank);
+  std::int64_t lead = 1;
+  for (int d = 0; d < rank - tail; ++d) lead *= p.gain.n[d];
+  const std::vector<LeadGroup> groups = lead_groups(p.gain, p.channels, half / lead);
   const Stream s(stream);
   const Device dev = out.device();
   Array work = Array::empty({p.channels * p.padded_size}, dtype_v<T>, dev, s);
@@ -219,13 +274,14 @@ void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, cud
                                                                    total);
     CUSK_CUDA_CHECK_LAUNCH();
   });
-  std::vector<long long> n(p.gain.n, p.gain.n + rank);
-  run_plan(plan_for(Cufft<T>::r2c, n, p.channels), stream,
+  run_plan(plan_for(Cufft<T>::r2c, n, p.channels * lead), stream,
            [&](cufftHandle h) { cufft_check(Cufft<T>::fwd(h, w, sp), "R2C"); });
+  lead_c2c<T>(groups, sp, CUFFT_FORWARD, stream);
   const std::int64_t ns = p.channels * half;
   gain_kernel<T><<<grid_for(ns), kThreads, 0, stream>>>(reinterpret_cast<Cplx<T>*>(sp), p.gain, half, ns);
   CUSK_CUDA_CHECK_LAUNCH();
-  run_plan(plan_for(Cufft<T>::c2r, n, p.channels), stream,
+  lead_c2c<T>(groups, sp, CUFFT_INVERSE, stream);
+  run_plan(plan_for(Cufft<T>::c2r, n, p.channels * lead), stream,
            [&](cufftHandle h) { cufft_check(Cufft<T>::inv(h, sp, w), "C2R"); });
   const std::int64_t m = out.size();
   scatter_kernel<T><<<grid_for(m), kThreads, 0, stream>>>(
