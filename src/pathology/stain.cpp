@@ -149,7 +149,7 @@ void cpu_macenko(const Array& image, int channel_axis, const MacenkoParams& p, A
 }
 
 /// Validation common to stain_extraction_pca and normalize_colors_pca; returns the channel axis.
-int check_rgb(const Array& image, int channel_axis, std::string_view fn, bool absorbance_input, const Stream& stream) {
+int check_rgb(const Array& image, int channel_axis, std::string_view fn) {
   cuskimage::detail::expect_valid(image, fn, "image");
   expect(image.ndim() >= 1, fn, "image", "must have a channel axis, got a 0-d array");
   const int ax = cuskimage::detail::normalize_axis(channel_axis, image.ndim(), fn, "channel_axis");
@@ -169,8 +169,6 @@ int check_rgb(const Array& image, int channel_axis, std::string_view fn, bool ab
     });
     expect(!negative, fn, "image", "should not have negative values");
   }
-  (void)absorbance_input;
-  (void)stream;
   return ax;
 }
 
@@ -242,7 +240,7 @@ MacenkoParams params_of(double source, double alpha_fit, double alpha_conc, doub
 
 Array stain_extraction_pca(const Array& image, const StainExtractionOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "pathology.stain_extraction_pca";
-  const int ax = check_rgb(image, opts.channel_axis, fn, opts.image_type == ImageType::absorbance, stream);
+  const int ax = check_rgb(image, opts.channel_axis, fn);
   expect(opts.alpha >= 0 && opts.alpha <= 100, fn, "alpha", "must be a percentile in range [0, 100], got ", opts.alpha);
   expect(opts.beta >= 0, fn, "beta", "must be nonnegative, got ", opts.beta);
   expect(opts.source_intensity >= 0, fn, "source_intensity", "must be a positive value, got ", opts.source_intensity);
@@ -257,7 +255,7 @@ Array stain_extraction_pca(const Array& image, const StainExtractionOptions& opt
 
 Array normalize_colors_pca(const Array& image, const NormalizeColorsPcaOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "pathology.normalize_colors_pca";
-  const int ax = check_rgb(image, opts.channel_axis, fn, opts.image_type == ImageType::absorbance, stream);
+  const int ax = check_rgb(image, opts.channel_axis, fn);
   expect(opts.alpha >= 0 && opts.alpha <= 100, fn, "alpha", "must be a percentile in range [0, 100], got ", opts.alpha);
   expect(opts.beta >= 0, fn, "beta", "must be nonnegative, got ", opts.beta);
   expect(opts.source_intensity >= 0, fn, "source_intensity", "must be a positive value, got ", opts.source_intensity);
