@@ -13,6 +13,7 @@
 #include "cuskimage/memory.hpp"
 #include "cuskimage/morphology.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/pathology.hpp"
 #include "cuskimage/stream.hpp"
 #include "cuskimage/tiled.hpp"
 #include "cuskimage/util.hpp"
