@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/color.hpp"
 #include "cuskimage/device.hpp"
 #include "cuskimage/dtype.hpp"
 #include "cuskimage/error.hpp"
