@@ -253,7 +253,7 @@ Array ypbpr2rgb(const Array& ypbpr, const ChannelOptions& opts = {}, const Strea
 /// Y in [16, 235], Cb/Cr in [16, 240] for RGB in [0, 1].
 Array rgb2ycbcr(const Array& rgb, const ChannelOptions& opts = {}, const Stream& stream = {});
 /// The offsets (16, 128, 128) are subtracted in the input's dtype first, as scikit-image does (an
-/// integer input wraps), then the input is read with img_as_float.
+/// integer input wraps), then the result is read with img_as_float.
 Array ycbcr2rgb(const Array& ycbcr, const ChannelOptions& opts = {}, const Stream& stream = {});
 Array rgb2ydbdr(const Array& rgb, const ChannelOptions& opts = {}, const Stream& stream = {});
 Array ydbdr2rgb(const Array& ydbdr, const ChannelOptions& opts = {}, const Stream& stream = {});

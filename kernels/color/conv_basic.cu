@@ -7,7 +7,16 @@ namespace cuskimage::color::detail {
 
 bool cuda_pixel_basic(Op op, const PixelParams& p, const Array& in, Array& out, cudaStream_t stream) {
   switch (op) {
-    case Op::linear: launch_pixel_any(LinearOp{{}, p}, in, out, stream); return true;
+    case Op::linear:
+      switch (in.dtype()) {  // ycbcr2rgb reads other integer dtypes raw (offsets in that dtype)
+        case DType::int8: launch_pixel<std::int8_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        case DType::int16: launch_pixel<std::int16_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        case DType::uint32: launch_pixel<std::uint32_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        case DType::int32: launch_pixel<std::int32_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        case DType::uint64: launch_pixel<std::uint64_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        case DType::int64: launch_pixel<std::int64_t, double>(LinearOp{{}, p}, in, out, stream); return true;
+        default: launch_pixel_any(LinearOp{{}, p}, in, out, stream); return true;
+      }
     case Op::rgb2hsv: launch_pixel_any(RgbToHsvOp{{}, p}, in, out, stream); return true;
     case Op::hsv2rgb: launch_pixel_any(HsvToRgbOp{{}, p}, in, out, stream); return true;
     case Op::separate: launch_pixel_any(SeparateOp{{}, p}, in, out, stream); return true;

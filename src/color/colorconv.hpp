@@ -213,7 +213,14 @@ struct LinearOp : OpBase {
   PixelParams p;
   template <class T, class In>
   CUSK_HD T load(In x, int c) const {
-    if (p.has_pre) x = static_cast<In>(x - static_cast<In>(p.pre[c]));  // in the input dtype (wraps)
+    if (p.has_pre) {  // in the input dtype; integers wrap as NumPy's in-place subtraction
+      if constexpr (std::is_integral_v<In>) {
+        using U = std::make_unsigned_t<In>;
+        x = static_cast<In>(static_cast<U>(static_cast<U>(x) - static_cast<U>(p.pre[c])));
+      } else {
+        x = x - static_cast<In>(p.pre[c]);
+      }
+    }
     return to_float<T>(x);
   }
   template <class T>

@@ -50,7 +50,9 @@ Array pixel_op(std::string_view fn, std::string_view arg, const Array& arr, int 
   const int ax = cuskimage::detail::normalize_axis(channel_axis, arr.ndim(), fn, "channel_axis");
   expect(arr.shape(ax) == cin, fn, arg, "must have size ", cin, " along channel_axis, got shape ",
          shape_str(arr.shape()));
-  const Array in = readable(move_axis_last(arr, ax), stream);
+  // ycbcr2rgb subtracts its offsets in the input's own integer dtype: those are read raw.
+  const bool raw_int = op == Op::linear && p.has_pre && is_integer(arr.dtype());
+  const Array in = raw_int ? move_axis_last(arr, ax) : readable(move_axis_last(arr, ax), stream);
   Shape os = in.shape();
   os.back() = cout;
   Array out = Array::empty(os, float_type(in.dtype()), arr.device(), stream);

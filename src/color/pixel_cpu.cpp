@@ -58,6 +58,13 @@ void run_pixel(const OpT& op, const Array& in, Array& out) {
 
 void cpu_pixel(Op op, const PixelParams& p, const Array& in, Array& out) {
   if (in.size() == 0 || out.size() == 0) return;
+  if (op == Op::linear && !(in.dtype() == DType::uint8 || in.dtype() == DType::uint16 || in.dtype() == DType::float32 ||
+                            in.dtype() == DType::float64)) {
+    // ycbcr2rgb on other integer dtypes (offsets subtracted in that dtype).
+    cuskimage::detail::dispatch<Types<std::int8_t, std::int16_t, std::uint32_t, std::int32_t, std::uint64_t, std::int64_t>>(
+        in.dtype(), "color", [&]<class In>() { run_pixel<In, double>(LinearOp{{}, p}, in, out); });
+    return;
+  }
   cuskimage::detail::dispatch<Types<std::uint8_t, std::uint16_t, float, double>>(
       in.dtype(), "color", [&]<class In>() {
         using T = std::conditional_t<std::is_same_v<In, float>, float, double>;

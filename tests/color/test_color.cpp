@@ -75,6 +75,8 @@ TEST(ColorConv, WideInputs) {
   expect_golden("hsv2rgb__hsv_wide", color::hsv2rgb(golden("in_hsv_wide")));
   // uint8 YCbCr wraps in uint8 when the offsets are subtracted (scikit-image's order).
   expect_golden("ycbcr2rgb__ycc_u8", color::ycbcr2rgb(golden("in_ycc_u8")));
+  expect_golden("ycbcr2rgb__ycc_int16", color::ycbcr2rgb(golden("in_ycc_int16")));
+  expect_golden("ycbcr2rgb__ycc_int32", color::ycbcr2rgb(golden("in_ycc_int32")));
 }
 
 TEST(ColorConv, IlluminantsAndObservers) {

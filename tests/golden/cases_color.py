@@ -217,3 +217,10 @@ def generate(g):
     lab3 = rng.integers(0, 4, (3, 5, 6)).astype(np.uint16)
     g.save("in_labels3", lab3)
     g.save("label2rgb__vol", sc.label2rgb(lab3))
+
+    # ycbcr2rgb on int16 / int32: offsets subtracted in that dtype, then img_as_float64.
+    r2 = g.rng(99)
+    for dt in ["int16", "int32"]:
+        a = r2.integers(0, 256, (6, 7, 3)).astype(dt)
+        g.save(f"in_ycc_{dt}", a)
+        g.save(f"ycbcr2rgb__ycc_{dt}", sc.ycbcr2rgb(a))
