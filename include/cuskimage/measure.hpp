@@ -74,8 +74,8 @@ struct FindContoursOptions {
   LowHigh fully_connected = LowHigh::low;
   /// 'low': contours wind counter-clockwise around low-valued islands (low values on the left).
   LowHigh positive_orientation = LowHigh::low;
-  /// Optional bool (or 0/1) mask of the image's shape; cells touching a false pixel (or a NaN) are
-  /// skipped. Same device as the image.
+  /// Optional bool mask of the image's shape (other dtypes are rejected, as scikit-image's safe
+  /// cast test); cells touching a false pixel (or a NaN) are skipped. Same device as the image.
   Array mask = {};
 };
 
@@ -135,7 +135,8 @@ enum class ProfileReduce { mean, none, custom };
 
 struct ProfileLineOptions {
   std::int64_t linewidth = 1;
-  /// Spline order 0 or 1 (scipy.ndimage.map_coordinates). Unset: 0 for bool images, else 1.
+  /// Spline order (scipy.ndimage.map_coordinates). Unset: 0 for bool images, else 1. 0..5 are valid
+  /// (InvalidArgument otherwise); the prefiltered orders 2..5 raise NotSupported (not implemented).
   std::optional<int> order;
   /// scikit-image maps 'constant' and 'wrap' to scipy's grid-constant / grid-wrap.
   ndimage::Mode mode = ndimage::Mode::reflect;
@@ -174,16 +175,20 @@ Array block_reduce(const Array& image, const std::vector<std::int64_t>& block_si
 /// Synchronises (returns a host value).
 double shannon_entropy(const Array& image, double base = 2.0, const Stream& stream = {});
 
-/// skimage.measure.perimeter of a 2-D binary image (non-zero after NumPy's uint8 cast is object),
-/// neighborhood 4 or 8. CUDA: border pass + code histogram. Synchronises.
+/// skimage.measure.perimeter of a 2-D binary image (non-zero after NumPy's uint8 cast is object);
+/// neighborhood 4, anything else is 8 (as scikit-image). Values other than 0/1 that make border codes
+/// past scikit-image's weight table raise InvalidArgument. CUDA: border pass + code histogram.
+/// Synchronises.
 double perimeter(const Array& image, int neighborhood = 4, const Stream& stream = {});
 
-/// skimage.measure.perimeter_crofton of a 2-D image (> 0 is object), directions 2 or 4. Synchronises.
+/// skimage.measure.perimeter_crofton of a 2-D image (> 0 is object); directions 2, anything else is 4
+/// (as scikit-image). CUDA: the 2x2 configuration histogram. Synchronises.
 double perimeter_crofton(const Array& image, int directions = 4, const Stream& stream = {});
 
-/// skimage.measure.euler_number of a 2-D or 3-D image (> 0 is object). connectivity 1..ndim (unset:
-/// ndim); 3-D supports 1 and 3 only (NotSupported for 2, as scikit-image's NotImplementedError).
-/// CUDA: a histogram of 2x2(x2) configurations. Synchronises.
+/// skimage.measure.euler_number of a 2-D or 3-D image (> 0 is object). connectivity (unset: ndim):
+/// 1 is the 4- / 6-neighbourhood, anything else the full one, as scikit-image; 3-D with 2 raises
+/// NotSupported (scikit-image's NotImplementedError). CUDA: a histogram of 2x2(x2) configurations.
+/// Synchronises.
 std::int64_t euler_number(const Array& image, std::optional<int> connectivity = std::nullopt,
                           const Stream& stream = {});
 
