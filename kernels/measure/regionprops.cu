@@ -551,11 +551,17 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     const Array hn = nuniq.to(Device::cpu(), stream);
     stream.synchronize();
     const std::int64_t nu = hn.data<std::int64_t>()[0];
-    // Skip the labels <= 0 at the front (one small host read of at most a few values).
-    const Array hu = uniq.slice({Slice{0, std::min<std::int64_t>(nu, 1 << 16)}}).to(Device::cpu(), stream);
-    stream.synchronize();
+    // Skip the labels <= 0 at the front (usually one small host read of a few values).
     std::int64_t first = 0;
-    while (first < hu.size() && hu.data<std::int64_t>()[first] <= 0) ++first;
+    for (bool done = false; !done && first < nu;) {
+      const std::int64_t end = std::min<std::int64_t>(nu, first + (1 << 16));
+      const Array hu = uniq.slice({Slice{first, end}}).to(Device::cpu(), stream);
+      stream.synchronize();
+      std::int64_t k = 0;
+      while (k < hu.size() && hu.data<std::int64_t>()[k] <= 0) ++k;
+      done = k < hu.size();
+      first += k;
+    }
     S = nu - first;
     keys = uniq.slice({Slice{first, nu}});
     map.keys = ptr<std::int64_t>(keys);

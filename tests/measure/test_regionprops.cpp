@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <numbers>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -101,7 +102,11 @@ std::vector<double> central_scale(const std::string& col, int ndim,
     const double e = expected[i], a = actual[i];
     if (std::isnan(e) && std::isnan(a)) continue;
     const double sc = row_scale.empty() ? scale : row_scale[i];
-    if (!(std::fabs(a - e) <= rtol * std::fabs(e) + atol_frac * sc))
+    double diff = std::fabs(a - e);
+    // An orientation of +-pi/2 is one axis: which sign a vertical symmetric region gets depends on
+    // the rounding sign of a zero mu11 (scikit-image's einsum, the CPU and the GPU each round it).
+    if (name.ends_with("orientation")) diff = std::min(diff, std::fabs(diff - std::numbers::pi));
+    if (!(diff <= rtol * std::fabs(e) + atol_frac * sc))
       return ::testing::AssertionFailure() << name << " row " << i << ": got " << a << ", expected " << e;
   }
   return ::testing::AssertionSuccess();
