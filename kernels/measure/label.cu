@@ -28,7 +28,7 @@
 namespace cuskimage::measure::detail {
 namespace {
 
-using cuskimage::filters::detail::ccl_find_halve;
+using cuskimage::filters::detail::ccl_find;
 using cuskimage::filters::detail::ccl_union;
 
 struct Geom {
@@ -197,7 +197,9 @@ __global__ void __launch_bounds__(256) flatten_kernel(I* parent, I* __restrict__
       if (p == static_cast<I>(i)) {
         ++roots;
       } else {
-        const I r = ccl_find_halve<I>(parent, p);
+        // A read-only find: halving here could overwrite another pixel's flattened parent with an
+        // intermediate node after that pixel was flattened (spread reads parents as roots).
+        const I r = ccl_find<I>(parent, p);
         if (r != p) parent[i] = r;
       }
     }

@@ -475,9 +475,14 @@ void expect_tables_close(const measure::Table& cpu, const measure::Table& gpu, i
   for (const auto& n : cpu.names()) {
     if (cpu.is_integer(n))
       EXPECT_EQ(cpu.as_double(n), gpu.as_double(n)) << what << " " << n;
-    else
-      EXPECT_TRUE(columns_close(what + " " + n, cpu.as_double(n), gpu.as_double(n), 1e-9, 1e-11,
+    else {
+      // Axis lengths are 4 sqrt(eigenvalue): an eigenvalue that vanishes in exact arithmetic (a
+      // one-pixel-thick region) is rounding noise ~eps L^2 on each backend, and its square root
+      // ~1e-8 L; every other column keeps the tight bound.
+      const bool root = n.find("axis_minor_length") != std::string::npos || n.find("axis_major_length") != std::string::npos;
+      EXPECT_TRUE(columns_close(what + " " + n, cpu.as_double(n), gpu.as_double(n), 1e-9, root ? 1e-6 : 1e-11,
                                 central_scale(n, ndim, get)));
+    }
   }
 }
 
