@@ -38,6 +38,7 @@ if has test; then
   # Both tiers, one gtest run per module: Gpu* suites are the gpu tier, the rest the cpu tier.
   for t in $B/tests/test_*; do
     [[ -x $t && ! -d $t ]] || continue
+    [[ -z ${TEST_ONLY:-} || " $TEST_ONLY " == *" $(basename "$t") "* ]] || continue
     for tier in ${TIERS:-gpu cpu}; do  # TIERS=gpu: the GPU tier only
       f='Gpu*'; [[ $tier == cpu ]] && f='-Gpu*'
       log=/tmp/$(basename "$t").$tier.log

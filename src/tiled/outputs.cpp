@@ -198,7 +198,7 @@ class LabelTiffWriter {
             std::memcpy(&tile[at], &u, 4);
           }
         }
-      blobs[static_cast<std::size_t>(c)] = detail::deflate_bytes(tile.data(), tile.size(), 6);
+      blobs[static_cast<std::size_t>(c)] = detail::deflate_bytes(tile.data(), tile.size(), 1);  // speed over size: labels compress well anyway
     }
     for (std::int64_t c = 0; c < across; ++c) {
       const auto& b = blobs[static_cast<std::size_t>(c)];
