@@ -263,44 +263,70 @@ void Result::write_geojson(const std::string& path) const {
   if (!R.complete) throw InvalidArgument("tiled::Result::write_geojson: the run did not finish (stop_after)");
   std::ofstream out(path);
   if (!out) throw FormatError("tiled::Result::write_geojson: cannot create " + path);
-  // Objects inside one tile are outlined from that tile's labels (unpacked once); the few that
-  // cross tiles from a crop of the stitched labels.
-  std::vector<std::vector<std::size_t>> by_tile(R.records.size());
+  // Every tile is unpacked once. Objects inside one tile are outlined from it directly; objects
+  // that cross tiles get a padded crop filled piece by piece from each tile they touch (a crop of
+  // the stitched labels per object would unpack whole tiles per object: minutes on a 40k slide).
+  const std::size_t ntiles = R.records.size();
+  std::vector<std::vector<std::size_t>> inside(ntiles), touching(ntiles);
   std::vector<std::size_t> spanning;
   for (std::size_t k = 0; k < R.objects.size(); ++k) {
     const Object& o = R.objects[k];
-    const std::int64_t r = o.bbox_min_y / R.tile, c = o.bbox_min_x / R.tile;
-    if (o.bbox_max_y <= (r + 1) * R.tile && o.bbox_max_x <= (c + 1) * R.tile)
-      by_tile[static_cast<std::size_t>(r * R.cols + c)].push_back(k);
-    else
-      spanning.push_back(k);
+    const std::int64_t r0 = o.bbox_min_y / R.tile, r1 = (o.bbox_max_y - 1) / R.tile;
+    const std::int64_t c0 = o.bbox_min_x / R.tile, c1 = (o.bbox_max_x - 1) / R.tile;
+    if (r0 == r1 && c0 == c1) {
+      inside[static_cast<std::size_t>(r0 * R.cols + c0)].push_back(k);
+      continue;
+    }
+    for (std::int64_t r = r0; r <= r1; ++r)
+      for (std::int64_t c = c0; c <= c1; ++c) touching[static_cast<std::size_t>(r * R.cols + c)].push_back(spanning.size());
+    spanning.push_back(k);
+  }
+  // Crops are the bbox plus a one-pixel ring of background, so every contour closes.
+  auto crop_geom = [&](const Object& o) {
+    return std::array<std::int64_t, 4>{o.bbox_min_y - 1, o.bbox_min_x - 1, o.bbox_max_y - o.bbox_min_y + 2,
+                                       o.bbox_max_x - o.bbox_min_x + 2};
+  };
+  std::vector<std::vector<std::int64_t>> crops(spanning.size());
+  for (std::size_t j = 0; j < spanning.size(); ++j) {
+    const auto g = crop_geom(R.objects[spanning[j]]);
+    crops[j].assign(static_cast<std::size_t>(g[2] * g[3]), 0);
   }
   std::vector<std::string> feats(R.objects.size());
-  for (std::size_t ti = 0; ti < by_tile.size(); ++ti) {
-    if (by_tile[ti].empty()) continue;
+  for (std::size_t ti = 0; ti < ntiles; ++ti) {
+    if (inside[ti].empty() && touching[ti].empty()) continue;
     const detail::TileRecord& rec = R.records[ti];
+    if (rec.index < 0) continue;
     const std::vector<std::int32_t> lab = R.tile_labels(static_cast<std::int64_t>(ti));
     const auto& lut = R.lut[ti];
+    // Final label at level pixel (y, x) of this tile, 0 outside it.
+    auto at = [&](std::int64_t y, std::int64_t x) -> std::int64_t {
+      if (y < rec.y || x < rec.x || y >= rec.y + rec.height || x >= rec.x + rec.width) return 0;
+      return lut[static_cast<std::size_t>(lab[(y - rec.y) * rec.width + (x - rec.x)])];
+    };
 #pragma omp parallel for schedule(dynamic)
-    for (std::size_t j = 0; j < by_tile[ti].size(); ++j) {
-      const Object& o = R.objects[by_tile[ti][j]];
-      const std::int64_t y0 = o.bbox_min_y - 1, x0 = o.bbox_min_x - 1;
-      const std::int64_t h = o.bbox_max_y - o.bbox_min_y + 2, w = o.bbox_max_x - o.bbox_min_x + 2;
-      std::vector<std::int64_t> crop(static_cast<std::size_t>(h * w), 0);
-      for (std::int64_t y = 1; y < h - 1; ++y)
-        for (std::int64_t x = 1; x < w - 1; ++x)
-          crop[y * w + x] = lut[static_cast<std::size_t>(lab[(y0 + y - rec.y) * rec.width + (x0 + x - rec.x)])];
-      feats[by_tile[ti][j]] = feature(o, crop.data(), h, w, y0, x0, R.downsample);
+    for (std::size_t j = 0; j < inside[ti].size(); ++j) {
+      const Object& o = R.objects[inside[ti][j]];
+      const auto g = crop_geom(o);
+      std::vector<std::int64_t> crop(static_cast<std::size_t>(g[2] * g[3]), 0);
+      for (std::int64_t y = 1; y < g[2] - 1; ++y)
+        for (std::int64_t x = 1; x < g[3] - 1; ++x) crop[y * g[3] + x] = at(g[0] + y, g[1] + x);
+      feats[inside[ti][j]] = feature(o, crop.data(), g[2], g[3], g[0], g[1], R.downsample);
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (std::size_t q = 0; q < touching[ti].size(); ++q) {
+      const std::size_t j = touching[ti][q];
+      const auto g = crop_geom(R.objects[spanning[j]]);
+      const std::int64_t ys = std::max(g[0] + 1, rec.y), ye = std::min(g[0] + g[2] - 1, rec.y + rec.height);
+      const std::int64_t xs = std::max(g[1] + 1, rec.x), xe = std::min(g[1] + g[3] - 1, rec.x + rec.width);
+      for (std::int64_t y = ys; y < ye; ++y)
+        for (std::int64_t x = xs; x < xe; ++x) crops[j][(y - g[0]) * g[3] + (x - g[1])] = at(y, x);
     }
   }
-  for (std::size_t k : spanning) {
-    const Object& o = R.objects[k];
-    const Array crop = labels(o.bbox_min_x, o.bbox_min_y, o.bbox_max_x - o.bbox_min_x, o.bbox_max_y - o.bbox_min_y);
-    const std::int64_t h = crop.shape(0) + 2, w = crop.shape(1) + 2;
-    std::vector<std::int64_t> pad(static_cast<std::size_t>(h * w), 0);
-    for (std::int64_t y = 0; y < crop.shape(0); ++y)
-      for (std::int64_t x = 0; x < crop.shape(1); ++x) pad[(y + 1) * w + x + 1] = crop.data<std::int64_t>()[y * crop.shape(1) + x];
-    feats[k] = feature(o, pad.data(), h, w, o.bbox_min_y - 1, o.bbox_min_x - 1, R.downsample);
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t j = 0; j < spanning.size(); ++j) {
+    const Object& o = R.objects[spanning[j]];
+    const auto g = crop_geom(o);
+    feats[spanning[j]] = feature(o, crops[j].data(), g[2], g[3], g[0], g[1], R.downsample);
   }
   out << R"({"type":"FeatureCollection","features":[)";
   for (std::size_t k = 0; k < feats.size(); ++k) out << (k ? ",\n" : "\n") << feats[k];

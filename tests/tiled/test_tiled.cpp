@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <random>
 #include <sstream>
@@ -349,6 +350,48 @@ TEST(Tiled, LabelTiffHoldsLabelsAndModeLevels) {
   } while (TIFFReadDirectory(t));
   TIFFClose(t);
   EXPECT_EQ(levels, 5);  // 520x300 -> 260x150 -> 130x75 -> 65x38 -> 33x19 (fits one 64 tile)
+}
+
+TEST(Tiled, GeoJsonOutlinesEqualWholeImageContours) {
+  // Tile 64: many objects cross tiles, so both outline paths (one tile, assembled crop) are used.
+  const Array img = make_image(256, 320, 64, 0, 10);
+  tiled::Pipeline p{.mask = [](const Array& rgb, const tiled::TileInfo&, const Stream& s) { return red_mask(rgb, s); }};
+  const auto r = tiled::run(img, p, opts(64, 2, 0));
+  const std::string path = (fs::path(CUSK_TEST_TMP_DIR) / "tiled.geojson").string();
+  r.write_geojson(path);
+  std::ifstream f(path);
+  const std::string text((std::istreambuf_iterator<char>(f)), {});
+  const Array whole = whole_labels(red_mask(img, Stream()), 2, 0);
+  std::size_t found = 0, crossing = 0;
+  for (const auto& o : r.objects()) {
+    // The expected ring: the longest 0.5-contour of the object's mask in its bbox plus a ring of 0.
+    const std::int64_t y0 = o.bbox_min_y - 1, x0 = o.bbox_min_x - 1;
+    const std::int64_t h = o.bbox_max_y - o.bbox_min_y + 2, w = o.bbox_max_x - o.bbox_min_x + 2;
+    Array m = Array::zeros({h, w}, DType::uint8);
+    for (std::int64_t y = 1; y < h - 1; ++y)
+      for (std::int64_t x = 1; x < w - 1; ++x)
+        m.data<std::uint8_t>()[y * w + x] = whole.at<std::int64_t>({y0 + y, x0 + x}) == o.label;
+    measure::FindContoursOptions fo;
+    fo.level = 0.5;
+    const auto cs = measure::find_contours(m, fo);
+    ASSERT_FALSE(cs.empty());
+    const Array* best = &cs[0];
+    for (const Array& c : cs)
+      if (c.shape(0) > best->shape(0)) best = &c;
+    std::ostringstream ring;
+    ring << std::setprecision(10);
+    for (std::int64_t k = 0; k < best->shape(0); ++k)
+      ring << (k ? "," : "") << '[' << best->data<double>()[2 * k + 1] + x0 << ',' << best->data<double>()[2 * k] + y0 << ']';
+    const std::string want = "\"coordinates\":[[" + ring.str() + "]]},\"properties\":{\"objectType\":\"detection\",\"name\":\"nucleus " +
+                             std::to_string(o.label) + "\"";
+    found += text.find(want) != std::string::npos;
+    crossing += o.bbox_min_y / 64 != (o.bbox_max_y - 1) / 64 || o.bbox_min_x / 64 != (o.bbox_max_x - 1) / 64;
+  }
+  EXPECT_EQ(found, r.objects().size());
+  EXPECT_GT(crossing, 3u);
+  std::size_t features = 0;
+  for (std::size_t at = 0; (at = text.find("\"objectType\":\"detection\"", at)) != std::string::npos; ++at) ++features;
+  EXPECT_EQ(features, r.objects().size());
 }
 
 TEST(Tiled, SlideSourceEqualsWholeLevel) {
