@@ -184,6 +184,8 @@ struct NucleiReport {
   std::int64_t objects = 0, tiles_total = 0, tiles_processed = 0;
   double threshold = 0;
   Timing timing;  // the tiled run plus the writing of every output
+  /// Wall seconds of each output (label pyramid, table and GeoJSON are written concurrently).
+  double write_labels_s = 0, write_csv_s = 0, write_geojson_s = 0, write_overlay_s = 0;
   std::string labels_tiff, csv, geojson, overlay_png;
 };
 

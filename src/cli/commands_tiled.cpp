@@ -50,6 +50,10 @@ CUSK_CLI_COMMANDS(tiled) {
                       {"compute", r.timing.compute},
                       {"stitch", r.timing.stitch},
                       {"write", r.timing.write},
+                      {"write_labels", r.write_labels_s},
+                      {"write_csv", r.write_csv_s},
+                      {"write_geojson", r.write_geojson_s},
+                      {"write_overlay", r.write_overlay_s},
                       {"total", r.timing.total}}},
                     {"outputs",
                      {{"labels", r.labels_tiff}, {"csv", r.csv}, {"geojson", r.geojson}, {"overlay", r.overlay_png}}}};
