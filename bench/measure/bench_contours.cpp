@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/common/cuda_bench.hpp"
+#include "bench/measure/blobs.hpp"
 #include "cuskimage/measure.hpp"
 
 using cuskimage::Array;
@@ -32,21 +33,7 @@ namespace measure = cuskimage::measure;
 
 namespace {
 
-/// The benchmark texture above its 65th percentile: ~35% foreground in smooth blobs.
-Array blobs(const Shape& shape, Device device) {
-  const Array f = cuskbench::test_image(shape, DType::float64, Device::cpu());
-  const double* p = f.data<double>();
-  std::vector<double> sample;
-  for (std::int64_t i = 0; i < f.size(); i += 97) sample.push_back(p[i]);
-  auto k = sample.begin() + static_cast<std::ptrdiff_t>(0.65 * static_cast<double>(sample.size()));
-  std::nth_element(sample.begin(), k, sample.end());
-  const double t = *k;
-  Array b = Array::empty(shape, DType::bool_);
-  bool* q = b.data<bool>();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < f.size(); ++i) q[i] = p[i] > t;
-  return b.to(device);
-}
+using cuskbench::blobs;
 
 const Shape k4096 = {4096, 4096};
 const Shape k8192 = {8192, 8192};

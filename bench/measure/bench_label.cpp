@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/common/cuda_bench.hpp"
+#include "bench/measure/blobs.hpp"
 #include "cuskimage/measure.hpp"
 
 using cuskimage::Array;
@@ -19,21 +20,7 @@ using cuskimage::Stream;
 
 namespace {
 
-/// The benchmark texture above its 65th percentile: ~35% foreground in smooth blobs.
-Array blobs(const Shape& shape, Device device) {
-  const Array f = cuskbench::test_image(shape, DType::float64, Device::cpu());
-  const double* p = f.data<double>();
-  std::vector<double> sample;
-  for (std::int64_t i = 0; i < f.size(); i += 97) sample.push_back(p[i]);
-  auto k = sample.begin() + static_cast<std::ptrdiff_t>(0.65 * static_cast<double>(sample.size()));
-  std::nth_element(sample.begin(), k, sample.end());
-  const double t = *k;
-  Array b = Array::empty(shape, DType::bool_);
-  bool* q = b.data<bool>();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < f.size(); ++i) q[i] = p[i] > t;
-  return b.to(device);
-}
+using cuskbench::blobs;
 
 /// 512^3 blobs from a few sines (the texture generator is 2-D-oriented and slow at this size).
 Array volume_blobs(std::int64_t n) {

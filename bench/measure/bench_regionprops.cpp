@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/common/cuda_bench.hpp"
+#include "bench/measure/blobs.hpp"
 #include "cuskimage/measure.hpp"
 
 using cuskimage::Array;
@@ -31,19 +32,8 @@ const Inputs& inputs(const Shape& shape, Device device) {
   static std::map<std::pair<Shape, bool>, Inputs> cache;
   const auto key = std::make_pair(shape, device.is_cpu());
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const Array f = cuskbench::test_image(shape, DType::float64, Device::cpu());
-  const double* p = f.data<double>();
-  std::vector<double> sample;
-  for (std::int64_t i = 0; i < f.size(); i += 97) sample.push_back(p[i]);
-  auto k = sample.begin() + static_cast<std::ptrdiff_t>(0.65 * static_cast<double>(sample.size()));
-  std::nth_element(sample.begin(), k, sample.end());
-  const double t = *k;
-  Array b = Array::empty(shape, DType::bool_);
-  bool* q = b.data<bool>();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < f.size(); ++i) q[i] = p[i] > t;
   Inputs in;
-  in.labels = cuskimage::measure::label(b.to(device)).astype(DType::int32);
+  in.labels = cuskimage::measure::label(cuskbench::blobs(shape, device)).astype(DType::int32);
   in.intensity = cuskbench::test_image(shape, DType::uint8, device);
   Stream().synchronize();
   return cache.emplace(key, std::move(in)).first->second;
