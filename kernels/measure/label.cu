@@ -4,7 +4,9 @@
 //  1. local:   each block loads a tile (512 pixels: 512 x 1, 32 x 16 or 32 x 4 x 4) into shared
 //              memory, joins equal-valued neighbours inside the tile with shared-memory atomics and
 //              writes parent[i] = the tile component's first pixel (global index).
-//  2. border:  pixels with a backward neighbour in another tile join the global trees
+//  2. border:  pixels with a backward neighbour in another tile join the global trees, one thread
+//              per such face pixel (a launch over every pixel kept each block alive for its
+//              slowest face warp: 2.0 ms of 4.1 on 8192^2 blobs on the H200)
 //              (kernels/filters/ccl.cuh: the root is always the smaller index, so a region's root
 //              is its first pixel in raster order).
 //  3. flatten: parent[i] = root; roots are counted per image row (z, y).
@@ -142,9 +144,51 @@ __global__ void __launch_bounds__(512)
   }
 }
 
+/// The tile positions whose pixels have a backward neighbour in another tile (the same for every
+/// tile): the border pass runs one thread per such pixel instead of one per pixel of the image.
+struct FaceList {
+  int n = 0;
+  int tx = 1, ty = 1, tz = 1;       // tile extents
+  std::int16_t pos[512][3] = {};    // (lz, ly, lx)
+};
+
+template <class T, class I>
+__global__ void __launch_bounds__(256)
+    border_kernel(const T* __restrict__ in, I* parent, Geom g, LabelKey key, LabelNeighbours nb, int conn, FaceList f,
+                  std::int64_t tiles_x) {
+  auto same = [&](std::int64_t j, std::int64_t k) { return parent[j] >= 0 && key(in[j]) == k; };
+  const std::int64_t total = tiles_x * g.tiles_y * g.tiles_z * f.n, stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+    const std::int64_t tile = t / f.n;
+    const int fi = static_cast<int>(t - tile * f.n);
+    const int lz = f.pos[fi][0], ly = f.pos[fi][1], lx = f.pos[fi][2];
+    const std::int64_t bx = tile % tiles_x, rest = tile / tiles_x, by = rest % g.tiles_y, bz = rest / g.tiles_y;
+    const std::int64_t x = bx * f.tx + lx, y = by * f.ty + ly, z = bz * f.tz + lz;
+    if (x >= g.nx || y >= g.ny || z >= g.nz) continue;
+    const std::int64_t i = (z * g.ny + y) * g.nx + x;
+    if (parent[i] < 0) continue;
+    const std::int64_t k = key(in[i]);
+    const bool left = x > 0 && same(i - 1, k);  // for rule (b)
+    for (int e = 0; e < nb.n; ++e) {
+      const int dz = nb.d[e][0], dy = nb.d[e][1], dx = nb.d[e][2];
+      const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+      if (!(mx < 0 || mx >= f.tx || my < 0 || my >= f.ty || mz < 0)) continue;  // same tile: pass 1
+      const std::int64_t jx = x + dx, jy = y + dy, jz = z + dz;
+      if (jx < 0 || jx >= g.nx || jy < 0 || jy >= g.ny || jz < 0) continue;
+      const std::int64_t j = (jz * g.ny + jy) * g.nx + jx;
+      if (!same(j, k)) continue;
+      if (left && is_neighbour(dz, dy, dx + 1, conn)) continue;                          // (b)
+      if (jx > 0 && is_neighbour(dz, dy, dx - 1, conn) && same(j - 1, k)) continue;     // (a)
+      ccl_union<I>(parent, static_cast<I>(i), static_cast<I>(j));
+    }
+  }
+}
+
+// 3-D: nearly every pixel of a 32 x 4 x 4 tile is on a face, so one thread per pixel with the
+// tile's own coordinates beats the face list (whose index arithmetic cost more on 512^3).
 template <class T, class I>
 __global__ void __launch_bounds__(512)
-    border_kernel(const T* __restrict__ in, I* parent, Geom g, LabelKey key, LabelNeighbours nb, int conn) {
+    border_grid_kernel(const T* __restrict__ in, I* parent, Geom g, LabelKey key, LabelNeighbours nb, int conn) {
   const int TX = blockDim.x, TY = blockDim.y, TZ = blockDim.z;
   const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
   const std::int64_t x = std::int64_t(blockIdx.x) * TX + lx;
@@ -272,8 +316,32 @@ void label_typed(const Array& in, Array& out, const LabelKey& key, int connectiv
 
   local_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb, connectivity);
   CUSK_CUDA_CHECK_LAUNCH();
-  border_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb, connectivity);
-  CUSK_CUDA_CHECK_LAUNCH();
+  FaceList faces;
+  faces.tx = static_cast<int>(block.x), faces.ty = static_cast<int>(block.y), faces.tz = static_cast<int>(block.z);
+  for (int lz = 0; lz < faces.tz; ++lz)
+    for (int ly = 0; ly < faces.ty; ++ly)
+      for (int lx = 0; lx < faces.tx; ++lx) {
+        bool cross = false;
+        for (int e = 0; e < nb.n; ++e) {
+          const int mx = lx + nb.d[e][2], my = ly + nb.d[e][1], mz = lz + nb.d[e][0];
+          cross |= mx < 0 || mx >= faces.tx || my < 0 || my >= faces.ty || mz < 0;
+        }
+        if (!cross) continue;
+        faces.pos[faces.n][0] = static_cast<std::int16_t>(lz);
+        faces.pos[faces.n][1] = static_cast<std::int16_t>(ly);
+        faces.pos[faces.n][2] = static_cast<std::int16_t>(lx);
+        ++faces.n;
+      }
+  const std::int64_t tiles_x = (g.nx + block.x - 1) / block.x;
+  const std::int64_t face_threads = tiles_x * g.tiles_y * g.tiles_z * faces.n;
+  if (nd == 3) {
+    border_grid_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb, connectivity);
+    CUSK_CUDA_CHECK_LAUNCH();
+  } else if (face_threads > 0) {
+    border_kernel<T, I><<<clamp_blocks((face_threads + 255) / 256), 256, 0, stream>>>(ip, p, g, key, nb, connectivity,
+                                                                                      faces, tiles_x);
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
   CUSK_CUDA_CHECK(cudaMemsetAsync(row_count + nrows, 0, sizeof(I), stream));
   flatten_kernel<I><<<clamp_blocks(nrows), 256, 0, stream>>>(p, row_count, nrows, g.nx);
   CUSK_CUDA_CHECK_LAUNCH();
