@@ -292,6 +292,9 @@ void Result::write_geojson(const std::string& path) const {
     crops[j].assign(static_cast<std::size_t>(g[2] * g[3]), 0);
   }
   std::vector<std::string> feats(R.objects.size());
+  // Tiles in parallel (unpacking a tile is the costly part): each writes its own objects' features
+  // and its own, disjoint, parts of the crossing objects' crops.
+#pragma omp parallel for schedule(dynamic)
   for (std::size_t ti = 0; ti < ntiles; ++ti) {
     if (inside[ti].empty() && touching[ti].empty()) continue;
     const detail::TileRecord& rec = R.records[ti];
@@ -303,7 +306,6 @@ void Result::write_geojson(const std::string& path) const {
       if (y < rec.y || x < rec.x || y >= rec.y + rec.height || x >= rec.x + rec.width) return 0;
       return lut[static_cast<std::size_t>(lab[(y - rec.y) * rec.width + (x - rec.x)])];
     };
-#pragma omp parallel for schedule(dynamic)
     for (std::size_t j = 0; j < inside[ti].size(); ++j) {
       const Object& o = R.objects[inside[ti][j]];
       const auto g = crop_geom(o);
@@ -312,7 +314,6 @@ void Result::write_geojson(const std::string& path) const {
         for (std::int64_t x = 1; x < g[3] - 1; ++x) crop[y * g[3] + x] = at(g[0] + y, g[1] + x);
       feats[inside[ti][j]] = feature(o, crop.data(), g[2], g[3], g[0], g[1], R.downsample);
     }
-#pragma omp parallel for schedule(dynamic)
     for (std::size_t q = 0; q < touching[ti].size(); ++q) {
       const std::size_t j = touching[ti][q];
       const auto g = crop_geom(R.objects[spanning[j]]);
