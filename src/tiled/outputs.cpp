@@ -157,6 +157,9 @@ class LabelTiffWriter {
   void downsample_into(std::size_t k, const std::int64_t* a, const std::int64_t* b) {
     const Level& l = levels_[k];
     std::vector<std::int64_t> out(static_cast<std::size_t>(levels_[k + 1].w));
+    // Rows of a whole slide are tens of thousands of labels wide: worth the threads (from 256, so
+    // the tests cover this path too).
+#pragma omp parallel for schedule(static) if (levels_[k + 1].w >= 256)
     for (std::int64_t x = 0; x < levels_[k + 1].w; ++x) {
       std::int64_t v[4];
       int n = 0;
