@@ -16,27 +16,16 @@
 #include "cuskimage/ndimage.hpp"
 #include "src/core/hd.hpp"
 #include "src/core/indexer.hpp"
+#include "src/util/rn.hpp"
 
 namespace cuskimage::measure::detail {
 
 using cuskimage::detail::Indexer;
 using cuskimage::detail::kMaxDims;
 
-// ---- exact double arithmetic (no FMA contraction on the device, as NumPy computes) --------------
-CUSK_HD double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-CUSK_HD double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
+// Exact double arithmetic (no FMA contraction on the device, as NumPy computes): util's.
+using cuskimage::util::detail::add_rn;
+using cuskimage::util::detail::mul_rn;
 
 // ---- point in polygon (O'Rourke's crossing test, as skimage/_shared/geometry) --------------------
 /// 0 outside, 1 inside, 2 on a vertex (1e-12 tolerance), 3 on an edge.
