@@ -152,11 +152,35 @@ struct FaceList {
   std::int16_t pos[512][3] = {};    // (lz, ly, lx)
 };
 
+/// Pixel (x, y, z) at tile position (lx, ly, lz) of a tx x ty tile joins its foreground backward
+/// neighbours that lie in other tiles, skipping the unions rules (a) and (b) imply.
+template <class T, class I>
+__device__ __forceinline__ void join_across_tiles(const T* __restrict__ in, I* parent, const Geom& g, const LabelKey& key,
+                                                  const LabelNeighbours& nb, int conn, std::int64_t x, std::int64_t y,
+                                                  std::int64_t z, int lx, int ly, int lz, int tx, int ty) {
+  auto same = [&](std::int64_t j, std::int64_t k) { return parent[j] >= 0 && key(in[j]) == k; };
+  const std::int64_t i = (z * g.ny + y) * g.nx + x;
+  if (parent[i] < 0) return;
+  const std::int64_t k = key(in[i]);
+  const bool left = x > 0 && same(i - 1, k);  // for rule (b)
+  for (int e = 0; e < nb.n; ++e) {
+    const int dz = nb.d[e][0], dy = nb.d[e][1], dx = nb.d[e][2];
+    const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+    if (!(mx < 0 || mx >= tx || my < 0 || my >= ty || mz < 0)) continue;  // same tile: pass 1
+    const std::int64_t jx = x + dx, jy = y + dy, jz = z + dz;
+    if (jx < 0 || jx >= g.nx || jy < 0 || jy >= g.ny || jz < 0) continue;
+    const std::int64_t j = (jz * g.ny + jy) * g.nx + jx;
+    if (!same(j, k)) continue;
+    if (left && is_neighbour(dz, dy, dx + 1, conn)) continue;                       // (b)
+    if (jx > 0 && is_neighbour(dz, dy, dx - 1, conn) && same(j - 1, k)) continue;  // (a)
+    ccl_union<I>(parent, static_cast<I>(i), static_cast<I>(j));
+  }
+}
+
 template <class T, class I>
 __global__ void __launch_bounds__(256)
     border_kernel(const T* __restrict__ in, I* parent, Geom g, LabelKey key, LabelNeighbours nb, int conn, FaceList f,
                   std::int64_t tiles_x) {
-  auto same = [&](std::int64_t j, std::int64_t k) { return parent[j] >= 0 && key(in[j]) == k; };
   const std::int64_t total = tiles_x * g.tiles_y * g.tiles_z * f.n, stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
     const std::int64_t tile = t / f.n;
@@ -164,23 +188,7 @@ __global__ void __launch_bounds__(256)
     const int lz = f.pos[fi][0], ly = f.pos[fi][1], lx = f.pos[fi][2];
     const std::int64_t bx = tile % tiles_x, rest = tile / tiles_x, by = rest % g.tiles_y, bz = rest / g.tiles_y;
     const std::int64_t x = bx * f.tx + lx, y = by * f.ty + ly, z = bz * f.tz + lz;
-    if (x >= g.nx || y >= g.ny || z >= g.nz) continue;
-    const std::int64_t i = (z * g.ny + y) * g.nx + x;
-    if (parent[i] < 0) continue;
-    const std::int64_t k = key(in[i]);
-    const bool left = x > 0 && same(i - 1, k);  // for rule (b)
-    for (int e = 0; e < nb.n; ++e) {
-      const int dz = nb.d[e][0], dy = nb.d[e][1], dx = nb.d[e][2];
-      const int mx = lx + dx, my = ly + dy, mz = lz + dz;
-      if (!(mx < 0 || mx >= f.tx || my < 0 || my >= f.ty || mz < 0)) continue;  // same tile: pass 1
-      const std::int64_t jx = x + dx, jy = y + dy, jz = z + dz;
-      if (jx < 0 || jx >= g.nx || jy < 0 || jy >= g.ny || jz < 0) continue;
-      const std::int64_t j = (jz * g.ny + jy) * g.nx + jx;
-      if (!same(j, k)) continue;
-      if (left && is_neighbour(dz, dy, dx + 1, conn)) continue;                          // (b)
-      if (jx > 0 && is_neighbour(dz, dy, dx - 1, conn) && same(j - 1, k)) continue;     // (a)
-      ccl_union<I>(parent, static_cast<I>(i), static_cast<I>(j));
-    }
+    if (x < g.nx && y < g.ny && z < g.nz) join_across_tiles(in, parent, g, key, nb, conn, x, y, z, lx, ly, lz, f.tx, f.ty);
   }
 }
 
@@ -202,26 +210,10 @@ __global__ void __launch_bounds__(512)
   bool cross = false;
   for (int e = 0; e < nb.n; ++e) cross |= outside(e);
   if (!cross) return;
-  auto same = [&](std::int64_t j, std::int64_t k) { return parent[j] >= 0 && key(in[j]) == k; };
   for (std::int64_t bz = blockIdx.z; bz < g.tiles_z; bz += gridDim.z) {
     for (std::int64_t by = blockIdx.y; by < g.tiles_y; by += gridDim.y) {
       const std::int64_t y = by * TY + ly, z = bz * TZ + lz;
-      if (y >= g.ny || z >= g.nz) continue;
-      const std::int64_t i = (z * g.ny + y) * g.nx + x;
-      if (parent[i] < 0) continue;
-      const std::int64_t k = key(in[i]);
-      const bool left = x > 0 && same(i - 1, k);  // for rule (b)
-      for (int e = 0; e < nb.n; ++e) {
-        if (!outside(e)) continue;  // same tile: joined in pass 1
-        const int dz = nb.d[e][0], dy = nb.d[e][1], dx = nb.d[e][2];
-        const std::int64_t jx = x + dx, jy = y + dy, jz = z + dz;
-        if (jx < 0 || jx >= g.nx || jy < 0 || jy >= g.ny || jz < 0) continue;
-        const std::int64_t j = (jz * g.ny + jy) * g.nx + jx;
-        if (!same(j, k)) continue;
-        if (left && is_neighbour(dz, dy, dx + 1, conn)) continue;                          // (b)
-        if (jx > 0 && is_neighbour(dz, dy, dx - 1, conn) && same(j - 1, k)) continue;     // (a)
-        ccl_union<I>(parent, static_cast<I>(i), static_cast<I>(j));
-      }
+      if (y < g.ny && z < g.nz) join_across_tiles(in, parent, g, key, nb, conn, x, y, z, lx, ly, lz, TX, TY);
     }
   }
 }
@@ -316,9 +308,9 @@ void label_typed(const Array& in, Array& out, const LabelKey& key, int connectiv
 
   local_kernel<T, I><<<grid, block, 0, stream>>>(ip, p, g, key, nb, connectivity);
   CUSK_CUDA_CHECK_LAUNCH();
-  FaceList faces;
+  FaceList faces;  // filled for the face kernel (1-D and 2-D) only
   faces.tx = static_cast<int>(block.x), faces.ty = static_cast<int>(block.y), faces.tz = static_cast<int>(block.z);
-  for (int lz = 0; lz < faces.tz; ++lz)
+  for (int lz = 0; lz < (nd == 3 ? 0 : faces.tz); ++lz)
     for (int ly = 0; ly < faces.ty; ++ly)
       for (int lx = 0; lx < faces.tx; ++lx) {
         bool cross = false;
