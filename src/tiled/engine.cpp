@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cuskimage/color.hpp"
 #include "cuskimage/error.hpp"
 #include "cuskimage/filters.hpp"
 #include "cuskimage/measure.hpp"
@@ -114,15 +115,9 @@ struct UnionFind {
 
 Array detail::tissue_mask(const Array& thumb, const std::optional<double>& threshold) {
   const std::int64_t h = thumb.shape(0), w = thumb.shape(1);
-  Array sat = Array::empty({h, w}, DType::float64);
-  const Array c = thumb.contiguous();
-  const std::uint8_t* p = c.data<std::uint8_t>();
-  double* s = sat.data<double>();
-  for (std::int64_t i = 0; i < h * w; ++i) {
-    const int r = p[3 * i], g = p[3 * i + 1], b = p[3 * i + 2];
-    const int mx = std::max({r, g, b}), mn = std::min({r, g, b});
-    s[i] = mx == 0 ? 0.0 : static_cast<double>(mx - mn) / mx;  // HSV saturation, as rgb2hsv
-  }
+  // HSV saturation (color::rgb2hsv's channel 1), contiguous for the threshold loop below.
+  const Array sat = color::rgb2hsv(thumb).index(2, 1).contiguous();
+  const double* s = sat.data<double>();
   const double t = threshold ? *threshold : (h * w > 0 ? filters::threshold_otsu(sat) : 0.0);
   Array m = Array::empty({h, w}, DType::bool_);
   bool* q = m.data<bool>();
