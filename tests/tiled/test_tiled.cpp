@@ -413,6 +413,18 @@ TEST(Tiled, SlideSourceEqualsWholeLevel) {
   expect_same(r1, whole_labels(red_mask(l1, Stream()), 2, 0), nullptr, "slide level 1");
 }
 
+TEST(Tiled, StridedViewEqualsItsContiguousCopy) {
+  const Array big = make_image(310, 430, 64, 0, 11);
+  const Array view = big.slice({Slice{3, 303}, Slice{5, 425, 1}, Slice{}});  // an interior crop: strided
+  ASSERT_FALSE(view.is_contiguous());
+  tiled::Pipeline p{.mask = [](const Array& rgb, const tiled::TileInfo&, const Stream& s) { return red_mask(rgb, s); }};
+  const auto a = tiled::run(view, p, opts(64, 2, 3));
+  const auto b = tiled::run(view.copy(), p, opts(64, 2, 3));
+  expect_same(a, whole_labels(red_mask(view.copy(), Stream()), 2, 3), nullptr, "strided view");
+  const Array la = a.labels(0, 0, 420, 300), lb = b.labels(0, 0, 420, 300);
+  EXPECT_TRUE(std::equal(la.data<std::int64_t>(), la.data<std::int64_t>() + la.size(), lb.data<std::int64_t>()));
+}
+
 TEST(Tiled, BadInputThrows) {
   const Array img = make_image(64, 64, 32, 0, 8);
   tiled::Pipeline p{.mask = [](const Array& rgb, const tiled::TileInfo&, const Stream& s) { return red_mask(rgb, s); }};
