@@ -14,7 +14,8 @@ def main(path: str) -> None:
         unit = r.get("Metric Unit", "")
         v = float(r["Metric Value"].replace(",", ""))
         scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
-                 "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}.get(unit, 1.0)
+                 "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
+                 "ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3, "B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9}.get(unit, 1.0)
         rows.setdefault(key, {})[r["Metric Name"]] = v * scale
     for (i, name), m in sorted(rows.items()):
         ms = m.get("gpu__time_duration.sum", 0.0)

@@ -65,7 +65,8 @@ class Op:
                 array for cupy/cucim, a NumPy array for skimage); None when that library has no
                 equivalent
     shapes   -- shapes to time (default: the standard shapes)
-    make_input -- (xp, shape, dtype) -> array; default: test_image, the deterministic texture
+    make_input -- (xp, shape, dtype) -> array, or a tuple of arrays for an op with several inputs;
+                default: test_image, the deterministic texture
     """
     name: str
     dtype: str
@@ -418,7 +419,9 @@ def measure(ops: list[Op], libs: Libs, ours: list[OurResult], args) -> list[Row]
                     row.skimage = _timed(cpu_timer, lambda: op.skimage(libs, host), row, "skimage")
 
             if gpu_timer is not None:
-                dev = libs.cp.asarray(host)
+                # An op with several inputs (make_input returns a tuple) gets them as a tuple.
+                dev = (tuple(libs.cp.asarray(h) for h in host) if isinstance(host, tuple)
+                       else libs.cp.asarray(host))
                 if op.cupy is not None:
                     row.cupy = _timed(gpu_timer, lambda: op.cupy(libs, dev), row, "CuPy")
                 if libs.cucim is not None and op.cucim is not None:

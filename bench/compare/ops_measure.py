@@ -19,3 +19,22 @@ OPS = [
        skimage=lambda L, x: L.skimage.measure.label(x),
        make_input=_blobs),
 ]
+
+
+def _labels_and_intensity(xp, shape, dtype):
+    """(labels of the blobs, uint8 texture) as bench/measure/bench_regionprops.cpp makes them."""
+    import numpy as np
+    from skimage.measure import label
+    lab = label(_blobs(np, shape, "bool")).astype(np.int32)
+    inten = test_image(np, shape, "uint8")
+    return (xp.asarray(lab), xp.asarray(inten)) if xp is not np else (lab, inten)
+
+
+_TARGET = ("area", "centroid", "bbox", "intensity_mean")
+
+OPS.append(
+    Op("regionprops_table (area, centroid, bbox, intensity_mean)", "int32", r"RegionpropsTable_target/",
+       cupy=None,
+       cucim=lambda L, x: L.cucim.measure.regionprops_table(x[0], x[1], properties=_TARGET),
+       skimage=lambda L, x: L.skimage.measure.regionprops_table(x[0], x[1], properties=_TARGET),
+       make_input=_labels_and_intensity))
