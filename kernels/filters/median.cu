@@ -620,8 +620,10 @@ void cuda_median(const Array& in, Array& out, const MedianPlan& P, cudaStream_t 
     const std::int64_t fh = P.fshape[nd - 2], fw = P.fshape[nd - 1];
     if (fh == 3 && fw == 3) return launch_net<T, 3>(ip, op, g, P.mode, cval_t, stream);
     if (fh == 5 && fw == 5) {
-      if constexpr (MedPack<T>::lanes == 2) return launch_rows5<T>(ip, op, g, P.mode, cval_t, stream);
-      return launch_net<T, 5>(ip, op, g, P.mode, cval_t, stream);
+      if constexpr (MedPack<T>::lanes == 2)
+        return launch_rows5<T>(ip, op, g, P.mode, cval_t, stream);
+      else
+        return launch_net<T, 5>(ip, op, g, P.mode, cval_t, stream);
     }
     // 7x7 (K = 49) for the types the benchmarks name; the others keep the radix path there.
     if constexpr (sizeof(T) <= 2 || std::is_same_v<T, float>)

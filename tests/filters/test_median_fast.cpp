@@ -3,7 +3,8 @@
 // per word) against the CPU backend, bit for bit: every mode, every dtype the network takes,
 // shapes below / at / across the 64 x 32 tile, odd and even widths and heights (the second output of
 // a pair falls off the image), a single-plane 3-D window, strided views, `out` and a non-default
-// stream.
+// stream. (5x5 with 8/16-bit types runs the sorted-rows kernel instead; test_median_rows5.cpp
+// covers its tiling.)
 #include <gtest/gtest.h>
 
 #include <string>
