@@ -290,9 +290,11 @@ struct RegionSet;
 /// accessors for the common ones. Statistics (area, bbox, centroids, moments, intensity) were
 /// measured for all regions together; image-valued properties are built on demand from the
 /// region's crop. On a CUDA device euler_number, perimeter and perimeter_crofton are batched passes
-/// too, image and image_intensity are built on the device, and the properties measured on a
-/// region's host mask (area_convex, area_filled, image_convex, image_filled, solidity,
-/// feret_diameter_max, intensity_median, coords, coords_scaled) raise NotSupported. 2-D-only properties (eccentricity, orientation, perimeter, perimeter_crofton,
+/// too, image and image_intensity are built on the device, and coords, coords_scaled,
+/// intensity_median, image_filled, area_filled, image_convex, area_convex, solidity and
+/// feret_diameter_max are built for every region together on first use (device arrays, cached in
+/// the region set); the convex ones raise NotSupported for 3-D device regions (the 3-D hull runs on
+/// the CPU only). 2-D-only properties (eccentricity, orientation, perimeter, perimeter_crofton,
 /// moments_hu, moments_weighted_hu) raise NotSupported on 3-D regions, as scikit-image raises
 /// NotImplementedError.
 class RegionProperties {

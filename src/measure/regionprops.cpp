@@ -247,10 +247,12 @@ std::string RegionSet::resolve(std::string_view name, std::string_view fn) const
     fail<NotSupported>(fn, "property '", name, "' supports spacing = (1, 1) only (as in scikit-image)");
   if ((canon == "perimeter" || canon == "perimeter_crofton") && !isotropic(spacing))
     fail<NotSupported>(fn, "property '", name, "' supports isotropic spacings only (as in scikit-image)");
-  if (p->src == Src::shape && !labels.device().is_cpu())
+  const bool convex = canon == "area_convex" || canon == "image_convex" || canon == "solidity" ||
+                      canon == "feret_diameter_max";
+  if (convex && ndim == 3 && !labels.device().is_cpu())
     fail<NotSupported>(fn, "property '", name,
-                       "' is measured on each region's mask on the host; it has no CUDA implementation yet "
-                       "(pass a host label image: label_image.to(Device::cpu()))");
+                       "' needs the 3-D convex hull, which runs on the CPU only (as morphology.convex_hull_image); "
+                       "pass a host label image: label_image.to(Device::cpu())");
   return std::string(canon);
 }
 
@@ -379,8 +381,11 @@ std::vector<double> RegionSet::value(std::int64_t r, std::string_view name) cons
     const double l2 = major ? 10.0 * (ev[0] + ev[1] - ev[2]) : 10.0 * (-ev[0] + ev[1] + ev[2]);
     return {std::sqrt(std::max(0.0, l2))};
   }
-  if (name == "area_convex") return {static_cast<double>(count_true(image_convex(r))) * pixel_area};
-  if (name == "area_filled") return {static_cast<double>(count_true(image_filled(r))) * pixel_area};
+  const bool on_device = !labels.device().is_cpu();
+  if (name == "area_convex")
+    return {static_cast<double>(on_device ? device_area_convex(r) : count_true(image_convex(r))) * pixel_area};
+  if (name == "area_filled")
+    return {static_cast<double>(on_device ? device_area_filled(r) : count_true(image_filled(r))) * pixel_area};
   if (name == "solidity") return {value(r, "area")[0] / value(r, "area_convex")[0]};
   if (name == "euler_number") {
     if (st.euler.empty()) return {static_cast<double>(euler_number_of(host_mask(r)))};
@@ -389,7 +394,7 @@ std::vector<double> RegionSet::value(std::int64_t r, std::string_view name) cons
   if (name == "perimeter") return {(st.perimeter.empty() ? perimeter4(host_mask(r)) : st.perimeter[r]) * spacing[0]};
   if (name == "perimeter_crofton")
     return {(st.crofton.empty() ? crofton4(host_mask(r)) : st.crofton[r]) * spacing[0]};
-  if (name == "feret_diameter_max") return {feret_max(image_convex(r), spacing)};
+  if (name == "feret_diameter_max") return {on_device ? device_feret(r) : feret_max(image_convex(r), spacing)};
   if (name == "intensity_median") return intensity_median(r);
   for (const auto& e : extras)
     if (e.name == name) return extra_value(r, e);
@@ -496,9 +501,7 @@ void measure_set(RegionSet& s, const StatsRequest& req) {
       [&](cudaStream_t h) {
         // The kernels read int32/int64 labels and uint8/uint16/float32/float64 intensities; other
         // dtypes are converted once on the device.
-        const DType ldt = s.labels.dtype();
-        Array lab = (ldt == DType::int32 || ldt == DType::int64) ? s.labels.contiguous(s.stream)
-                                                                  : s.labels.astype(DType::int64, s.stream);
+        const Array lab = s.device_labels();
         Array inten;
         if (s.nch > 0) {
           const DType idt = s.intensity.dtype();
@@ -552,15 +555,9 @@ std::vector<Slice> RegionProperties::slice() const {
 Array RegionProperties::image() const { return set_->image(row_); }
 Array RegionProperties::image_convex() const {
   set_->resolve("image_convex", "measure.RegionProperties");
-  if (!set_->labels.device().is_cpu())
-    detail::fail<NotSupported>("measure.RegionProperties", "image_convex has no CUDA implementation yet");
   return set_->image_convex(row_);
 }
-Array RegionProperties::image_filled() const {
-  if (!set_->labels.device().is_cpu())
-    detail::fail<NotSupported>("measure.RegionProperties", "image_filled has no CUDA implementation yet");
-  return set_->image_filled(row_);
-}
+Array RegionProperties::image_filled() const { return set_->image_filled(row_); }
 Array RegionProperties::image_intensity() const {
   set_->resolve("image_intensity", "measure.RegionProperties");
   return set_->image_intensity(row_);

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,45 @@ void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, c
 /// out = intensity_crop * mask (broadcast over a trailing channel axis), device, same dtype.
 void cuda_masked_intensity(const Array& intensity_crop, const Array& mask, Array& out, cudaStream_t stream);
 
+// ---- CUDA: the per-region arrays of every region at once (kernels/measure/regionprops_shape.cu) ----
+// `labels` is the contiguous int32/int64 device label image, `st` its statistics; packed crops are
+// the regions' bbox crops one after another in row order (crop_off: n + 1 offsets).
+
+/// Linear indices of every labelled pixel (`total` of them), region after region in increasing
+/// label order, raster order inside a region (np.nonzero's order on each crop).
+Array cuda_region_order(const Array& labels, std::int64_t max_label, std::int64_t total, cudaStream_t stream);
+/// (total, ndim) coordinates of `order`'s pixels: int64 + offset, or (spacing given) float64
+/// x * spacing + offset.
+Array cuda_order_coords(const Array& order, std::int64_t total, const Shape& shape,
+                        const std::vector<std::int64_t>& offset, const std::vector<double>* spacing,
+                        cudaStream_t stream);
+/// numpy.median per region and channel (n * nch, host) of the intensities of `order`'s pixels;
+/// pix_off: n + 1 offsets of the regions in `order`.
+std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch, const Array& order,
+                                       const std::vector<std::int64_t>& pix_off, cudaStream_t stream);
+/// binary_fill_holes (full structure) of every region's crop: the packed bool crops into `filled`
+/// when asked, the filled pixel counts into `area`.
+void cuda_region_filled(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
+                        bool want_image, Array& filled, std::vector<std::int64_t>& area, cudaStream_t stream);
+/// convex_hull_image of every (2-D) region's crop: packed bool crops when asked, pixel counts, and
+/// when asked the squared maximum Feret diameter (feret_max's value before the square root).
+void cuda_region_convex(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
+                        const std::vector<double>& spacing, bool want_image, bool want_feret, Array& image,
+                        std::vector<std::int64_t>& area, std::vector<double>& feret2, cudaStream_t stream);
+
+/// What the CUDA backend built for every region so far (src/measure/regionprops_gpu.cpp).
+struct DeviceShapes {
+  Array labels;                       // contiguous int32 / int64
+  std::vector<std::int64_t> pix_off;  // n + 1, into order / coords
+  std::vector<std::int64_t> crop_off; // n + 1, into the packed crops
+  Array order, coords, coords_scaled;
+  std::vector<double> median;  // n * nch
+  std::vector<std::int64_t> area_filled, area_convex;
+  std::vector<double> feret2;
+  Array filled, convex;  // packed crops
+  bool has_median = false, has_area_filled = false, has_area_convex = false, has_feret = false;
+};
+
 /// The regions of one regionprops call: the inputs (shared), the options and the statistics.
 struct RegionSet {
   int ndim = 0;
@@ -107,6 +147,19 @@ struct RegionSet {
   std::vector<double> intensity_median(std::int64_t r) const;
   std::vector<double> extra_value(std::int64_t r, const ExtraProperty& e) const;
   Shape extra_shape(const ExtraProperty& e) const;
+
+  // CUDA: the same arrays for every region in batched passes, built on first use and kept
+  // (src/measure/regionprops_gpu.cpp). Like scikit-image's property cache, not thread-safe.
+  mutable std::shared_ptr<DeviceShapes> dev;
+  Array device_labels() const;  // contiguous int32 / int64 labels on the device
+  DeviceShapes& device_shapes() const;
+  Array device_coords(std::int64_t r, bool scaled) const;
+  std::vector<double> device_median(std::int64_t r) const;
+  std::int64_t device_area_filled(std::int64_t r) const;
+  Array device_image_filled(std::int64_t r) const;
+  std::int64_t device_area_convex(std::int64_t r) const;
+  Array device_image_convex(std::int64_t r) const;
+  double device_feret(std::int64_t r) const;
 };
 
 /// Host measures of one region's bool mask (scikit-image's _regionprops_utils on the crop).

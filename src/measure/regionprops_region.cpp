@@ -187,11 +187,15 @@ Array RegionSet::host_mask(std::int64_t r) const {
   return image(r);
 }
 
-Array RegionSet::image_convex(std::int64_t r) const { return morphology::convex_hull_image(host_mask(r)); }
+Array RegionSet::image_convex(std::int64_t r) const {
+  if (!labels.device().is_cpu()) return device_image_convex(r);
+  return morphology::convex_hull_image(host_mask(r));
+}
 
 Array RegionSet::image_filled(std::int64_t r) const {
   // ndi.binary_fill_holes with a full structure: background reachable from outside the crop
   // through background pixels (3^ndim - 1 neighbours) stays background; everything else is filled.
+  if (!labels.device().is_cpu()) return device_image_filled(r);
   Array m = host_mask(r);
   const std::int64_t nz = ndim == 3 ? m.shape(0) : 1, ny = m.shape(-2), nx = m.shape(-1);
   bool* p = m.data<bool>();
@@ -250,6 +254,7 @@ Array RegionSet::image_intensity(std::int64_t r) const {
 }
 
 Array RegionSet::coords(std::int64_t r, bool scaled) const {
+  if (!labels.device().is_cpu()) return device_coords(r, scaled);
   const Array m = host_mask(r);
   const std::int64_t n = st.count[r];
   const Shape& sh = m.shape();
@@ -277,6 +282,7 @@ Array RegionSet::coords(std::int64_t r, bool scaled) const {
 }
 
 std::vector<double> RegionSet::intensity_median(std::int64_t r) const {
+  if (!labels.device().is_cpu()) return device_median(r);
   const Array m = host_mask(r);
   const Array c = intensity.slice(crop_of(*this, r)).astype(DType::float64).contiguous();
   const double* v = c.data<double>();

@@ -151,11 +151,12 @@ void expect_table_matches(const TableCase& tc, const measure::Table& t, const st
   EXPECT_GT(checked, 0u);
 }
 
-/// Properties both backends measure (the CUDA backend in batched passes).
+/// Properties of the statistics passes (the per-region arrays batched on the device are checked in
+/// tests/measure/test_regionprops_gpu.cpp).
 bool is_stat(const std::string& p) {
-  static const std::vector<std::string> host = {"area_convex", "area_filled", "feret_diameter_max", "solidity",
-                                                "intensity_median"};
-  return std::find(host.begin(), host.end(), p) == host.end();
+  static const std::vector<std::string> arrays = {"area_convex", "area_filled", "feret_diameter_max", "solidity",
+                                                  "intensity_median"};
+  return std::find(arrays.begin(), arrays.end(), p) == arrays.end();
 }
 
 // ---- goldens (CPU) ----------------------------------------------------------------------------------
@@ -582,10 +583,10 @@ TEST(GpuRegionprops, PerRegionImagesOnDevice) {
     EXPECT_NEAR(cpu[i].perimeter_crofton(), gpu[i].perimeter_crofton(), 1e-9 * cpu[i].perimeter_crofton());
     EXPECT_EQ(cpu[i].euler_number(), gpu[i].euler_number());
   }
-  // Properties measured on each region's host mask are not implemented on the device.
-  EXPECT_THROW(gpu[0].area_filled(), NotSupported);
-  EXPECT_THROW(gpu[0].coords(), NotSupported);
-  EXPECT_THROW(measure::regionprops_table(lab.to(Device::cuda(), s), {}, {"solidity"}, {}, s), NotSupported);
+  // coords, image_filled, image_convex and the rest are batched on the device too:
+  // tests/measure/test_regionprops_gpu.cpp.
+  EXPECT_ARRAY_EQ(cpu[0].coords(), gpu[0].coords());
+  EXPECT_EQ(cpu[0].area_filled(), gpu[0].area_filled());
 }
 
 TEST(GpuRegionprops, BadInputOnDevice) {
