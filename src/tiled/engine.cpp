@@ -208,7 +208,7 @@ TileRecord process_tile(const Source& src, const Pipeline& p, const Options& o, 
     r.left[y] = l[y * t.width];
     r.right[y] = l[y * t.width + t.width - 1];
   }
-  r.packed = detail::deflate_bytes(l, static_cast<std::size_t>(hl.nbytes()));
+  r.packed = detail::pack_labels(l, static_cast<std::size_t>(hl.size()));
   tm.stitch += seconds_since(t0);
   return r;
 }
@@ -552,19 +552,21 @@ const Array& Result::tile_mask() const { return impl_->tiles; }
 const std::vector<Object>& Result::objects() const { return impl_->objects; }
 const Timing& Result::timing() const { return impl_->timing; }
 
-std::vector<std::int32_t> Result::Impl::tile_labels(std::int64_t index) const {
+void Result::Impl::tile_labels(std::int64_t index, std::vector<std::int32_t>& out) const {
   const detail::TileRecord& r = records[static_cast<std::size_t>(index)];
-  std::vector<std::int32_t> out(static_cast<std::size_t>(r.width * r.height), 0);
-  if (r.index < 0) return out;
+  out.resize(static_cast<std::size_t>(r.width * r.height));
+  if (r.index < 0) {
+    std::fill(out.begin(), out.end(), 0);
+    return;
+  }
   if (!r.packed.empty()) {
-    detail::inflate_bytes(r.packed, out.data(), out.size() * sizeof(std::int32_t));
-    return out;
+    detail::unpack_labels(r.packed, out.data(), out.size());
+    return;
   }
   detail::TileRecord disk;
   if (!detail::read_record(checkpoint_dir + "/tile_" + std::to_string(index) + ".bin", disk, true))
     throw FormatError("tiled: checkpoint of tile " + std::to_string(index) + " is missing or incomplete");
-  detail::inflate_bytes(disk.packed, out.data(), out.size() * sizeof(std::int32_t));
-  return out;
+  detail::unpack_labels(disk.packed, out.data(), out.size());
 }
 
 }  // namespace cuskimage::tiled

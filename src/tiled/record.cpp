@@ -1,7 +1,8 @@
-// Tile records: deflate packing of the core labels and the checkpoint file format
+// Tile records: run-length + deflate packing of the core labels and the checkpoint file format
 // (magic, version, geometry, per-object sums, border lines, packed labels), written atomically.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,7 +15,7 @@ namespace cuskimage::tiled::detail {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'U', 'S', 'K', 'T', 'I', 'L', 'E'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: labels packed as runs (pack_labels)
 
 template <class T>
 void put(std::string& out, const std::vector<T>& v) {
@@ -68,11 +69,44 @@ std::vector<unsigned char> deflate_bytes(const void* data, std::size_t bytes, in
   return out;
 }
 
-void inflate_bytes(const std::vector<unsigned char>& packed, void* out, std::size_t bytes) {
-  uLongf n = static_cast<uLongf>(bytes);
-  if (uncompress(static_cast<Bytef*>(out), &n, packed.data(), static_cast<uLong>(packed.size())) != Z_OK ||
-      n != bytes)
-    throw FormatError("tiled: a tile's packed labels are corrupt");
+std::vector<unsigned char> pack_labels(const std::int32_t* labels, std::size_t n) {
+  std::vector<std::uint32_t> runs;  // value, length, value, length, ...
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && labels[j] == labels[i]) ++j;
+    runs.push_back(static_cast<std::uint32_t>(labels[i]));
+    runs.push_back(static_cast<std::uint32_t>(j - i));
+    i = j;
+  }
+  return deflate_bytes(runs.data(), runs.size() * sizeof(std::uint32_t), 1);
+}
+
+void unpack_labels(const std::vector<unsigned char>& packed, std::int32_t* out, std::size_t n) {
+  // Inflate with a growing buffer (the run count is not stored), then expand the runs.
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) throw FormatError("tiled: inflateInit failed");
+  std::vector<std::uint32_t> runs(std::max<std::size_t>(packed.size(), 1024));
+  z.next_in = const_cast<Bytef*>(packed.data());
+  z.avail_in = static_cast<uInt>(packed.size());
+  std::size_t have = 0;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    if (have == runs.size() * sizeof(std::uint32_t)) runs.resize(runs.size() * 2);
+    z.next_out = reinterpret_cast<Bytef*>(runs.data()) + have;
+    z.avail_out = static_cast<uInt>(runs.size() * sizeof(std::uint32_t) - have);
+    rc = inflate(&z, Z_NO_FLUSH);
+    have = runs.size() * sizeof(std::uint32_t) - z.avail_out;
+  }
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END || have % 8 != 0) throw FormatError("tiled: a tile's packed labels are corrupt");
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < have / 4; k += 2) {
+    const std::size_t len = runs[k + 1];
+    if (len > n - at) throw FormatError("tiled: a tile's packed labels are corrupt");
+    std::fill_n(out + at, len, static_cast<std::int32_t>(runs[k]));
+    at += len;
+  }
+  if (at != n) throw FormatError("tiled: a tile's packed labels are corrupt");
 }
 
 void write_record(const std::string& path, const TileRecord& r) {
