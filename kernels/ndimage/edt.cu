@@ -1,25 +1,41 @@
 // CUDA backend of ndimage::distance_transform_edt (1-D, 2-D, 3-D).
 //
-// Pass 0 (axis 0): the nearest zero along axis 0, ties to the smaller row (scipy's walk), from
-// 32-row bit words: edt_words packs each 32-row chunk of a column into one uint32 of zero bits,
-// edt_links finds per chunk the last zero above it and the first zero below it, and then any element
-// finds its nearest zero in O(1) (__clz / __ffs on its word, else the chunk links).
-// Last axis (rows of a 2-D image, x-lines of a volume): edt_last_axis, one block per line, the line in
-// shared memory: the sites (features of the previous passes) are loaded, each of the 512 threads
-// builds Maurer's envelope of its band of positions, log2(512) merge rounds join neighbouring bands
-// (src/ndimage/edt_line.hpp), every surviving site scatters the first position it owns, a block max-
-// scan fills the ownership, and the block writes float64 distances (and int32 features) coalesced.
-// For 2-D the sites come straight from the pass-0 words, so no per-pixel intermediate is stored.
-// Middle axes (axis 1 of a volume) and lines too long for shared memory run scipy's sequential walk,
-// one thread per line (edt_line_pass), out of place.
+// Pass 0 (axis 0): the nearest zero along axis 0, ties to the smaller row (scipy's walk), from 32-row
+// bit words: edt_pass0 (a block per 32 columns, a warp per segment of chunks, all accesses 32 columns
+// wide) packs each 32-row chunk of a column into one uint32 of zero bits and links every chunk to the
+// last zero row above it and the first below it; any element then finds its nearest zero in O(1)
+// (__clz / __ffs on its word; a link is loaded only when the word has no zero on that side).
 //
-// Bytes and time, 8192^2 binary blobs, distances only (H200, 4.8 TB/s nominal, ~4.2 TB/s reachable):
-// mask read 64 MiB (words) + words/links ~24 MiB + distances written 512 MiB = ~0.6 GB: floor
-// 0.14 ms (the float64 write alone is 0.128 ms). With return_indices another 512 MiB (0.26 ms floor).
-// Work in edt_last_axis: ~60 double operations per pixel (envelope tests, interval starts, the
-// distance) = ~4 GFLOP fp64, ~0.1 ms at the H200's fp64 rate; the sequential band builds and merge
-// walks are latency bound, hidden by 2 resident blocks (32 warps) per SM. Prediction: ~0.5 ms for
-// distances (3.5x the floor), ~0.7 ms with indices; target <= 1.0 ms.
+// Later axes with unit sampling (the default): all squared distances are integers, and the walk's owner
+// of position x is the smallest site k minimising g(k) + (k - x)^2 (g: the site's squared distance
+// across the line), found by testing the sites at distance 1, 2, ... from x until d^2 exceeds the best
+// value (edt_window_owner, src/ndimage/edt_line.hpp; tie rule and proof there). Work is proportional to
+// the distance, there are no sequential chains, and no intermediate goes through global memory in 2-D:
+// - last axis: edt_last_axis_window, a block per line, the sites' g in shared memory (4 B per position,
+//   64 sentinels each side), each position searched and its float64 distance (sqrt_rn of the exact
+//   integer, which is scipy's sum of squared terms) and int32 features written at once, coalesced;
+// - 3-D middle axis: edt_mid_axis_window, a block per 32 x-lines along y, g as [y][32] in shared memory.
+// A line with a position the search cannot settle within 64 (a site farther off could still win) is
+// listed, and the general kernels below redo exactly those lines after it on the stream.
+//
+// General kernels (any sampling, and the listed lines): the last axis by edt_last_axis, a block per
+// line in shared memory: each of 512 (128) threads builds Maurer's envelope of its band of positions,
+// log2 merge rounds join neighbouring bands, every surviving site scatters the first position it owns,
+// a block max-scan fills the ownership (src/ndimage/edt_line.hpp); middle axes and lines too long for
+// shared memory by scipy's sequential walk, one thread per line (edt_line_pass), out of place.
+//
+// Bytes and time, 8192^2 binary blobs (bench_edt), distances only, H200 (4.8 TB/s nominal, ~4.2 reachable):
+// mask read 64 MiB + words/links written 24 MiB (pass 0) + words read back ~8 MiB (a chunk's words serve
+// its 32 rows from L2; links are rarely needed) + distances written 512 MiB = ~0.64 GB: floor 0.15 ms
+// (the float64 write alone 0.128 ms). With return_indices 2 x 256 MiB more int32 (floor 0.28 ms).
+// Work: the image's distances are small (mean 1.3, max 17.7 pixels): 1.2 search steps per position,
+// 3.3 per warp of 32 (the slowest lane), ~12 instructions a step; with the site load (~35), the float64
+// sqrt (~15) and the store, ~110 warp instructions per 32 positions = 235 M warp instructions, ~0.15 ms
+// of issue on 132 SMs x 4 schedulers at ~1.75 GHz, overlapping the 0.13 ms of writes.
+// Prediction: pass 0 ~0.03 ms + edt_last_axis_window ~0.2 ms + an empty hard-line wave ~0.005 ms =
+// ~0.25 ms for distances (1.7x the floor; was 1.75 ms), ~0.35 ms with indices; target <= 1.0 ms.
+// Images with distances beyond 64 pay the general kernel for those lines (as before this path: ~1.7 ms
+// for an all-hard 8192^2).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,38 +56,56 @@ struct Samp {
 };
 
 // ---- pass 0: zero-bit words along axis 0 ------------------------------------------------------------
-__global__ void edt_words(const unsigned char* mask, std::int64_t n0, std::int64_t inner, std::int64_t nchunks,
-                          std::uint32_t* words) {
-  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= nchunks * inner) return;
-  const std::int64_t c = t / inner, q = t - c * inner;
-  const std::int64_t r0 = c * 32;
-  const int rn = static_cast<int>(n0 - r0 < 32 ? n0 - r0 : 32);
-  const unsigned char* p = mask + r0 * inner + q;
-  std::uint32_t w = 0;
-#pragma unroll 8
-  for (int r = 0; r < rn; ++r) w |= (p[r * inner] == 0 ? 1u : 0u) << r;
-  words[t] = w;
-}
-
-__global__ void edt_links(const std::uint32_t* __restrict__ words, std::int64_t inner, std::int64_t nchunks,
-                          std::int32_t* __restrict__ above, std::int32_t* __restrict__ below) {
-  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= inner) return;
-  // Loads do not depend on the carried value: unrolled, they are in flight together.
-  std::int32_t last = -1;
-#pragma unroll 4
-  for (std::int64_t c = 0; c < nchunks; ++c) {
-    above[c * inner + q] = last;
-    const std::uint32_t w = words[c * inner + q];
-    if (w) last = static_cast<std::int32_t>(c * 32 + 31 - __clz(w));
+/// One block per 32 columns, one warp per segment of chunks: each lane packs its column's chunks into
+/// words (bit r: row 32c + r is a zero) and notes the segment's last / first zero row; the segments'
+/// carries come through shared memory, and a second walk writes every chunk's links: the last zero
+/// row before it and the first after it (-1: none). All loads and stores are 32 columns wide.
+__global__ void __launch_bounds__(1024) edt_pass0(const unsigned char* __restrict__ mask, std::int64_t n0,
+                                                  std::int64_t inner, std::int64_t nchunks, std::int64_t seg,
+                                                  std::uint32_t* __restrict__ words, std::int32_t* __restrict__ above,
+                                                  std::int32_t* __restrict__ below) {
+  __shared__ std::int32_t seg_last[32][33], seg_first[32][33];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nseg = blockDim.x >> 5;
+  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * 32 + lane;
+  const bool ok = q < inner;
+  const std::int64_t c0 = w * seg, c1 = c0 + seg < nchunks ? c0 + seg : nchunks;
+  std::int32_t last = -1, first = -1;
+  if (ok) {
+    for (std::int64_t c = c0; c < c1; ++c) {
+      const std::int64_t r0 = c * 32;
+      const int rn = static_cast<int>(n0 - r0 < 32 ? n0 - r0 : 32);
+      const unsigned char* p = mask + r0 * inner + q;
+      std::uint32_t bits = 0;
+      if (rn == 32) {
+#pragma unroll
+        for (int r = 0; r < 32; ++r) bits |= (p[r * inner] == 0 ? 1u : 0u) << r;
+      } else {
+        for (int r = 0; r < rn; ++r) bits |= (p[r * inner] == 0 ? 1u : 0u) << r;
+      }
+      words[c * inner + q] = bits;
+      if (bits) {
+        last = static_cast<std::int32_t>(r0 + 31 - __clz(bits));
+        if (first < 0) first = static_cast<std::int32_t>(r0 + __ffs(bits) - 1);
+      }
+    }
   }
-  std::int32_t first = -1;
-#pragma unroll 4
-  for (std::int64_t c = nchunks - 1; c >= 0; --c) {
-    below[c * inner + q] = first;
-    const std::uint32_t w = words[c * inner + q];
-    if (w) first = static_cast<std::int32_t>(c * 32 + __ffs(w) - 1);
+  seg_last[w][lane] = last;
+  seg_first[w][lane] = first;
+  __syncthreads();
+  std::int32_t up = -1, dn = -1;
+  for (int v = 0; v < w; ++v) up = max(up, seg_last[v][lane]);  // rows grow with the segment
+  for (int v = nseg - 1; v > w; --v)
+    if (seg_first[v][lane] >= 0) dn = seg_first[v][lane];
+  if (!ok) return;
+  for (std::int64_t c = c0; c < c1; ++c) {
+    above[c * inner + q] = up;
+    const std::uint32_t bits = words[c * inner + q];  // this thread's own store
+    if (bits) up = static_cast<std::int32_t>(c * 32 + 31 - __clz(bits));
+  }
+  for (std::int64_t c = c1 - 1; c >= c0; --c) {
+    below[c * inner + q] = dn;
+    const std::uint32_t bits = words[c * inner + q];
+    if (bits) dn = static_cast<std::int32_t>(c * 32 + __ffs(bits) - 1);
   }
 }
 
@@ -85,7 +119,9 @@ struct Pass0 {
     const std::int64_t c = r >> 5;
     const int b = static_cast<int>(r & 31);
     const std::int64_t at = c * inner + q;
-    return edt_nearest_zero(words[at], b, c, above[at], below[at], r);
+    // The links are loaded only where the word has no zero on that side.
+    return edt_nearest_zero(
+        words[at], b, c, [&] { return above[at]; }, [&] { return below[at]; }, r);
   }
 };
 
@@ -104,12 +140,13 @@ struct Geom {
   std::int64_t size;
 };
 
+/// Every line, or (list != null) the list[0] lines list[1..].
 __global__ void edt_line_pass(const std::int32_t* fin, std::int32_t* fout, std::int32_t* stack, Geom g, int d,
-                              Samp s) {
+                              Samp s, const std::int32_t* list) {
   const std::int64_t len = g.shape[d];
-  const std::int64_t lines = g.size / len;
-  const std::int64_t L = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (L >= lines) return;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= (list ? list[0] : g.size / len)) return;
+  const std::int64_t L = list ? list[1 + i] : i;
   std::int64_t coor[3] = {0, 0, 0};
   std::int64_t rest = L, base = 0;
   for (int a = g.nd - 1; a >= 0; --a) {
@@ -201,9 +238,8 @@ struct SrcPlanes {
 };
 
 template <int P, int kThreads, class Src>
-__global__ void __launch_bounds__(kThreads) edt_last_axis(Src src, int n, std::int64_t size, Samp samp,
-                                                         double* dist, std::int32_t* fout) {
-  extern __shared__ __align__(16) unsigned char smem[];
+__device__ void edt_last_axis_line(const Src& src, std::int64_t line, int n, std::int64_t size, const Samp& samp,
+                                   double* dist, std::int32_t* fout, unsigned char* smem) {
   const int np = n + n / 32 + 1;
   std::int32_t* feat = reinterpret_cast<std::int32_t*>(smem);
   std::int32_t* own = feat + P * np;
@@ -213,7 +249,6 @@ __global__ void __launch_bounds__(kThreads) edt_last_axis(Src src, int n, std::i
   std::int16_t* nx = reinterpret_cast<std::int16_t*>(warp_tot + 32);
   std::int16_t* pv = nx + np;
   const int t = threadIdx.x;
-  const std::int64_t line = blockIdx.x;
 
   LineSites<P> sites;
   sites.feat = feat;
@@ -320,31 +355,223 @@ __global__ void __launch_bounds__(kThreads) edt_last_axis(Src src, int n, std::i
   }
 }
 
-unsigned blocks_for(std::int64_t n, int threads = 256) { return static_cast<unsigned>((n + threads - 1) / threads); }
-
+/// Lines 0..lines-1, or (list != null) the list[0] lines list[1..], a block per line in turn.
 template <int P, int kThreads, class Src>
-bool launch_last_axis_t(const Src& src, std::int64_t n, std::int64_t lines, std::int64_t size, const Samp& s,
-                        double* dist, std::int32_t* fout, cudaStream_t stream) {
-  if (n > 32000) return false;  // positions are int16 in shared memory
-  const std::size_t bytes = last_axis_smem<P, kThreads>(static_cast<int>(n));
-  int dev = 0, max_optin = 0;
-  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  if (bytes > static_cast<std::size_t>(max_optin) || lines > 0x7fffffff) return false;
-  auto kernel = edt_last_axis<P, kThreads, Src>;
-  CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  kernel<<<static_cast<unsigned>(lines), kThreads, bytes, stream>>>(src, static_cast<int>(n), size, s, dist, fout);
-  CUSK_CUDA_CHECK_LAUNCH();
-  return true;
+__global__ void __launch_bounds__(kThreads) edt_last_axis(Src src, int n, std::int64_t lines, const std::int32_t* list,
+                                                         std::int64_t size, Samp samp, double* dist,
+                                                         std::int32_t* fout) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::int64_t count = list ? list[0] : lines;
+  for (std::int64_t b = blockIdx.x; b < count; b += gridDim.x) {
+    edt_last_axis_line<P, kThreads>(src, list ? list[1 + b] : b, n, size, samp, dist, fout, smem);
+    __syncthreads();  // shared memory is reused by the next line
+  }
 }
+
+// ---- last axis, unit sampling: outward search per position ------------------------------------------
+constexpr int kWinMax = 64;  // search radius; a line needing more goes to edt_last_axis
+constexpr int kWinThreads = 256;
+
+/// One block per line: the sites' integer g in shared memory (kWinMax sentinels each side), every
+/// position searched outward (edt_window_owner), its float64 distance and features written at once.
+/// A line with a position not settled within kWinMax is appended to `hard` (count in hard[0]) and
+/// redone whole by edt_last_axis, which runs after this kernel on the stream.
+template <int P, class Src>
+__global__ void __launch_bounds__(kWinThreads) edt_last_axis_window(Src src, int n, std::int64_t size, double* dist,
+                                                                    std::int32_t* fout, std::int32_t* hard) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint32_t* g = reinterpret_cast<std::uint32_t*>(smem) + kWinMax;
+  __shared__ int failed;
+  const int t = threadIdx.x, nt = blockDim.x;
+  const std::int64_t line = blockIdx.x;
+  std::int64_t c[P];
+  src.coords(line, c);
+  if (t == 0) failed = 0;
+  for (int i = t; i < kWinMax; i += nt) g[-1 - i] = g[n + i] = kEdtNoSite;
+  int any = 0;
+#pragma unroll 4
+  for (int x = t; x < n; x += nt) {
+    std::int32_t f[P];
+    src.load(line, x, f);
+    std::uint32_t v = 0;
+#pragma unroll
+    for (int jj = 0; jj < P; ++jj) {
+      const std::uint32_t e = static_cast<std::uint32_t>(f[jj] - static_cast<std::int32_t>(c[jj]));
+      v += e * e;  // exact: |e| < 2^15
+    }
+    g[x] = f[0] >= 0 ? v : kEdtNoSite;
+    any |= f[0] >= 0;
+  }
+  const std::int64_t row0 = line * n;
+  if (!__syncthreads_or(any)) {  // no site on the line: scipy's untouched planes, as edt_last_axis
+    for (int x = t; x < n; x += nt) {
+      std::int32_t f[P + 1];
+      src.load(line, x, f);
+#pragma unroll
+      for (int jj = 1; jj <= P; ++jj) f[jj] = 0;
+      if (dist) {
+        std::int64_t cc[P + 1];
+#pragma unroll
+        for (int jj = 0; jj < P; ++jj) cc[jj] = c[jj];
+        cc[P] = x;
+        double s1[P + 1];
+#pragma unroll
+        for (int jj = 0; jj <= P; ++jj) s1[jj] = 1.0;
+        dist[row0 + x] = edt_distance([&](int jj) -> std::int64_t { return f[jj]; }, cc, s1, P + 1);
+      }
+      if (fout) {
+#pragma unroll
+        for (int jj = 0; jj <= P; ++jj) fout[jj * size + row0 + x] = f[jj];
+      }
+    }
+    return;
+  }
+  volatile int* vfailed = &failed;
+  for (int x = t; x < n; x += nt) {
+    if (*vfailed) break;
+    std::uint32_t best;
+    int k;
+    if (!edt_window_owner([&](int j) { return g[j]; }, x, kWinMax, best, k)) {
+      *vfailed = 1;
+      break;
+    }
+    // best = g(k) + (k - x)^2 exactly: scipy's sum of the squared axis terms, each exact in double.
+    if (dist) dist[row0 + x] = __dsqrt_rn(static_cast<double>(best));
+    if (fout) {
+      std::int32_t f[P];
+      src.load(line, k, f);
+#pragma unroll
+      for (int jj = 0; jj < P; ++jj) fout[jj * size + row0 + x] = f[jj];
+      fout[P * size + row0 + x] = static_cast<std::int32_t>(k);
+    }
+  }
+  __syncthreads();
+  if (t == 0 && failed) hard[1 + atomicAdd(hard, 1)] = static_cast<std::int32_t>(line);
+}
+
+
+/// Axis 1 of a volume, unit sampling: a block per 32 x-lines (z, x0..x0+31) along y, their g in
+/// shared memory as [y][32] (kWinMax sentinel rows each side, conflict-free), each position searched
+/// as in edt_last_axis_window; features (plane 0 of the owner, its y) written for settled positions,
+/// and lines with an unsettled one listed in `hard` (line index z * n2 + x, edt_line_pass's order).
+__global__ void __launch_bounds__(kWinThreads) edt_mid_axis_window(const std::int32_t* __restrict__ fin,
+                                                                   std::int32_t* __restrict__ fout, std::int64_t n1,
+                                                                   std::int64_t n2, std::int64_t size,
+                                                                   std::int32_t* hard) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint32_t* g = reinterpret_cast<std::uint32_t*>(smem) + kWinMax * 32;
+  __shared__ int failed[32];
+  const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5, nty = blockDim.x >> 5;
+  const std::int64_t xblocks = (n2 + 31) / 32;
+  const std::int64_t z = blockIdx.x / xblocks, x = (blockIdx.x - z * xblocks) * 32 + lane;
+  const bool ok = x < n2;
+  const std::int32_t* in = fin + z * n1 * n2 + x;
+  if (ty == 0) failed[lane] = 0;
+  for (int i = ty; i < kWinMax; i += nty) g[(-1 - i) * 32 + lane] = g[(n1 + i) * 32 + lane] = kEdtNoSite;
+#pragma unroll 4
+  for (std::int64_t y = ty; y < n1; y += nty) {
+    const std::int32_t f = ok ? in[y * n2] : -1;
+    const std::uint32_t e = static_cast<std::uint32_t>(f - static_cast<std::int32_t>(z));
+    g[y * 32 + lane] = f >= 0 ? e * e : kEdtNoSite;
+  }
+  __syncthreads();
+  volatile int* vfailed = failed;
+  if (ok) {
+    for (std::int64_t y = ty; y < n1; y += nty) {
+      if (vfailed[lane]) break;
+      std::uint32_t best;
+      int k;
+      if (!edt_window_owner([&](int j) { return g[j * 32 + lane]; }, static_cast<int>(y), kWinMax, best, k)) {
+        vfailed[lane] = 1;
+        break;
+      }
+      const std::int64_t o = (z * n1 + y) * n2 + x;
+      fout[o] = in[k * n2];
+      fout[size + o] = static_cast<std::int32_t>(k);
+    }
+  }
+  __syncthreads();
+  if (ty == 0 && ok && failed[lane]) hard[1 + atomicAdd(hard, 1)] = static_cast<std::int32_t>(z * n2 + x);
+}
+
+unsigned blocks_for(std::int64_t n, int threads = 256) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 /// Long lines (the 8192^2 target) get 512 threads (bands of 16, 2 blocks and 32 warps per SM to hide
 /// the latency of the sequential band builds); short lines 128.
+constexpr int kLongLine = 2048;
+
+int max_smem_optin() {
+  int dev = 0, v = 0;
+  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
+  CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return v;
+}
+
+/// Whether edt_last_axis takes lines of n positions (positions are int16 in its shared memory).
+template <int P>
+bool last_axis_fits(std::int64_t n, std::int64_t lines) {
+  if (n > 32000 || lines > 0x7fffffff) return false;
+  const std::size_t bytes = n > kLongLine ? last_axis_smem<P, 512>(static_cast<int>(n))
+                                          : last_axis_smem<P, 128>(static_cast<int>(n));
+  return bytes <= static_cast<std::size_t>(max_smem_optin());
+}
+
+/// edt_last_axis over every line, or over the lines listed on the device (list[0] of them, at most
+/// `lines`: a grid of one wave loops over the list, so an empty list costs one wave of no-ops).
+template <int P, int kThreads, class Src>
+void launch_last_axis_t(const Src& src, std::int64_t n, std::int64_t lines, const std::int32_t* list,
+                        std::int64_t size, const Samp& s, double* dist, std::int32_t* fout, cudaStream_t stream) {
+  const std::size_t bytes = last_axis_smem<P, kThreads>(static_cast<int>(n));
+  auto kernel = edt_last_axis<P, kThreads, Src>;
+  CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  std::int64_t grid = lines;
+  if (list) {
+    int dev = 0, sms = 0, per_sm = 0;
+    CUSK_CUDA_CHECK(cudaGetDevice(&dev));
+    CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, bytes));
+    grid = std::min<std::int64_t>(lines, static_cast<std::int64_t>(std::max(per_sm, 1)) * sms);
+  }
+  kernel<<<static_cast<unsigned>(grid), kThreads, bytes, stream>>>(src, static_cast<int>(n), lines, list, size, s,
+                                                                   dist, fout);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
 template <int P, class Src>
-bool launch_last_axis(const Src& src, std::int64_t n, std::int64_t lines, std::int64_t size, const Samp& s, double* dist,
-                      std::int32_t* fout, cudaStream_t stream) {
-  if (n > 2048) return launch_last_axis_t<P, 512>(src, n, lines, size, s, dist, fout, stream);
-  return launch_last_axis_t<P, 128>(src, n, lines, size, s, dist, fout, stream);
+void launch_last_axis(const Src& src, std::int64_t n, std::int64_t lines, const std::int32_t* list, std::int64_t size,
+                      const Samp& s, double* dist, std::int32_t* fout, cudaStream_t stream) {
+  if (n > kLongLine)
+    launch_last_axis_t<P, 512>(src, n, lines, list, size, s, dist, fout, stream);
+  else
+    launch_last_axis_t<P, 128>(src, n, lines, list, size, s, dist, fout, stream);
+}
+
+/// The last axis of a P + 1 dimensional image (lines of n positions, the sites' features from src).
+/// Unit sampling: the outward search, then the banded envelope for the lines it could not settle;
+/// else the banded envelope for all. False when the lines are too long for shared memory.
+template <int P, class Src>
+bool last_axis(const Src& src, const Shape& shape, const Samp& s, bool unit, std::int64_t size, double* dist,
+               std::int32_t* fout, const Device& dev, const Stream& stream) {
+  const std::int64_t n = shape[P], lines = size / n;
+  if (!last_axis_fits<P>(n, lines)) return false;
+  // The window's integers: every g(k) + (kWinMax + 1)^2 below kEdtNoSite.
+  double gmax = 0;
+  for (int jj = 0; jj < P; ++jj) gmax += static_cast<double>(shape[jj] - 1) * static_cast<double>(shape[jj] - 1);
+  if (!unit || gmax >= 2147483648.0) {
+    launch_last_axis<P>(src, n, lines, nullptr, size, s, dist, fout, stream.handle());
+    return true;
+  }
+  Array hard = Array::empty({lines + 1}, DType::int32, dev, stream);
+  CUSK_CUDA_CHECK(cudaMemsetAsync(hard.data(), 0, sizeof(std::int32_t), stream.handle()));
+  const std::size_t bytes = static_cast<std::size_t>(n + 2 * kWinMax) * sizeof(std::uint32_t);
+  auto kernel = edt_last_axis_window<P, Src>;
+  CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  const int threads = static_cast<int>(std::min<std::int64_t>(kWinThreads, (n + 31) / 32 * 32));
+  kernel<<<static_cast<unsigned>(lines), threads, bytes, stream.handle()>>>(src, static_cast<int>(n), size, dist, fout,
+                                                                            hard.data<std::int32_t>());
+  CUSK_CUDA_CHECK_LAUNCH();
+  launch_last_axis<P>(src, n, lines, hard.data<std::int32_t>(), size, s, dist, fout, stream.handle());
+  return true;
 }
 
 }  // namespace
@@ -366,23 +593,24 @@ void cuda_edt(const Array& mask, const std::vector<double>& sampling, Array& dis
   Shape fshape{nd};
   fshape.insert(fshape.end(), shape.begin(), shape.end());
 
+  bool unit = true;
+  for (int d = 0; d < nd; ++d) unit = unit && s.s[d] == 1.0;
+
   // Pass 0 words and links.
   const std::int64_t n0 = shape[0], inner = size / n0, nchunks = (n0 + 31) / 32;
   Array words = Array::empty({nchunks * inner}, DType::uint32, dev, stream);
   Array above = Array::empty({nchunks * inner}, DType::int32, dev, stream);
   Array below = Array::empty({nchunks * inner}, DType::int32, dev, stream);
-  edt_words<<<blocks_for(nchunks * inner), 256, 0, cs>>>(static_cast<const unsigned char*>(mask.data()), n0, inner,
-                                                         nchunks, words.data<std::uint32_t>());
-  CUSK_CUDA_CHECK_LAUNCH();
-  edt_links<<<blocks_for(inner, 128), 128, 0, cs>>>(words.data<std::uint32_t>(), inner, nchunks,
-                                                     above.data<std::int32_t>(), below.data<std::int32_t>());
-  CUSK_CUDA_CHECK_LAUNCH();
+  {
+    const std::int64_t nseg = std::min<std::int64_t>(32, nchunks), seg = (nchunks + nseg - 1) / nseg;
+    edt_pass0<<<static_cast<unsigned>((inner + 31) / 32), static_cast<unsigned>(32 * nseg), 0, cs>>>(
+        static_cast<const unsigned char*>(mask.data()), n0, inner, nchunks, seg, words.data<std::uint32_t>(),
+        above.data<std::int32_t>(), below.data<std::int32_t>());
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
   const Pass0 p0{words.data<std::uint32_t>(), above.data<std::int32_t>(), below.data<std::int32_t>(), inner};
 
-  if (nd == 2) {
-    const SrcWords src{p0};
-    if (launch_last_axis<1>(src, shape[1], shape[0], size, s, dist, fout, cs)) return;
-  }
+  if (nd == 2 && last_axis<1>(SrcWords{p0}, shape, s, unit, size, dist, fout, dev, stream)) return;
   // Features plane by plane: pass 0 written out, then one walk per further axis.
   Array fa = Array::empty(fshape, DType::int32, dev, stream);
   edt_pass0_write<<<blocks_for(size), 256, 0, cs>>>(p0, size, fa.data<std::int32_t>());
@@ -394,13 +622,30 @@ void cuda_edt(const Array& mask, const std::vector<double>& sampling, Array& dis
     fb = Array::empty(fshape, DType::int32, dev, stream);
   }
   for (int d = 1; d < nd; ++d) {
-    if (d == 2) {
-      const SrcPlanes src{cur.data<std::int32_t>(), size, shape[2], shape[1]};
-      if (launch_last_axis<2>(src, shape[2], shape[0] * shape[1], size, s, dist, fout, cs)) return;
-    }
+    if (d == 2 && last_axis<2>(SrcPlanes{cur.data<std::int32_t>(), size, shape[2], shape[1]}, shape, s, unit, size,
+                               dist, fout, dev, stream))
+      return;
     Array& next = cur.data() == fa.data() ? fb : fa;
-    edt_line_pass<<<blocks_for(size / shape[d], 128), 128, 0, cs>>>(cur.data<std::int32_t>(), next.data<std::int32_t>(),
-                                                                    stack.data<std::int32_t>(), g, d, s);
+    const std::int64_t lines = size / shape[d];
+    // The middle axis of a volume, unit sampling: the outward search, the walk for the lines it left.
+    const std::size_t mid_bytes = static_cast<std::size_t>(shape[1] + 2 * kWinMax) * 32 * sizeof(std::uint32_t);
+    const bool mid = nd == 3 && d == 1 && unit && static_cast<double>(shape[0] - 1) * (shape[0] - 1) < 2147483648.0 &&
+                     mid_bytes <= static_cast<std::size_t>(max_smem_optin()) && lines < 0x7fffffff;
+    Array hard;
+    if (mid) {
+      hard = Array::empty({lines + 1}, DType::int32, dev, stream);
+      CUSK_CUDA_CHECK(cudaMemsetAsync(hard.data(), 0, sizeof(std::int32_t), cs));
+      CUSK_CUDA_CHECK(cudaFuncSetAttribute(edt_mid_axis_window, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(mid_bytes)));
+      const std::int64_t blocks = shape[0] * ((shape[2] + 31) / 32);
+      const int threads = static_cast<int>(std::min<std::int64_t>(kWinThreads, 32 * shape[1]));
+      edt_mid_axis_window<<<static_cast<unsigned>(blocks), threads, mid_bytes, cs>>>(
+          cur.data<std::int32_t>(), next.data<std::int32_t>(), shape[1], shape[2], size, hard.data<std::int32_t>());
+      CUSK_CUDA_CHECK_LAUNCH();
+    }
+    edt_line_pass<<<blocks_for(lines, 128), 128, 0, cs>>>(cur.data<std::int32_t>(), next.data<std::int32_t>(),
+                                                         stack.data<std::int32_t>(), g, d, s,
+                                                         mid ? hard.data<std::int32_t>() : nullptr);
     CUSK_CUDA_CHECK_LAUNCH();
     cur = next.share();
   }

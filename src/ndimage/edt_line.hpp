@@ -72,10 +72,12 @@ CUSK_HD std::int64_t edt_interval_start(std::int64_t p, double wp, std::int64_t 
   return x;
 }
 
-/// Pass 0 from bit words: `w` has bit k set when row 32c + k of the column is a zero; `above` /
-/// `below` are the last zero row before the chunk and the first after it (-1: none). Returns the
-/// zero row nearest to row r = 32c + b (ties: the smaller row, as scipy's walk), or -1.
-CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int64_t c, std::int32_t above, std::int32_t below,
+/// Pass 0 from bit words: `w` has bit k set when row 32c + k of the column is a zero; `above()` /
+/// `below()` give the last zero row before the chunk and the first after it (-1: none) and are only
+/// called when the word itself has no zero on that side (on the device: loads only where needed).
+/// Returns the zero row nearest to row r = 32c + b (ties: the smaller row, as scipy's walk), or -1.
+template <class Above, class Below>
+CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int64_t c, const Above& above, const Below& below,
                                       std::int64_t r) {
   const std::uint32_t lo = w & (0xffffffffu >> (31 - b));
   const std::uint32_t hi = w & (0xffffffffu << b);
@@ -84,11 +86,48 @@ CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int64_t c, st
 #else
   const int lz = lo ? __builtin_clz(lo) : 0, fs = hi ? __builtin_ffs(static_cast<int>(hi)) : 0;
 #endif
-  const std::int32_t up = lo ? static_cast<std::int32_t>(c * 32 + 31 - lz) : above;
-  const std::int32_t dn = hi ? static_cast<std::int32_t>(c * 32 + fs - 1) : below;
+  const std::int32_t up = lo ? static_cast<std::int32_t>(c * 32 + 31 - lz) : above();
+  const std::int32_t dn = hi ? static_cast<std::int32_t>(c * 32 + fs - 1) : below();
   if (up < 0) return dn;
   if (dn < 0) return up;
   return r - up <= dn - r ? up : dn;
+}
+
+// ---- unit sampling: the owner by an outward search (the CUDA last-axis fast path) ---------------------
+//
+// With every sampling 1 all squared distances are integers (exact in double below 2^53), and the
+// walk's owner of position x is the smallest site k minimising g(k) + (k - x)^2 (g: the site's
+// squared distance across the line): a site strictly above the chord of two others is never a
+// minimiser, the envelope keeps collinear sites, and the walk stops at the first site not beaten
+// strictly. So the owner can be found by testing sites at distance 1, 2, ... from x, stopping once
+// d^2 exceeds the best value found: no farther site can tie it.
+
+/// g of a position without a site; g(k) + d^2 cannot wrap for d <= 2^15.
+inline constexpr std::uint32_t kEdtNoSite = 0xC0000000u;
+
+/// Searches sites x - d, x + d for d = 1..dmax (`g(k)` readable there: kEdtNoSite off the line).
+/// Sets best / owner and returns true when settled (no site farther than dmax can tie or win).
+template <class I, class G>
+CUSK_HD bool edt_window_owner(const G& g, I x, int dmax, std::uint32_t& best, I& owner) {
+  std::uint32_t b = g(x);
+  I k = x;
+  std::uint32_t dd = 1;  // d^2
+  for (int d = 1; d <= dmax && dd <= b; ++d) {
+    const std::uint32_t l = g(x - d) + dd;
+    if (l <= b) {  // ties: the smaller position
+      b = l;
+      k = x - d;
+    }
+    const std::uint32_t r = g(x + d) + dd;
+    if (r < b) {
+      b = r;
+      k = x + d;
+    }
+    dd += 2u * static_cast<std::uint32_t>(d) + 1u;
+  }
+  best = b;
+  owner = k;
+  return dd > b;
 }
 
 /// One line of a pass of axis d, sequentially, as scipy's Voronoi step: `in(i, jj)` reads feature

@@ -240,6 +240,62 @@ TEST(Edt, BandedEnvelopeEqualsSequentialWalk) {
   EXPECT_GT(lines, 300);
 }
 
+TEST(Edt, WindowOwnerEqualsSequentialWalk) {
+  // The unit-sampling search of the CUDA last-axis fast path against scipy's walk, ties included:
+  // wherever it reports a settled position its owner must be the walk's.
+  std::mt19937_64 g(91);
+  const double unit[2] = {1.0, 1.0};
+  const int dmax = 64;
+  std::int64_t settled = 0, open = 0;
+  for (int rep = 0; rep < 600; ++rep) {
+    const std::int64_t n = 1 + static_cast<std::int64_t>(g() % 500);
+    const std::int64_t row = static_cast<std::int64_t>(g() % 300);
+    const int kind = rep % 4;
+    std::vector<std::int64_t> f0(n);
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (kind == 0)  // rows near the line: many equal distances
+        f0[j] = g() % 7 == 0 ? -1 : row + static_cast<std::int64_t>(g() % 9) - 4;
+      else if (kind == 1)  // far rows (large g: long searches, some beyond dmax)
+        f0[j] = g() % 3 == 0 ? -1 : static_cast<std::int64_t>(g() % 400);
+      else if (kind == 2)  // sparse sites
+        f0[j] = g() % 40 == 0 ? row + static_cast<std::int64_t>(g() % 61) - 30 : -1;
+      else  // plateaus
+        f0[j] = row + 2 * static_cast<std::int64_t>((j / 5) % 4);
+      if (f0[j] < -1) f0[j] = -1;
+    }
+    bool any = false;
+    for (auto v : f0) any = any || v >= 0;
+    if (!any) continue;
+    const auto want = sequential_owner(f0, row, n, unit);
+    const auto gk = [&](std::int64_t k) -> std::uint32_t {
+      if (k < 0 || k >= n || f0[k] < 0) return nd::detail::kEdtNoSite;
+      return static_cast<std::uint32_t>((f0[k] - row) * (f0[k] - row));
+    };
+    for (std::int64_t x = 0; x < n; ++x) {
+      std::uint32_t best = 0;
+      std::int64_t k = -1;
+      if (!nd::detail::edt_window_owner(gk, x, dmax, best, k)) {
+        ++open;
+        continue;
+      }
+      ++settled;
+      ASSERT_EQ(want[x], k) << "x=" << x << " n=" << n << " kind=" << kind;
+      const std::int64_t d2 = (f0[k] - row) * (f0[k] - row) + (k - x) * (k - x);
+      ASSERT_EQ(static_cast<std::int64_t>(best), d2);
+    }
+  }
+  EXPECT_GT(settled, 50000);
+  EXPECT_GT(open, 100);  // far sites do leave positions to the banded envelope
+  // A lone site farther than dmax: not settled.
+  std::uint32_t best = 0;
+  std::int64_t k = 0;
+  const auto lone = [](std::int64_t j) { return j == 200 ? 0u : nd::detail::kEdtNoSite; };
+  EXPECT_FALSE(nd::detail::edt_window_owner(lone, 100, dmax, best, k));
+  EXPECT_TRUE(nd::detail::edt_window_owner(lone, 150, dmax, best, k));
+  EXPECT_EQ(k, 200);
+  EXPECT_EQ(best, 2500u);
+}
+
 TEST(Edt, Pass0WordsEqualBruteForce) {
   // The CUDA pass 0 (32-row zero-bit words, chunk links, nearest by clz/ffs) against a direct search.
   std::mt19937_64 g(3);
@@ -269,8 +325,9 @@ TEST(Edt, Pass0WordsEqualBruteForce) {
       std::int32_t best = -1;
       for (std::int64_t z = 0; z < n0; ++z)
         if (zero[z] && (best < 0 || std::abs(z - r) < std::abs(best - r))) best = static_cast<std::int32_t>(z);
-      ASSERT_EQ(best, nd::detail::edt_nearest_zero(w[r / 32], static_cast<int>(r % 32), r / 32, above[r / 32],
-                                                   below[r / 32], r))
+      const std::int64_t c = r / 32;
+      ASSERT_EQ(best, nd::detail::edt_nearest_zero(
+                          w[c], static_cast<int>(r % 32), c, [&] { return above[c]; }, [&] { return below[c]; }, r))
           << "row " << r << " of " << n0;
     }
   }
@@ -362,6 +419,78 @@ TEST(GpuEdt, NonDefaultStream) {
   CUSK_REQUIRE_GPU();
   const Array h = blobs({512, 700}, 41);
   const Array h3 = blobs({20, 30, 40}, 42);
+  const auto want = nd::distance_transform_edt(h, {.return_indices = true});
+  const auto want3 = nd::distance_transform_edt(h3, {.return_indices = true});
+  nd::EdtResult got, got3;
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    got = nd::distance_transform_edt(h.to(Device::cuda(), s), {.return_indices = true}, s);
+    got3 = nd::distance_transform_edt(h3.to(Device::cuda(), s), {.return_indices = true}, s);
+    s.synchronize();
+  }));
+  EXPECT_ARRAY_EQ(want.distances, got.distances);
+  EXPECT_ARRAY_EQ(want.indices, got.indices);
+  EXPECT_ARRAY_EQ(want3.distances, got3.distances);
+  EXPECT_ARRAY_EQ(want3.indices, got3.indices);
+}
+
+// ---- GPU tier: the unit-sampling outward search and its hand-over to the banded envelope / walk ------
+namespace {
+
+/// Blobs with a foreground square of side `side` in the last two axes (through every z of a volume):
+/// positions deep inside it are farther than the search radius (64) from any site, so their lines go to
+/// the banded envelope (last axis) or the walk (3-D middle axis) while the other lines are settled by
+/// the search.
+Array blobs_with_square(const Shape& shape, std::uint64_t seed, std::int64_t side) {
+  std::vector<std::uint8_t> v = blobs(shape, seed).astype(DType::uint8).to_vector<std::uint8_t>();
+  const std::int64_t nx = shape.back(), ny = shape[shape.size() - 2];
+  const std::int64_t nz = static_cast<std::int64_t>(v.size()) / (nx * ny);
+  const std::int64_t y0 = ny / 3, x0 = nx / 4;
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = y0; y < std::min(ny, y0 + side); ++y)
+      for (std::int64_t x = x0; x < std::min(nx, x0 + side); ++x) v[(z * ny + y) * nx + x] = 1;
+  return Array::from_vector(v, shape).astype(DType::bool_);
+}
+
+}  // namespace
+
+TEST(GpuEdt, WindowAndHardLinesEqualCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // 2-D: rows settled by the search next to rows through a square of radius > 64 (short rows: 128-thread
+  // envelope; long rows: 512 threads).
+  expect_device_equals_cpu(blobs_with_square({400, 520}, 51, 180), {}, s);
+  expect_device_equals_cpu(blobs_with_square({300, 4100}, 52, 200), {}, s);
+  expect_device_equals_cpu(blobs_with_square({300, 4100}, 53, 200), {}, s, false);
+  // 3-D: a 150 x 150 prism through every z: hard lines on the middle axis and on the last axis.
+  expect_device_equals_cpu(blobs_with_square({6, 200, 190}, 54, 150), {}, s);
+  // A volume whose z-slices are mostly foreground (axis-0 sites far off): hard middle-axis lines.
+  Array vol = sparse({70, 90, 45}, 55, 0.0005);
+  expect_device_equals_cpu(vol, {}, s);
+  expect_device_equals_cpu(vol, {}, s, false);
+}
+
+TEST(GpuEdt, EdgeImagesEqualCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (const Shape& shape : {Shape{1, 1}, Shape{1, 33}, Shape{33, 1}, Shape{7, 9001}, Shape{257, 129}, Shape{1, 1, 1},
+                             Shape{3, 70, 5}, Shape{2, 1, 300}, Shape{65, 2, 3}}) {
+    SCOPED_TRACE(cuskimage::shape_str(shape));
+    const std::int64_t size = cuskimage::shape_size(shape);
+    expect_device_equals_cpu(Array::zeros(shape, DType::bool_), {}, s);             // all background
+    expect_device_equals_cpu(Array::full(shape, 1.0, DType::uint8), {}, s);         // no background at all
+    std::vector<std::uint8_t> one(static_cast<std::size_t>(size), 1), lone(static_cast<std::size_t>(size), 0);
+    one[static_cast<std::size_t>(size / 2)] = 0;   // a single background pixel: far lines everywhere
+    lone[static_cast<std::size_t>(size / 3)] = 1;  // a single foreground pixel
+    expect_device_equals_cpu(Array::from_vector(one, shape), {}, s);
+    expect_device_equals_cpu(Array::from_vector(lone, shape), {}, s);
+    expect_device_equals_cpu(sparse(shape, 61 + static_cast<std::uint64_t>(size), 0.02), {}, s);
+  }
+}
+
+TEST(GpuEdt, WindowNonDefaultStream) {
+  CUSK_REQUIRE_GPU();
+  const Array h = blobs_with_square({300, 3000}, 71, 170);
+  const Array h3 = blobs_with_square({8, 160, 150}, 72, 140);
   const auto want = nd::distance_transform_edt(h, {.return_indices = true});
   const auto want3 = nd::distance_transform_edt(h3, {.return_indices = true});
   nd::EdtResult got, got3;
