@@ -214,4 +214,69 @@ void distance_transform_edt_into(const Array& input, Array& distances, Array& in
                                  const Stream& stream = {});
 // @@edt@@ end
 
+// @@spline@@ begin
+// ==== B-spline interpolation (scipy.ndimage spline_filter1d / spline_filter / map_coordinates) =====
+// Semantics are scipy.ndimage 1.17's (ni_splines.c, ni_interpolation.c): the prefilter is the
+// recursive B-spline filter (poles of order 2..5, gain first, the causal init of the mode), run per
+// axis in double on each line and stored in the output dtype; map_coordinates evaluates the
+// (order + 1)^ndim taps around each coordinate, C order, value times the axes' weights in axis
+// order, with the mode's coordinate folding and tap folding; orders > 1 prefilter a copy padded by
+// 12 samples for 'nearest' and 'grid-constant' (as scipy). Both backends follow scipy's operation
+// order without fused multiply-adds (the CPU gives scipy's bits; GPU == CPU bit for bit, barring
+// libm-vs-CUDA floor/cast differences that cannot occur for finite inputs). Coordinates that are
+// non-finite or beyond 2^52 give cval (scipy's casts are undefined there).
+// CUDA: spline lines run one thread per line with the line streamed through shared-memory tiles
+// (coalesced whether the lines or the samples are adjacent in memory); map_coordinates runs one
+// thread per output point (1-D to 3-D inputs; more dimensions raise NotSupported on the device).
+
+/// scipy's interpolation modes. reflect is also 'grid-mirror'; 'wrap' is scipy's legacy periodic
+/// extension with period len - 1, 'grid-wrap' the periodic one with period len; 'constant' gives
+/// cval outside [0, len - 1] without interpolating, 'grid-constant' interpolates cval padding.
+enum class InterpMode { constant, grid_constant, nearest, reflect, mirror, grid_wrap, wrap };
+
+/// Parses scipy's names ('constant', 'grid-constant', 'nearest', 'reflect', 'grid-mirror', 'mirror',
+/// 'grid-wrap', 'wrap'); InvalidArgument for anything else.
+InterpMode interp_mode_from_name(std::string_view name);
+/// scipy's name of a mode ('reflect' for reflect/grid-mirror).
+std::string_view interp_mode_name(InterpMode mode);
+
+struct SplineFilter1dOptions {
+  /// 0..5; 0 and 1 copy the input into the output dtype.
+  int order = 3;
+  int axis = -1;
+  InterpMode mode = InterpMode::mirror;
+  /// float32 or float64 (scipy's `output` dtype; intermediate sums are double either way).
+  DType output = DType::float64;
+};
+
+struct SplineFilterOptions {
+  /// 2..5 (scipy's spline_filter refuses 0 and 1).
+  int order = 3;
+  InterpMode mode = InterpMode::mirror;
+  /// float32 or float64; each axis' pass is stored in it, as scipy does.
+  DType output = DType::float64;
+};
+
+struct MapCoordinatesOptions {
+  /// Output dtype: unset = the input's; else the input's dtype, float32 or float64.
+  std::optional<DType> output = std::nullopt;
+  /// Spline order 0..5.
+  int order = 3;
+  InterpMode mode = InterpMode::constant;
+  double cval = 0.0;
+  /// Run spline_filter (float64, `mode`) first when order > 1 (scipy's prefilter=True).
+  bool prefilter = true;
+};
+
+/// scipy.ndimage.spline_filter1d: the B-spline coefficients along one axis. Any real input dtype.
+Array spline_filter1d(const Array& input, const SplineFilter1dOptions& opts = {}, const Stream& stream = {});
+/// scipy.ndimage.spline_filter: spline_filter1d along every axis in turn.
+Array spline_filter(const Array& input, const SplineFilterOptions& opts = {}, const Stream& stream = {});
+/// scipy.ndimage.map_coordinates: `coordinates` is (input.ndim, *out_shape) of any real dtype on the
+/// input's device (float32/float64 are read directly); the result has shape out_shape. Integer
+/// outputs round half away from zero and saturate, as scipy's.
+Array map_coordinates(const Array& input, const Array& coordinates, const MapCoordinatesOptions& opts = {},
+                      const Stream& stream = {});
+// @@spline@@ end
+
 }  // namespace cuskimage::ndimage

@@ -1,0 +1,456 @@
+// B-spline prefilter and interpolation of scipy.ndimage (ni_splines.c, ni_interpolation.c) as
+// CUSK_HD pieces shared by the CPU backend (src/ndimage/spline.cpp) and the CUDA kernels
+// (kernels/ndimage/spline.cu). Every rounding step is spelled with mul_rn/add_rn (nvcc would fuse
+// multiply-adds) and follows scipy's operation order, so both backends give the same bits as scipy's
+// double arithmetic; powers z^n come from the host's std::pow (scipy calls libm's pow).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/ndimage.hpp"
+#include "src/core/hd.hpp"
+#include "src/util/rn.hpp"
+
+namespace cuskimage::ndimage::detail {
+
+using util::detail::add_rn;
+using util::detail::div_rn;
+using util::detail::mul_rn;
+using util::detail::sub_rn;
+
+/// The filter poles of a spline order (none for 0 and 1) and the overall gain scipy applies first.
+struct SplinePoles {
+  int n = 0;
+  double z[2] = {0.0, 0.0};
+  double gain = 1.0;
+};
+
+CUSK_HD SplinePoles spline_poles(int order) {
+  SplinePoles p;
+  switch (order) {
+    case 2: p.n = 1, p.z[0] = -0.171572875253809902396622551580603843; break;  // sqrt(8) - 3
+    case 3: p.n = 1, p.z[0] = -0.267949192431122706472553658494127633; break;  // sqrt(3) - 2
+    case 4:
+      p.n = 2, p.z[0] = -0.361341225900220177092212841325675255, p.z[1] = -0.013725429297339121360331226939128204;
+      break;
+    case 5:
+      p.n = 2, p.z[0] = -0.430575347099973791851434783493520110, p.z[1] = -0.043096288203264653822712376822550182;
+      break;
+    default: break;
+  }
+  for (int k = 0; k < p.n; ++k)
+    p.gain = mul_rn(p.gain, mul_rn(sub_rn(1.0, p.z[k]), sub_rn(1.0, div_rn(1.0, p.z[k]))));
+  return p;
+}
+
+/// How the recursive filter's first coefficients are initialised (scipy's apply_filter switch):
+/// mirror for constant, grid-constant, wrap and mirror; reflect for reflect and nearest; periodic
+/// for grid-wrap.
+enum class SplineInit : int { mirror, reflect, wrap };
+
+CUSK_HD SplineInit spline_init(InterpMode m) {
+  switch (m) {
+    case InterpMode::grid_wrap: return SplineInit::wrap;
+    case InterpMode::reflect:
+    case InterpMode::nearest: return SplineInit::reflect;
+    default: return SplineInit::mirror;
+  }
+}
+
+/// New c[0] before the causal pass. `c(i)` reads the line's current values; `zp` is pow(z, n - 1)
+/// (mirror) or pow(z, n) (reflect). Sums stop once z^i underflows to zero: every later term is then
+/// exactly zero, so the result is scipy's full sum (for finite data).
+template <class Get>
+CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, SplineInit kind) {
+  double zi = z;
+  switch (kind) {
+    case SplineInit::mirror: {
+      double c0 = add_rn(c(0), mul_rn(zp, c(n - 1)));
+      for (std::int64_t i = 1; i < n - 1 && zi != 0.0; ++i) {
+        c0 = add_rn(c0, mul_rn(zi, zp != 0.0 ? add_rn(c(i), mul_rn(zp, c(n - 1 - i))) : c(i)));
+        zi = mul_rn(zi, z);
+      }
+      return div_rn(c0, sub_rn(1.0, mul_rn(zp, zp)));
+    }
+    case SplineInit::reflect: {
+      const double first = c(0);
+      double c0 = add_rn(first, mul_rn(zp, c(n - 1)));
+      for (std::int64_t i = 1; i < n && zi != 0.0; ++i) {
+        // scipy updates c[0] in place, so its last term (i = n - 1) reads the running sum.
+        const double tail = i == n - 1 ? c0 : c(n - 1 - i);
+        c0 = add_rn(c0, mul_rn(zi, zp != 0.0 ? add_rn(c(i), mul_rn(zp, tail)) : c(i)));
+        zi = mul_rn(zi, z);
+      }
+      c0 = mul_rn(c0, div_rn(z, sub_rn(1.0, mul_rn(zp, zp))));
+      return add_rn(c0, first);
+    }
+    case SplineInit::wrap: {
+      double c0 = c(0);
+      for (std::int64_t i = 1; i < n && zi != 0.0; ++i) {
+        c0 = add_rn(c0, mul_rn(zi, c(n - i)));
+        zi = mul_rn(zi, z);
+      }
+      return div_rn(c0, sub_rn(1.0, zi));  // zi = z^n by repeated products, as scipy's
+    }
+  }
+  return 0.0;
+}
+
+/// New c[n - 1] before the anticausal pass, from the causal result (`c(i)`, n >= 2).
+template <class Get>
+CUSK_HD double anticausal_init(Get c, std::int64_t n, double z, SplineInit kind) {
+  switch (kind) {
+    case SplineInit::mirror:
+      return div_rn(mul_rn(add_rn(mul_rn(z, c(n - 2)), c(n - 1)), z), sub_rn(mul_rn(z, z), 1.0));
+    case SplineInit::reflect: return mul_rn(c(n - 1), div_rn(z, sub_rn(z, 1.0)));
+    case SplineInit::wrap: {
+      double cl = c(n - 1), zi = z;
+      for (std::int64_t i = 0; i < n - 1 && zi != 0.0; ++i) {
+        cl = add_rn(cl, mul_rn(zi, c(i)));
+        zi = mul_rn(zi, z);
+      }
+      return mul_rn(cl, div_rn(z, sub_rn(zi, 1.0)));
+    }
+  }
+  return 0.0;
+}
+
+/// The power each pole's causal init needs for a line of n samples (0 for wrap).
+inline double spline_init_power(double z, std::int64_t n, SplineInit kind) {
+  if (kind == SplineInit::mirror) return std::pow(z, static_cast<double>(n - 1));
+  if (kind == SplineInit::reflect) return std::pow(z, static_cast<double>(n));
+  return 0.0;
+}
+
+/// scipy's map_coordinate: folds a coordinate outside [0, len - 1] back by the mode; constant gives
+/// -1 outside (the whole sample is then cval). grid-constant and nearest are not folded.
+CUSK_HD double map_coordinate(double in, std::int64_t len, InterpMode mode) {
+  if (in < 0) {
+    switch (mode) {
+      case InterpMode::mirror:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz2 = 2 * len - 2;
+          in = static_cast<double>(sz2 * static_cast<std::int64_t>(-in / static_cast<double>(sz2))) + in;
+          return in <= static_cast<double>(1 - len) ? in + static_cast<double>(sz2) : -in;
+        }
+      case InterpMode::reflect:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz2 = 2 * len;
+          if (in < static_cast<double>(-sz2))
+            in = static_cast<double>(sz2 * static_cast<std::int64_t>(-in / static_cast<double>(sz2))) + in;
+          // scipy: -1e-15 guard so that (-in - 1) cannot round to -1
+          return in < static_cast<double>(-len) ? in + static_cast<double>(sz2) : (in > -1e-15 ? 1e-15 : -in) - 1;
+        }
+      case InterpMode::wrap:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz = len - 1;
+          return in + static_cast<double>(sz * (static_cast<std::int64_t>(-in / static_cast<double>(sz)) + 1));
+        }
+      case InterpMode::grid_wrap:
+        if (len <= 1) return 0;
+        return in + static_cast<double>(len * (static_cast<std::int64_t>((-1 - in) / static_cast<double>(len)) + 1));
+      case InterpMode::nearest: return 0;
+      case InterpMode::constant: return -1;
+      default: return in;
+    }
+  }
+  if (in > static_cast<double>(len - 1)) {
+    switch (mode) {
+      case InterpMode::mirror:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz2 = 2 * len - 2;
+          in -= static_cast<double>(sz2 * static_cast<std::int64_t>(in / static_cast<double>(sz2)));
+          return in >= static_cast<double>(len) ? static_cast<double>(sz2) - in : in;
+        }
+      case InterpMode::reflect:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz2 = 2 * len;
+          in -= static_cast<double>(sz2 * static_cast<std::int64_t>(in / static_cast<double>(sz2)));
+          return in >= static_cast<double>(len) ? static_cast<double>(sz2) - in - 1 : in;
+        }
+      case InterpMode::wrap:
+        if (len <= 1) return 0;
+        {
+          const std::int64_t sz = len - 1;
+          return in - static_cast<double>(sz * static_cast<std::int64_t>(in / static_cast<double>(sz)));
+        }
+      case InterpMode::grid_wrap:
+        if (len <= 1) return 0;
+        return in - static_cast<double>(len * static_cast<std::int64_t>(in / static_cast<double>(len)));
+      case InterpMode::nearest: return static_cast<double>(len - 1);
+      case InterpMode::constant: return -1;
+      default: return in;
+    }
+  }
+  return in;
+}
+
+/// The mode filter taps outside the axis are folded with (scipy's _get_spline_boundary_mode).
+CUSK_HD InterpMode tap_mode(InterpMode m) {
+  return (m == InterpMode::constant || m == InterpMode::wrap) ? InterpMode::mirror : m;
+}
+
+/// scipy's get_spline_interpolation_weights: the order + 1 weights of the taps from
+/// floor(x) - order/2 (odd orders) or floor(x + 0.5) - order/2 (even orders).
+CUSK_HD void spline_weights(double x, int order, double* w) {
+  x = sub_rn(x, floor((order & 1) ? x : add_rn(x, 0.5)));
+  double y = x, z = sub_rn(1.0, x), t;
+  switch (order) {
+    case 1: w[0] = sub_rn(1.0, x); break;
+    case 2:
+      w[1] = sub_rn(0.75, mul_rn(x, x));
+      y = sub_rn(0.5, x);
+      w[0] = mul_rn(mul_rn(0.5, y), y);
+      break;
+    case 3:
+      w[1] = div_rn(add_rn(mul_rn(mul_rn(mul_rn(y, y), sub_rn(y, 2.0)), 3.0), 4.0), 6.0);
+      w[2] = div_rn(add_rn(mul_rn(mul_rn(mul_rn(z, z), sub_rn(z, 2.0)), 3.0), 4.0), 6.0);
+      w[0] = div_rn(mul_rn(mul_rn(z, z), z), 6.0);
+      break;
+    case 4: {
+      t = mul_rn(x, x);
+      w[2] = add_rn(mul_rn(t, sub_rn(mul_rn(t, 0.25), 0.625)), 115.0 / 192.0);
+      auto p4 = [](double v) {
+        return add_rn(
+            mul_rn(v, add_rn(mul_rn(v, sub_rn(div_rn(mul_rn(v, sub_rn(5.0, v)), 6.0), 1.25)), 5.0 / 24.0)),
+            55.0 / 96.0);
+      };
+      w[1] = p4(add_rn(1.0, x));
+      w[3] = p4(z);
+      y = sub_rn(0.5, x);
+      t = mul_rn(y, y);
+      w[0] = div_rn(mul_rn(t, t), 24.0);
+      break;
+    }
+    case 5: {
+      auto inner = [](double v) {
+        const double tt = mul_rn(v, v);
+        return add_rn(mul_rn(tt, sub_rn(mul_rn(tt, sub_rn(0.25, div_rn(v, 12.0))), 0.5)), 0.55);
+      };
+      auto outer = [](double v) {
+        return add_rn(
+            mul_rn(v, add_rn(mul_rn(v, sub_rn(mul_rn(v, add_rn(mul_rn(v, sub_rn(div_rn(v, 24.0), 0.375)), 1.25)), 1.75)),
+                             0.625)),
+            0.425);
+      };
+      w[2] = inner(y);
+      w[3] = inner(z);
+      w[1] = outer(add_rn(y, 1.0));
+      w[4] = outer(add_rn(z, 1.0));
+      y = sub_rn(1.0, x);
+      t = mul_rn(y, y);
+      w[0] = div_rn(mul_rn(mul_rn(y, t), t), 120.0);
+      break;
+    }
+    default: break;
+  }
+  // The weights add up to one: the last one is what the others leave.
+  w[order] = 1.0;
+  for (int i = 0; i < order; ++i) w[order] = sub_rn(w[order], w[i]);
+}
+
+/// scipy's store of an interpolated double into the output dtype: floats round to nearest, integers
+/// round half away from zero and saturate, bool is t != 0.
+template <class T>
+CUSK_HD T interp_store(double t) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return t != 0.0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(t);
+  } else {
+    constexpr double mx = static_cast<double>(std::numeric_limits<T>::max());
+    constexpr double mn = static_cast<double>(std::numeric_limits<T>::lowest());
+    if constexpr (std::is_unsigned_v<T>)
+      t = t > 0 ? t + 0.5 : 0;
+    else
+      t = t > 0 ? t + 0.5 : t - 0.5;
+    t = t > mx ? mx : t;
+    t = t < mn ? mn : t;
+    if (!(t == t)) return T(0);  // NaN (undefined in scipy's C cast)
+    if (t >= mx) return std::numeric_limits<T>::max();  // 2^64 etc. would overflow the cast
+    return static_cast<T>(t);
+  }
+}
+
+/// One axis of a map_coordinates sample (scipy's NI_GeometricTransform): the coordinate `x`
+/// (already shifted by the padding) folded by the mode, the order + 1 tap offsets (index * stride,
+/// taps outside the axis folded by tap_mode) and weights, and for grid-constant which taps are
+/// outside. Returns false when the whole sample is cval (mode constant outside the axis).
+CUSK_HD bool spline_axis(double cc, std::int64_t len, std::int64_t stride, int order, InterpMode mode, double* w,
+                         std::int64_t* off, bool* outside) {
+  if (mode != InterpMode::grid_constant && mode != InterpMode::nearest) cc = map_coordinate(cc, len, mode);
+  if (!(cc > -1.0 || mode == InterpMode::grid_constant || mode == InterpMode::nearest)) return false;
+  const std::int64_t start = static_cast<std::int64_t>(floor((order & 1) ? cc : add_rn(cc, 0.5))) - order / 2;
+  const bool edge = start < 0 || start + order >= len;
+  const InterpMode tmode = tap_mode(mode);
+  CUSK_UNROLL
+  for (int l = 0; l < 6; ++l) {
+    if (l > order) break;
+    std::int64_t idx = start + l;
+    outside[l] = false;
+    if (mode == InterpMode::grid_constant) {
+      outside[l] = idx < 0 || idx >= len;
+    } else if (edge) {
+      idx = static_cast<std::int64_t>(map_coordinate(static_cast<double>(idx), len, tmode));
+    }
+    off[l] = idx * stride;
+  }
+  if (order > 0) spline_weights(cc, order, w);
+  return true;
+}
+
+/// scipy leaves non-finite and huge coordinates to undefined integer casts; they give cval here.
+CUSK_HD bool coordinate_ok(double cc) { return fabs(cc) < 4503599627370496.0; }
+
+/// One sample of map_coordinates for any ndim <= MaxD (`data`: the prefiltered, possibly padded by
+/// `npad`, array with `shape`/`strides` in elements): taps in C order, each value multiplied by the
+/// axes' weights in axis order, summed (scipy's order).
+template <int MaxD, class V>
+CUSK_HD double spline_sample(const V* data, const std::int64_t* shape, const std::int64_t* strides, int nd,
+                             const double* coord, int order, InterpMode mode, double cval, std::int64_t npad) {
+  double w[MaxD][6];
+  std::int64_t off[MaxD][6];
+  bool outside[MaxD][6];
+  for (int a = 0; a < nd; ++a) {
+    const double cc = add_rn(coord[a], static_cast<double>(npad));
+    if (!coordinate_ok(cc) || !spline_axis(cc, shape[a], strides[a], order, mode, w[a], off[a], outside[a]))
+      return cval;
+  }
+  int f[MaxD];
+  for (int a = 0; a < nd; ++a) f[a] = 0;
+  double t = 0.0;
+  for (;;) {
+    bool is_cval = false;
+    std::int64_t o = 0;
+    for (int a = 0; a < nd; ++a) {
+      is_cval = is_cval || outside[a][f[a]];
+      o += off[a][f[a]];
+    }
+    double coeff = is_cval ? cval : static_cast<double>(data[o]);
+    if (order > 0)
+      for (int a = 0; a < nd; ++a) coeff = mul_rn(coeff, w[a][f[a]]);
+    t = add_rn(t, coeff);
+    int a = nd - 1;
+    while (a >= 0 && f[a] == order) f[a--] = 0;
+    if (a < 0) break;
+    ++f[a];
+  }
+  return t;
+}
+
+#if defined(__CUDA_ARCH__)
+#define CUSK_SPLINE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define CUSK_SPLINE_NO_UNROLL
+#endif
+
+/// The taps of one axis (spline_axis' outputs).
+struct SplineAxis {
+  double w[6] = {};
+  std::int64_t off[6];
+  bool out[6];
+};
+
+/// The same sample for a fixed ND of 1..3 with the tap loops unrolled (weights and offsets stay in
+/// registers on the GPU; for 3-D the outer loop stays rolled to keep the kernel small): the
+/// identical operation sequence as spline_sample.
+template <int ND, class V>
+CUSK_HD double spline_sample_fixed(const V* data, const std::int64_t* shape, const std::int64_t* strides,
+                                   const double* coord, int order, InterpMode mode, double cval, std::int64_t npad) {
+  static_assert(ND >= 1 && ND <= 3, "spline_sample_fixed: 1..3 dimensions");
+  SplineAxis a0, a1, a2;
+  auto setup = [&](int a, SplineAxis& A) {
+    const double cc = add_rn(coord[a], static_cast<double>(npad));
+    return coordinate_ok(cc) && spline_axis(cc, shape[a], strides[a], order, mode, A.w, A.off, A.out);
+  };
+  if (!setup(0, a0)) return cval;
+  if constexpr (ND >= 2)
+    if (!setup(1, a1)) return cval;
+  if constexpr (ND >= 3)
+    if (!setup(2, a2)) return cval;
+  double t = 0.0;
+  auto tap = [&](std::int64_t o, bool is_cval, double w0, double w1, double w2) {
+    double coeff = is_cval ? cval : static_cast<double>(data[o]);
+    if (order > 0) {
+      coeff = mul_rn(coeff, w0);
+      if constexpr (ND >= 2) coeff = mul_rn(coeff, w1);
+      if constexpr (ND >= 3) coeff = mul_rn(coeff, w2);
+    }
+    t = add_rn(t, coeff);
+  };
+  auto row = [&](int i) {
+    if constexpr (ND == 1) {
+      tap(a0.off[i], a0.out[i], a0.w[i], 0.0, 0.0);
+    } else {
+      CUSK_UNROLL
+      for (int j = 0; j < 6; ++j) {
+        if (j > order) break;
+        if constexpr (ND == 2) {
+          tap(a0.off[i] + a1.off[j], a0.out[i] || a1.out[j], a0.w[i], a1.w[j], 0.0);
+        } else {
+          CUSK_UNROLL
+          for (int k = 0; k < 6; ++k) {
+            if (k > order) break;
+            tap(a0.off[i] + a1.off[j] + a2.off[k], a0.out[i] || a1.out[j] || a2.out[k], a0.w[i], a1.w[j], a2.w[k]);
+          }
+        }
+      }
+    }
+  };
+  if constexpr (ND == 3) {
+    CUSK_SPLINE_NO_UNROLL
+    for (int i = 0; i <= order; ++i) row(i);
+  } else {
+    CUSK_UNROLL
+    for (int i = 0; i < 6; ++i) {
+      if (i > order) break;
+      row(i);
+    }
+  }
+  return t;
+}
+
+// ---- backend entry points ---------------------------------------------------------------------
+
+/// A line filter plan: the array seen as contiguous (outer, n, inner) around the axis; one
+/// power per pole for the causal init.
+struct SplineLinePlan {
+  std::int64_t outer = 1, n = 1, inner = 1;
+  SplinePoles poles;
+  SplineInit init = SplineInit::mirror;
+  double zp[2] = {0.0, 0.0};
+};
+
+SplineLinePlan make_line_plan(const Shape& shape, int axis, int order, InterpMode mode);
+
+/// CUDA: filters every line of `src` (contiguous, S) along the plan's axis into `dst` (contiguous, O;
+/// may be `src` itself when S == O). `work` is a contiguous float64 scratch of the same shape (may
+/// be `dst` when O is double).
+template <class S, class O>
+void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, cudaStream_t stream);
+
+/// CUDA: out (C order, dtype out_dt: V's, float32 or float64; any dtype when V is double) = samples
+/// of `data` (V, `shape` and `strides` in elements, 1..3 axes) at `coords` (contiguous (nd, npts),
+/// float32 or float64 as `coords_f32` says).
+template <class V>
+void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords,
+                          bool coords_f32, std::int64_t npts,
+                          void* out, DType out_dt, int order, InterpMode mode, double cval, std::int64_t npad,
+                          cudaStream_t stream);
+
+/// CUDA: `out` (contiguous float64, in's shape + 2 * npad per axis) = np.pad(in, npad, 'edge') or
+/// (constant: true) np.pad with `cval` (already cast to the input dtype); in contiguous.
+template <class T>
+void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
+                     cudaStream_t stream);
+
+}  // namespace cuskimage::ndimage::detail
