@@ -136,7 +136,7 @@ enum class ProfileReduce { mean, none, custom };
 struct ProfileLineOptions {
   std::int64_t linewidth = 1;
   /// Spline order (scipy.ndimage.map_coordinates). Unset: 0 for bool images, else 1. 0..5 are valid
-  /// (InvalidArgument otherwise); the prefiltered orders 2..5 raise NotSupported (not implemented).
+  /// (InvalidArgument otherwise); orders 2..5 prefilter through ndimage::map_coordinates.
   std::optional<int> order;
   /// scikit-image maps 'constant' and 'wrap' to scipy's grid-constant / grid-wrap.
   ndimage::Mode mode = ndimage::Mode::reflect;

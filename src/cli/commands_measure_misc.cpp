@@ -112,7 +112,7 @@ CUSK_CLI_COMMANDS(measure_misc) {
               .param(Param::numbers("src", required, "start point row,col"))
               .param(Param::numbers("dst", required, "end point row,col"))
               .param(Param::integer("linewidth", "1", "samples across the line"))
-              .param(Param::integer("order", "none", "spline order 0 or 1 (default 0 for bool, else 1)"))
+              .param(Param::integer("order", "none", "spline order 0..5 (default 0 for bool, else 1)"))
               .param(Param::choice("mode", {"reflect", "mirror", "nearest", "constant", "wrap"}, "reflect",
                                    "how points outside the image are sampled"))
               .param(Param::number("cval", "0", "value outside the image for mode constant"))

@@ -287,8 +287,6 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
   expect(order >= 0 && order <= 5, fn, "order", "must be in the range 0-5, got ", order);
   expect(!(is_bool && order != 0), fn, "order",
          "must be 0 for a bool image (interpolation is not defined with bool data type), got ", order);
-  if (order > 1)
-    fail<NotSupported>(fn, "argument 'order' ", order, ": spline orders 2-5 (prefiltered) are not implemented; use 0 or 1");
   expect(opts.linewidth >= 1, fn, "linewidth", "must be >= 1, got ", opts.linewidth);
   expect(opts.reduce != ProfileReduce::custom || static_cast<bool>(opts.reduce_func), fn, "reduce_func",
          "must be set for ProfileReduce::custom");
@@ -314,24 +312,42 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
   const std::int64_t nch = image.ndim() == 3 ? image.shape(2) : 1;
   const detail::InterpMode mode = detail::interp_mode(opts.mode);
   Array samples = Array::empty({npts, nch}, image.dtype(), image.device(), stream);
-  dispatch<AllTypes>(image.dtype(), fn, [&]<class T>() {
-    on_backend(
-        image, stream,
-        [&] {
-          T* o = static_cast<T*>(samples.data());
-          const T* p = static_cast<const T*>(image.data());
-          const auto& st = image.strides();
-          for (std::int64_t k = 0; k < npts; ++k)
-            for (std::int64_t ch = 0; ch < nch; ++ch)
-              o[k * nch + ch] = detail::interp_store<T>(detail::interp_sample<T>(
-                  p + (nch > 1 ? ch * st[2] : 0), image.shape(0), image.shape(1), st[0], st[1], coords[2 * k],
-                  coords[2 * k + 1], order, mode, opts.cval));
-        },
-        [&](cudaStream_t s) {
-          const Array dc = Array::from_vector(coords, {npts, 2}).to(image.device(), stream);
-          detail::cuda_profile_samples<T>(image, dc, samples, order, mode, opts.cval, s);
-        });
-  });
+  if (order > 1) {
+    // Prefiltered orders: ndimage::map_coordinates per channel, as scikit-image calls scipy's
+    // (prefilter=True, constant/wrap as the grid variants). Orders 0/1 below sample the strided
+    // image directly (no prefilter, no copy of the channel planes).
+    const ndimage::InterpMode im = opts.mode == ndimage::Mode::constant ? ndimage::InterpMode::grid_constant
+                                   : opts.mode == ndimage::Mode::wrap   ? ndimage::InterpMode::grid_wrap
+                                   : opts.mode == ndimage::Mode::mirror ? ndimage::InterpMode::mirror
+                                   : opts.mode == ndimage::Mode::nearest ? ndimage::InterpMode::nearest
+                                                                          : ndimage::InterpMode::reflect;
+    const Array pts = Array::from_vector(coords, {npts, 2}).to(image.device(), stream).transpose({1, 0});
+    for (std::int64_t ch = 0; ch < nch; ++ch) {
+      const Array plane = image.ndim() == 3 ? image.index(2, ch) : image.share();
+      Array col = samples.index(1, ch);
+      col.copy_from(ndimage::map_coordinates(plane, pts, {.order = order, .mode = im, .cval = opts.cval}, stream),
+                    stream);
+    }
+  } else {
+    dispatch<AllTypes>(image.dtype(), fn, [&]<class T>() {
+      on_backend(
+          image, stream,
+          [&] {
+            T* o = static_cast<T*>(samples.data());
+            const T* p = static_cast<const T*>(image.data());
+            const auto& st = image.strides();
+            for (std::int64_t k = 0; k < npts; ++k)
+              for (std::int64_t ch = 0; ch < nch; ++ch)
+                o[k * nch + ch] = detail::interp_store<T>(detail::interp_sample<T>(
+                    p + (nch > 1 ? ch * st[2] : 0), image.shape(0), image.shape(1), st[0], st[1], coords[2 * k],
+                    coords[2 * k + 1], order, mode, opts.cval));
+          },
+          [&](cudaStream_t s) {
+            const Array dc = Array::from_vector(coords, {npts, 2}).to(image.device(), stream);
+            detail::cuda_profile_samples<T>(image, dc, samples, order, mode, opts.cval, s);
+          });
+    });
+  }
   if (opts.reduce == ProfileReduce::none) {
     return image.ndim() == 3 ? samples.reshape({length, lw, nch}) : samples.reshape({length, lw});
   }
