@@ -9,7 +9,8 @@
 //    be the median. SASS (sm_90, uint8): 1692 VIMNMX.U16x2 + 96 VIMNMX3.U16x2 per thread for 64
 //    pixels = 27.9 min/max per pixel (the forgetful network below: 724 per 8 pixels = 90.5), about
 //    35 instructions per pixel in all with the tile load (was ~128: the old loader mapped every
-//    sample through map_index). Measured before: 0.694 ms. Predicted (8192^2): 0.11 ms if
+//    sample through map_index, one dependent load at a time; interior tiles now issue all of a
+//    thread's 19 x 2 two-sample loads before packing them). Measured before: 0.694 ms. Predicted (8192^2): 0.11 ms if
 //    VIMNMX.U16x2 issues at 64 lanes/clk/SM (67.1M px x 27.9 / (132 x 64 x 1.98 GHz)); 0.19-0.21 ms
 //    if scaled from the old kernel's measured time by instruction counts (target <= 0.25 ms).
 //    (__vminu4 is no help: sm_90 emulates it with 3-4 LOP3/PRMT per op; VIMNMX.U16x2 is native.)
@@ -434,34 +435,47 @@ __global__ void __launch_bounds__(32 * k5Warps)
   const int t = threadIdx.x, w = threadIdx.y;
   // Interior blocks read without index mapping (all but the image's border ring of blocks).
   const bool interior = ys >= 0 && ys + k5TH <= g.ny && xa >= 0 && xb + k5TW <= g.nx;
-  constexpr int PR = k5TW / 2;  // word pairs per tile row
-  for (int i = w * 32 + t; i < k5TH * PR; i += 32 * k5Warps) {
-    const int r = i / PR, c = 2 * (i - r * PR);
-    unsigned w0, w1;
-    if (interior && vec_ok) {
-      // two samples per load (xa + c is even): the words are byte permutes of the two loads
-      using U2 = std::conditional_t<sizeof(T) == 1, std::uint16_t, std::uint32_t>;
+  constexpr int PR = k5TW / 2, NP = k5TH * PR;  // word pairs per tile row, per tile
+  constexpr int kThreads = 32 * k5Warps, kIter = (NP + kThreads - 1) / kThreads;
+  using U = std::make_unsigned_t<T>;
+  using U2 = std::conditional_t<sizeof(T) == 1, std::uint16_t, std::uint32_t>;  // two samples
+  constexpr unsigned bias2 = P::bias | (P::bias << 16);
+  const int tid = w * 32 + t;
+  if (interior) {
+    // All of this thread's loads first (kIter x 2 in flight), then the byte permutes into words.
+    unsigned A[kIter], B[kIter];
+#pragma unroll
+    for (int j = 0; j < kIter; ++j) {
+      const int i = tid + j * kThreads;
+      if (i >= NP) break;
+      const int r = i / PR, c = 2 * (i - r * PR);
       const T* src = plane + (ys + r) * g.nx;
-      const unsigned A = *reinterpret_cast<const U2*>(src + xa + c), B = *reinterpret_cast<const U2*>(src + xb + c);
-      constexpr unsigned bias2 = P::bias | (P::bias << 16);
-      w0 = __byte_perm(A, B, sizeof(T) == 1 ? 0x2420 : 0x5410) ^ bias2;
-      w1 = __byte_perm(A, B, sizeof(T) == 1 ? 0x2521 : 0x7632) ^ bias2;
-    } else {
-      T a0, a1, b0, b1;
-      if (interior) {
-        const T* src = plane + (ys + r) * g.nx;
-        a0 = src[xa + c], a1 = src[xa + c + 1], b0 = src[xb + c], b1 = src[xb + c + 1];
+      if (vec_ok) {  // xa + c is even: two samples per load
+        A[j] = *reinterpret_cast<const U2*>(src + xa + c), B[j] = *reinterpret_cast<const U2*>(src + xb + c);
       } else {
-        const std::int64_t yy = map_index(ys + r, g.ny, mode);
-        auto at = [&](std::int64_t x) -> T {
-          const std::int64_t xx = map_index(x, g.nx, mode);
-          return (yy < 0 || xx < 0) ? cval : plane[yy * g.nx + xx];
-        };
-        a0 = at(xa + c), a1 = at(xa + c + 1), b0 = at(xb + c), b1 = at(xb + c + 1);
+        A[j] = unsigned(U(src[xa + c])) | (unsigned(U(src[xa + c + 1])) << (8 * sizeof(T)));
+        B[j] = unsigned(U(src[xb + c])) | (unsigned(U(src[xb + c + 1])) << (8 * sizeof(T)));
       }
-      w0 = P::pack(a0, b0), w1 = P::pack(a1, b1);
     }
-    reinterpret_cast<uint2*>(tile)[i] = make_uint2(w0, w1);
+#pragma unroll
+    for (int j = 0; j < kIter; ++j) {
+      const int i = tid + j * kThreads;
+      if (i >= NP) break;
+      const unsigned w0 = __byte_perm(A[j], B[j], sizeof(T) == 1 ? 0x2420 : 0x5410) ^ bias2;
+      const unsigned w1 = __byte_perm(A[j], B[j], sizeof(T) == 1 ? 0x2521 : 0x7632) ^ bias2;
+      reinterpret_cast<uint2*>(tile)[i] = make_uint2(w0, w1);
+    }
+  } else {
+    for (int i = tid; i < NP; i += kThreads) {
+      const int r = i / PR, c = 2 * (i - r * PR);
+      const std::int64_t yy = map_index(ys + r, g.ny, mode);
+      auto at = [&](std::int64_t x) -> T {
+        const std::int64_t xx = map_index(x, g.nx, mode);
+        return (yy < 0 || xx < 0) ? cval : plane[yy * g.nx + xx];
+      };
+      reinterpret_cast<uint2*>(tile)[i] =
+          make_uint2(P::pack(at(xa + c), at(xb + c)), P::pack(at(xa + c + 1), at(xb + c + 1)));
+    }
   }
   __syncthreads();
   const int band = w * k5Band;
@@ -486,14 +500,12 @@ __global__ void __launch_bounds__(32 * k5Warps)
   const bool full = pair_ok && nrows == k5Band && cols[1] == 2;
   auto put = [&](int i, unsigned ma, unsigned mb) {
     T* const dst = dst0 + i * g.nx;
-    using U = std::make_unsigned_t<T>;
-    using U2 = std::conditional_t<sizeof(T) == 1, std::uint16_t, std::uint32_t>;
     if (full) {
-      constexpr unsigned bias2 = P::bias | (P::bias << (8 * sizeof(T)));
+      constexpr unsigned bias_out = P::bias | (P::bias << (8 * sizeof(T)));
 #pragma unroll
       for (int l = 0; l < 2; ++l) {
         const unsigned sel = sizeof(T) == 1 ? (l == 0 ? 0x0040u : 0x0062u) : (l == 0 ? 0x5410u : 0x7632u);
-        *reinterpret_cast<U2*>(dst + 64 * l) = U2(__byte_perm(ma, mb, sel) ^ bias2);
+        *reinterpret_cast<U2*>(dst + 64 * l) = U2(__byte_perm(ma, mb, sel) ^ bias_out);
       }
       return;
     }
