@@ -33,7 +33,8 @@ def _labels_and_intensity(xp, shape, dtype):
 _TARGET = ("area", "centroid", "bbox", "intensity_mean")
 
 OPS.append(
-    Op("regionprops_table (area, centroid, bbox, intensity_mean)", "int32", r"RegionpropsTable_target/",
+    # cuCIM returns device arrays: compared with our device columns (regionprops_table_device).
+    Op("regionprops_table (area, centroid, bbox, intensity_mean)", "int32", r"RegionpropsTableDevice_target/",
        cupy=None,
        cucim=lambda L, x: L.cucim.measure.regionprops_table(x[0], x[1], properties=_TARGET),
        skimage=lambda L, x: L.skimage.measure.regionprops_table(x[0], x[1], properties=_TARGET),

@@ -383,6 +383,25 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
                         const std::vector<std::string>& properties = {"label", "bbox"},
                         const RegionpropsOptions& opts = {}, const Stream& stream = {});
 
+// @@lead-devtable@@ begin
+/// regionprops_table's columns left on the label image's device, as cuCIM returns CuPy arrays:
+/// columns[i] (a 1-D int64 Array for integer properties, else float64) is named names[i] exactly
+/// as regionprops_table names its columns. On a CUDA label image, label, num_pixels, area, bbox,
+/// centroid, centroid_local and intensity_mean/min/max come straight from the batched device pass
+/// (only the region count crosses to the host; the columns are ready when `stream` is); any other
+/// property is measured as regionprops_table measures it and its columns uploaded. On the CPU the
+/// columns are host Arrays of regionprops_table's values.
+struct DeviceTable {
+  std::vector<std::string> names;
+  std::vector<Array> columns;
+  /// InvalidArgument for an unknown name.
+  const Array& column(std::string_view name) const;
+};
+DeviceTable regionprops_table_device(const Array& label_image, const Array& intensity_image,
+                                     const std::vector<std::string>& properties, const RegionpropsOptions& opts = {},
+                                     const Stream& stream = {});
+// @@lead-devtable@@ end
+
 // ---- moments of a whole image (skimage.measure._moments) ------------------------------------
 
 struct MomentsOptions {

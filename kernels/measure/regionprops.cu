@@ -497,16 +497,26 @@ Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
   return Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(dev, s);
 }
 
+/// Pass 1's per-slot accumulators on the device, and the rows of the present labels.
+struct Pass1 {
+  Rows g;
+  SlotMap map;
+  Array keys, cnt, lo, hi, csum, isum, imin, imax, iwsum, row_of;
+  std::int64_t S = 0, n = 0;  // slots; present labels (rows)
+};
+
+/// The max-label reduction, pass 1 and the row numbering (one host read of the max label, one of
+/// the row count).
 template <class L, class T>
-void run_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
-               const StatsRequest& req, RegionStats& st, const Stream& stream) {
+Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const StatsRequest& req, const Stream& stream) {
+  Pass1 P;
   const cudaStream_t s = stream.handle();
   const Device dev = labels.device();
   const int nd = labels.ndim();
   const std::int64_t size = labels.size();
   const L* lab = static_cast<const L*>(labels.data());
   const T* in = nch > 0 ? static_cast<const T*>(intensity.data()) : nullptr;
-  Rows g;
+  Rows& g = P.g;
   g.nd = nd;
   g.W = labels.shape(nd - 1);
   g.nrows = size / std::max<std::int64_t>(g.W, 1);
@@ -523,9 +533,9 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   stream.synchronize();
   const std::int64_t maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
 
-  SlotMap map;
-  Array keys;
-  std::int64_t S = 0;
+  SlotMap& map = P.map;
+  Array& keys = P.keys;
+  std::int64_t& S = P.S;
   if (maxl <= std::min(kDenseLimit, 4 * size + 1024)) {
     map.max_label = maxl;
     S = maxl + 1;
@@ -569,10 +579,11 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   }
 
   const int C = nch;
-  Array cnt = dev_zeros(S, DType::uint64, dev, stream);
-  Array lo = dev_zeros(S * nd, DType::uint64, dev, stream), hi = dev_zeros(S * nd, DType::uint64, dev, stream);
-  Array csum = dev_zeros(S * nd, DType::uint64, dev, stream);
-  Array isum, imin, imax, iwsum;
+  Array& cnt = P.cnt = dev_zeros(S, DType::uint64, dev, stream);
+  Array& lo = P.lo = dev_zeros(S * nd, DType::uint64, dev, stream);
+  Array& hi = P.hi = dev_zeros(S * nd, DType::uint64, dev, stream);
+  Array& csum = P.csum = dev_zeros(S * nd, DType::uint64, dev, stream);
+  Array &isum = P.isum, &imin = P.imin, &imax = P.imax, &iwsum = P.iwsum;
   const bool want_sum = C > 0 && (req.intensity_sum || req.weighted_first || req.intensity_sqdev);
   if (want_sum) isum = dev_zeros(S * C, DType::float64, dev, stream);
   if (C > 0 && req.intensity_minmax) {
@@ -606,8 +617,9 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   }
 
   // Rows of the present labels, in increasing label order.
-  std::int64_t n = S;
-  Array row_of;
+  std::int64_t& n = P.n;
+  n = S;
+  Array& row_of = P.row_of;
   if (!map.keys) {
     Array flags = Array::empty({S}, DType::int64, dev, stream);
     row_of = Array::empty({S}, DType::int64, dev, stream);
@@ -624,6 +636,25 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     stream.synchronize();
     n = hc.data<std::int64_t>()[0];
   }
+  return P;
+}
+
+template <class L, class T>
+void run_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
+               const StatsRequest& req, RegionStats& st, const Stream& stream) {
+  const cudaStream_t s = stream.handle();
+  const Device dev = labels.device();
+  const int nd = labels.ndim();
+  const L* lab = static_cast<const L*>(labels.data());
+  const T* in = nch > 0 ? static_cast<const T*>(intensity.data()) : nullptr;
+  Pass1 p1 = run_pass1<L, T>(labels, intensity, nch, req, stream);
+  const Rows& g = p1.g;
+  const SlotMap& map = p1.map;
+  const std::int64_t S = p1.S, n = p1.n;
+  const int C = nch;
+  const int grid = blocks_for(g.nrows * g.segs);
+  Array &cnt = p1.cnt, &lo = p1.lo, &hi = p1.hi, &csum = p1.csum, &isum = p1.isum, &imin = p1.imin,
+        &imax = p1.imax, &iwsum = p1.iwsum, &row_of = p1.row_of;
   // One packed buffer (int64 rows, then the double rows bit for bit) crosses in one copy.
   const int ni = 2 + 3 * nd, ndb = C * (3 + nd);
   Array packed = Array::empty({std::max<std::int64_t>(n * (ni + ndb), 1)}, DType::int64, dev, stream);
@@ -751,6 +782,92 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   fetch(sq, st.isqdev, n * C);
 }
 
+// ---- columns left on the device (regionprops_table_device) ------------------------------------
+
+constexpr int kMaxCols = 48;
+struct ColParams {
+  DeviceColumnSpec c[kMaxCols];
+  void* out[kMaxCols];
+  int ncols, nd, C;
+  double sp[3], off[3], pixel_area;
+};
+
+/// One thread per slot: the present label's row of every requested column.
+__global__ void columns_kernel(const u64* __restrict__ cnt, const u64* __restrict__ lo, const u64* __restrict__ hi,
+                               const u64* __restrict__ csum, const double* __restrict__ isum,
+                               const u64* __restrict__ imin, const u64* __restrict__ imax, std::int64_t S,
+                               const std::int64_t* __restrict__ row_of, const std::int64_t* __restrict__ keys,
+                               ColParams p) {
+  const std::int64_t l = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (l >= S || cnt[l] == 0 || (!keys && l == 0)) return;
+  const std::int64_t r = row_of ? row_of[l] : l;
+  const double count = static_cast<double>(cnt[l]);
+  const int nd = p.nd, C = p.C;
+  for (int j = 0; j < p.ncols; ++j) {
+    const int i = p.c[j].index;
+    double v = 0;
+    std::int64_t iv = 0;
+    switch (p.c[j].kind) {
+      case kColLabel: iv = keys ? keys[l] : l; v = static_cast<double>(iv); break;
+      case kColArea: v = count * p.pixel_area; iv = static_cast<std::int64_t>(v); break;
+      case kColNumPixels: iv = static_cast<std::int64_t>(cnt[l]); v = count; break;
+      case kColBboxLo: iv = static_cast<std::int64_t>(~lo[l * nd + i]); v = static_cast<double>(iv); break;
+      case kColBboxHi: iv = static_cast<std::int64_t>(hi[l * nd + i]); v = static_cast<double>(iv); break;
+      case kColCentroid: v = static_cast<double>(csum[l * nd + i]) / count * p.sp[i] + p.off[i]; break;
+      case kColCentroidLocal:
+        v = (static_cast<double>(csum[l * nd + i]) / count - static_cast<double>(~lo[l * nd + i])) * p.sp[i];
+        break;
+      case kColIntensityMean: v = isum[l * C + i] / count; break;
+      case kColIntensityMin: v = dkey_inv(~imin[l * C + i]); break;
+      case kColIntensityMax: v = dkey_inv(imax[l * C + i]); break;
+      default: break;
+    }
+    if (p.c[j].integer)
+      static_cast<std::int64_t*>(p.out[j])[r] = iv;
+    else
+      static_cast<double*>(p.out[j])[r] = v;
+  }
+}
+
+template <class L, class T>
+std::vector<Array> run_columns(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
+                               const std::vector<std::int64_t>& offset, const std::vector<DeviceColumnSpec>& specs,
+                               const Stream& stream) {
+  StatsRequest req;
+  for (const auto& c : specs) {
+    req.intensity_sum |= c.kind == kColIntensityMean;
+    req.intensity_minmax |= c.kind == kColIntensityMin || c.kind == kColIntensityMax;
+  }
+  Pass1 p1 = run_pass1<L, T>(labels, intensity, nch, req, stream);
+  const Device dev = labels.device();
+  std::vector<Array> out;
+  for (const auto& c : specs) out.push_back(Array::empty({p1.n}, c.integer ? DType::int64 : DType::float64, dev, stream));
+  ColParams p{};
+  p.nd = labels.ndim();
+  p.C = nch;
+  p.pixel_area = 1;
+  for (int a = 0; a < p.nd; ++a) {
+    p.sp[a] = spacing[static_cast<std::size_t>(a)];
+    p.off[a] = static_cast<double>(offset[static_cast<std::size_t>(a)]);
+    p.pixel_area *= p.sp[a];
+  }
+  for (std::size_t j0 = 0; j0 < specs.size() && p1.n > 0; j0 += kMaxCols) {
+    p.ncols = static_cast<int>(std::min<std::size_t>(kMaxCols, specs.size() - j0));
+    for (int j = 0; j < p.ncols; ++j) {
+      p.c[j] = specs[j0 + static_cast<std::size_t>(j)];
+      p.out[j] = out[j0 + static_cast<std::size_t>(j)].data();
+    }
+    columns_kernel<<<blocks_for(p1.S), 256, 0, stream.handle()>>>(
+        ptr<u64>(p1.cnt), ptr<u64>(p1.lo), ptr<u64>(p1.hi), ptr<u64>(p1.csum),
+        p1.isum.valid() ? ptr<double>(p1.isum) : nullptr, p1.imin.valid() ? ptr<u64>(p1.imin) : nullptr,
+        p1.imax.valid() ? ptr<u64>(p1.imax) : nullptr, p1.S, p1.row_of.valid() ? ptr<std::int64_t>(p1.row_of) : nullptr,
+        p1.map.keys, p);
+    CUSK_CUDA_CHECK(cudaGetLastError());
+  }
+  // The accumulators are freed on the stream (stream-ordered pool): no synchronisation needed.
+  return out;
+}
+
 // ---- per-region crops -----------------------------------------------------------------------------
 
 struct Geo4 {
@@ -810,6 +927,25 @@ void cuda_region_stats(const Array& labels, const Array& intensity, int nch, con
   }
   cuskimage::detail::dispatch<cuskimage::detail::Types<std::uint8_t, std::uint16_t, float, double>>(
       intensity.dtype(), "measure.regionprops", with_labels);
+}
+
+std::vector<Array> cuda_region_columns(const Array& labels, const Array& intensity, int nch,
+                                       const std::vector<double>& spacing, const std::vector<std::int64_t>& offset,
+                                       const std::vector<DeviceColumnSpec>& specs, cudaStream_t handle) {
+  const Stream stream(handle);
+  std::vector<Array> out;
+  auto with_labels = [&]<class T>() {
+    if (labels.dtype() == DType::int32)
+      out = run_columns<std::int32_t, T>(labels, intensity, nch, spacing, offset, specs, stream);
+    else
+      out = run_columns<std::int64_t, T>(labels, intensity, nch, spacing, offset, specs, stream);
+  };
+  if (nch == 0)
+    with_labels.template operator()<std::uint8_t>();
+  else
+    cuskimage::detail::dispatch<cuskimage::detail::Types<std::uint8_t, std::uint16_t, float, double>>(
+        intensity.dtype(), "measure.regionprops_table_device", with_labels);
+  return out;
 }
 
 void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t s) {

@@ -446,6 +446,18 @@ bool fast_columns(const RegionSet& s, std::string_view name, std::vector<std::ve
   return false;
 }
 
+/// regionprops_table's name of element i (C order) of a property of shape `shape`: "bbox-2".
+std::string column_name(const std::string& name, const Shape& shape, std::int64_t i, const std::string& sep) {
+  std::string col = name;
+  std::vector<std::int64_t> idx(shape.size());
+  for (int a = static_cast<int>(shape.size()) - 1; a >= 0; --a) {
+    idx[a] = i % shape[a];
+    i /= shape[a];
+  }
+  for (auto x : idx) col += sep + std::to_string(x);
+  return col;
+}
+
 // ---- measuring ----------------------------------------------------------------------------------
 
 std::shared_ptr<RegionSet> make_set(const Array& label_image, const Array& intensity_image,
@@ -635,14 +647,7 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
       }
     }
     for (std::int64_t i = 0; i < k; ++i) {
-      std::string col = names[j];
-      std::int64_t rem = i;
-      std::vector<std::int64_t> idx(shape.size());
-      for (int a = static_cast<int>(shape.size()) - 1; a >= 0; --a) {
-        idx[a] = rem % shape[a];
-        rem /= shape[a];
-      }
-      for (auto x : idx) col += opts.separator + std::to_string(x);
+      std::string col = detail::column_name(names[j], shape, i, opts.separator);
       if (integer) {
         std::vector<std::int64_t> iv(cols[i].begin(), cols[i].end());
         t.add_column(col, std::move(iv));
@@ -651,6 +656,84 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
       }
     }
   }
+  return t;
+}
+
+const Array& DeviceTable::column(std::string_view name) const {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return columns[i];
+  throw InvalidArgument("measure.DeviceTable::column: no column '" + std::string(name) + "'");
+}
+
+DeviceTable regionprops_table_device(const Array& label_image, const Array& intensity_image,
+                                     const std::vector<std::string>& properties, const RegionpropsOptions& opts,
+                                     const Stream& stream) {
+  constexpr std::string_view kFn = "measure.regionprops_table_device";
+  auto set = detail::make_set(label_image, intensity_image, opts, stream, kFn);
+  // The device pass serves these; anything else goes through regionprops_table.
+  using detail::DeviceColumnSpec;
+  std::vector<DeviceColumnSpec> specs;
+  DeviceTable t;
+  bool device = label_image.device().is_cuda() && opts.extra_properties.empty();
+  for (const auto& p : properties) {
+    const std::string cn = set->resolve(p, kFn);
+    const detail::PropInfo* info = detail::find_prop(cn);
+    if (info && info->src == detail::Src::object)
+      detail::fail(kFn, "argument 'properties': '", p, "' is an array per region with no table column; use measure::regionprops");
+    int kind = -1;
+    if (cn == "label") kind = detail::kColLabel;
+    else if (cn == "area") kind = detail::kColArea;
+    else if (cn == "num_pixels") kind = detail::kColNumPixels;
+    else if (cn == "bbox") kind = detail::kColBboxLo;
+    else if (cn == "centroid") kind = detail::kColCentroid;
+    else if (cn == "centroid_local") kind = detail::kColCentroidLocal;
+    else if (cn == "intensity_mean") kind = detail::kColIntensityMean;
+    else if (cn == "intensity_min") kind = detail::kColIntensityMin;
+    else if (cn == "intensity_max") kind = detail::kColIntensityMax;
+    if (kind < 0) device = false;
+    const Shape shape = set->prop_shape(cn);
+    const std::int64_t k = shape_size(shape);
+    for (std::int64_t i = 0; i < k; ++i) {
+      t.names.push_back(detail::column_name(p, shape, i, opts.separator));
+      DeviceColumnSpec c;
+      c.kind = kind;
+      c.index = static_cast<int>(i);
+      if (kind == detail::kColBboxLo && i >= set->ndim) {
+        c.kind = detail::kColBboxHi;
+        c.index = static_cast<int>(i - set->ndim);
+      }
+      c.integer = info && info->integer;
+      specs.push_back(c);
+    }
+  }
+  if (!device) {
+    const Table host = regionprops_table(label_image, intensity_image, properties, opts, stream);
+    t.names = host.names();
+    for (const auto& name : t.names) {
+      const auto& col = host.column(name);
+      const auto n = static_cast<std::int64_t>(host.num_rows());
+      Array a = std::holds_alternative<std::vector<std::int64_t>>(col)
+                    ? Array::from_vector(std::get<std::vector<std::int64_t>>(col), {n})
+                    : Array::from_vector(std::get<std::vector<double>>(col), {n});
+      t.columns.push_back(label_image.device().is_cpu() ? std::move(a) : a.to(label_image.device(), stream));
+    }
+    return t;
+  }
+  cuskimage::detail::on_backend(
+      label_image, stream, [] {},
+      [&](cudaStream_t h) {
+        const DType ldt = label_image.dtype();
+        const Array lab = (ldt == DType::int32 || ldt == DType::int64) ? label_image.contiguous(stream)
+                                                                       : label_image.astype(DType::int64, stream);
+        Array inten;
+        if (set->nch > 0) {
+          const DType idt = intensity_image.dtype();
+          const bool native = idt == DType::uint8 || idt == DType::uint16 || idt == DType::float32 || idt == DType::float64;
+          inten = native ? intensity_image.contiguous(stream) : intensity_image.astype(DType::float64, stream);
+        }
+        t.columns = detail::cuda_region_columns(lab, inten, static_cast<int>(set->nch), set->spacing, set->offset,
+                                                specs, h);
+      });
   return t;
 }
 

@@ -171,4 +171,28 @@ double crofton4(const Array& mask);               // perimeter_crofton(image, 4)
 /// (2-D) / isosurface (3-D) vertices, scaled by spacing.
 double feret_max(const Array& convex_mask, const std::vector<double>& spacing);
 
+// ---- CUDA: regionprops_table_device's columns straight from pass 1 (kernels/measure/regionprops.cu) --
+enum DeviceColumnKind : int {
+  kColLabel,
+  kColArea,
+  kColNumPixels,
+  kColBboxLo,
+  kColBboxHi,
+  kColCentroid,
+  kColCentroidLocal,
+  kColIntensityMean,
+  kColIntensityMin,
+  kColIntensityMax,
+};
+struct DeviceColumnSpec {
+  int kind = kColLabel;
+  int index = 0;  // axis or channel
+  bool integer = false;  // int64 column (else float64)
+};
+/// One 1-D device Array per spec (rows: present labels > 0 in increasing order). Same inputs as
+/// cuda_region_stats; reads one value (the region count) back to the host.
+std::vector<Array> cuda_region_columns(const Array& labels, const Array& intensity, int nch,
+                                       const std::vector<double>& spacing, const std::vector<std::int64_t>& offset,
+                                       const std::vector<DeviceColumnSpec>& specs, cudaStream_t stream);
+
 }  // namespace cuskimage::measure::detail
