@@ -22,14 +22,16 @@
 //
 // Cost at 8192^2 int32 labels, ~30 k regions of ~800 px (35 % foreground, N = 23.5 M pixels;
 // bbox crops ~1.6x the region: V ~ 38 M crop pixels):
-//   order: read labels 256 MiB, write/read 8 B indices + 8 B keys, two 8-bit radix passes over
-//          16 B pairs (~4 x 376 MB) -> ~2.1 GB; coords write 2 x 8 B x N = 376 MB more.
+//   order: select reads the labels (268 MB) and writes 8 B indices (188 MB); the key gather reads
+//          them back with the labels and writes 8 B keys (~470 MB); two 8-bit radix passes over
+//          16 B pairs plus the histogram read (~1.7 GB) -> ~2.6 GB; coords read the indices and
+//          write 2 x 8 B per pixel (~0.56 GB).
 //   median (1 channel): 8 B gather + segmented sort (~3 x 188 MB) -> ~0.8 GB.
 //   filled: labels read per crop pixel (4 B) + parent (4 B int32) written/read ~4x + flags ->
 //          ~30 B x V ~ 1.1 GB.
 //   convex: crop rows read once (4 B x V ~ 150 MB); the hull walk is O(rows) per region.
-// Floor at 4.2 TB/s: order+coords ~0.6 ms, median ~0.2 ms, filled ~0.27 ms, convex ~0.04 ms.
-// Predicted (atomics in the CCL, sort passes below peak, per-region hull latency): coords ~1.2 ms,
+// Floor at 4.2 TB/s: order+coords ~0.75 ms, median ~0.2 ms, filled ~0.27 ms, convex ~0.04 ms.
+// Predicted (atomics in the CCL, sort passes below peak, per-region hull latency): coords ~1.3 ms,
 // intensity_median ~1.5 ms (with the order), area_filled ~0.8 ms, area_convex ~0.3 ms,
 // feret_diameter_max ~0.5 ms (~30 k regions x ~13 k pairs).
 #include <cub/block/block_reduce.cuh>
