@@ -161,7 +161,7 @@ __device__ void store_any(void* out, std::int64_t k, double t, DType dt) {
     case DType::float64: static_cast<double*>(out)[k] = interp_store<double>(t); return;
     default: break;
   }
-  if constexpr (std::is_same_v<V, double>) {  // prefiltered: any output dtype
+  if constexpr (std::is_same_v<V, double>) {  // prefiltered or converted: any output dtype
     switch (dt) {
       case DType::bool_: static_cast<bool*>(out)[k] = interp_store<bool>(t); return;
       case DType::uint8: static_cast<std::uint8_t*>(out)[k] = interp_store<std::uint8_t>(t); return;
@@ -272,7 +272,12 @@ void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t 
   template void cuda_spline_pad<T>(const T*, const Shape&, double*, std::int64_t, bool, double, cudaStream_t);    \
   template void cuda_map_coordinates<T>(const T*, const Shape&, const Shape&, const void*, bool, std::int64_t,   \
                                         void*, DType, int, InterpMode, double, std::int64_t, cudaStream_t);
-CUSK_FOR_EACH_DTYPE(CUSK_SPLINE_INST)
+// The dtypes src/ndimage/spline.cpp's device_native lists; the others arrive as float64.
+CUSK_SPLINE_INST(std::uint8_t)
+CUSK_SPLINE_INST(std::uint16_t)
+CUSK_SPLINE_INST(std::int32_t)
+CUSK_SPLINE_INST(float)
+CUSK_SPLINE_INST(double)
 #undef CUSK_SPLINE_INST
 
 }  // namespace cuskimage::ndimage::detail

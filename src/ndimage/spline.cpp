@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuskimage/ndimage.hpp"
@@ -87,6 +88,13 @@ void check_input(const Array& in, std::string_view fn) {
 void check_float_output(DType dt, std::string_view fn) {
   expect(dt == DType::float32 || dt == DType::float64, fn, "output", "must be float32 or float64, got ",
          dtype_name(dt));
+}
+
+/// The dtypes the CUDA kernels are instantiated for (spline.cu); others go through float64.
+template <class T>
+constexpr bool device_native() {
+  return std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::int32_t> ||
+         std::is_same_v<T, float> || std::is_same_v<T, double>;
 }
 
 // ---- CPU ----------------------------------------------------------------------------------------
@@ -204,14 +212,19 @@ void run_lines(const Array& src, Array& dst, int axis, int order, InterpMode mod
   }
   cuskimage::detail::DeviceGuard guard(src.device().index());
   if (src.size() == 0) return;
-  const Array s = src.contiguous(stream);
+  // The CUDA kernels read the common dtypes directly and the others as float64 (the values scipy
+  // reads are the same doubles; fewer kernels to compile).
+  const Array s = device_native<S>() ? src.contiguous(stream) : src.astype(DType::float64, stream);
   const bool direct = dst.is_contiguous();
   Array d = direct ? dst.share() : Array::empty(src.shape(), dst.dtype(), src.device(), stream);
   Array work;
   if constexpr (!std::is_same_v<O, double>)
     if (p.poles.n > 0) work = Array::empty(src.shape(), DType::float64, src.device(), stream);
   double* w = work.valid() ? static_cast<double*>(work.data()) : reinterpret_cast<double*>(d.data());
-  cuda_spline_lines<S, O>(s.data(), w, static_cast<O*>(d.data()), p, stream.handle());
+  if constexpr (device_native<S>())
+    cuda_spline_lines<S, O>(s.data(), w, static_cast<O*>(d.data()), p, stream.handle());
+  else
+    cuda_spline_lines<double, O>(s.data(), w, static_cast<O*>(d.data()), p, stream.handle());
   if (!direct) dst.copy_from(d, stream);
 }
 
@@ -301,10 +314,16 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
         Shape ps = input.shape();
         for (auto& s : ps) s += 2 * kPad;
         padded = Array::empty(ps, DType::float64, input.device(), stream);
-        const Array src = input.contiguous(stream);
         const double cv = static_cast<double>(cuskimage::detail::convert<T>(opts.cval));
-        cuda_spline_pad<T>(static_cast<const T*>(src.data()), input.shape(), static_cast<double*>(padded.data()),
-                           kPad, constant, cv, stream.handle());
+        if constexpr (device_native<T>()) {
+          const Array src = input.contiguous(stream);
+          cuda_spline_pad<T>(static_cast<const T*>(src.data()), input.shape(), static_cast<double*>(padded.data()),
+                             kPad, constant, cv, stream.handle());
+        } else {
+          const Array src = input.astype(DType::float64, stream);
+          cuda_spline_pad<double>(static_cast<const double*>(src.data()), input.shape(),
+                                  static_cast<double*>(padded.data()), kPad, constant, cv, stream.handle());
+        }
       });
     }
     const Array& src = pad ? padded : input;
@@ -330,9 +349,16 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
     const bool f32 = coordinates.dtype() == DType::float32;
     const Array c = (f32 || coordinates.dtype() == DType::float64) ? coordinates.contiguous(stream)
                                                                     : coordinates.astype(DType::float64, stream);
-    // Unfiltered inputs are read in place through their strides (profile_line samples a few points).
-    cuda_map_coordinates<V>(static_cast<const V*>(data.data()), data.shape(), data.strides(), c.data(), f32, npts,
-                            out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream.handle());
+    // Unfiltered inputs of the common dtypes are read in place through their strides (profile_line
+    // samples a few points of a large image); the others as a float64 copy.
+    if constexpr (device_native<V>()) {
+      cuda_map_coordinates<V>(static_cast<const V*>(data.data()), data.shape(), data.strides(), c.data(), f32, npts,
+                              out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream.handle());
+    } else {
+      const Array dd = data.astype(DType::float64, stream);
+      cuda_map_coordinates<double>(static_cast<const double*>(dd.data()), dd.shape(), dd.strides(), c.data(), f32,
+                                   npts, out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream.handle());
+    }
   };
   dispatch<AllTypes>(out_dt, fn, [&]<class O>() {
     if (filtered) {

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cuskimage/measure.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -87,6 +89,21 @@ TEST(MeasureProfileSpline, OrderRange) {
   // bool images interpolate with order 0 only (scikit-image's _validate_interpolation_order).
   EXPECT_THROW(measure::profile_line(Array::zeros({6, 6}, DType::bool_), {0, 0}, {5, 5}, {.order = 2}),
                cuskimage::InvalidArgument);
+}
+
+TEST(MeasureProfileSpline, CliOrder3) {
+  const auto r = cuskclitest::run_cli_cpu({"measure.profile_line", cusktest::golden_path("measure_spline/cam.npy"),
+                                           "--src", "5,7", "--dst", "100,90", "--order", "3"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  std::string text = r.out;
+  for (char& c : text)
+    if (c == '[' || c == ']' || c == ',') c = ' ';
+  std::istringstream is(text);
+  std::vector<double> got;
+  for (double v; is >> v;) got.push_back(v);
+  const Array expected = golden("prof_diag_o3_cam");
+  ASSERT_EQ(static_cast<std::int64_t>(got.size()), expected.size());
+  EXPECT_TRUE(cusktest::arrays_close(expected, Array::from_vector(got, {expected.size()}), 1e-12, 1e-12));
 }
 
 TEST(GpuMeasureProfileSpline, GoldensOnDevice) {

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cuskimage/io.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -151,6 +153,25 @@ TEST(NdimageSpline, EmptyOutputAndBadInput) {
   EXPECT_THROW(nd::spline_filter1d(in, {.output = DType::int32}), cuskimage::InvalidArgument);
   EXPECT_THROW(nd::spline_filter(in, {.order = 1}), cuskimage::InvalidArgument);  // scipy: 2..5 only
   EXPECT_THROW(nd::spline_filter(in, {.order = 6}), cuskimage::InvalidArgument);
+}
+
+TEST(NdimageSpline, Cli) {
+  const auto path = [](const std::string& n) { return cusktest::golden_path("ndimage_spline/" + n + ".npy"); };
+  const std::string out = cusktest::temp_path("spline_cli.npy");
+  auto r = cuskclitest::run_cli_cpu(
+      {"ndimage.map_coordinates", path("in_2d"), path("co_2d"), out, "--order", "3", "--mode", "reflect", "--cval", "2.5"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("map_2d_o3_reflect"), cuskimage::io::imread(out)));
+  r = cuskclitest::run_cli_cpu({"ndimage.spline_filter", path("in_2d"), out, "--order", "4", "--mode", "grid-wrap"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("sf_2d_o4_grid-wrap"), cuskimage::io::imread(out)));
+  r = cuskclitest::run_cli_cpu({"ndimage.spline_filter1d", path("in_2d"), out, "--order", "5", "--axis", "0"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("sf1_2d_o5_mirror_ax0"), cuskimage::io::imread(out)));
+  // A library error (order out of range) exits 1, an unknown mode (a usage error) 2.
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"ndimage.map_coordinates", path("in_2d"), path("co_2d"), out, "--order", "6"}).rc,
+            1);
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"ndimage.spline_filter", path("in_2d"), out, "--mode", "edge"}).rc, 2);
 }
 
 // ---- GPU tier ------------------------------------------------------------------------------------
