@@ -114,15 +114,18 @@ struct Pass0 {
   const std::int32_t* above;
   const std::int32_t* below;
   std::int64_t inner;
-  /// Row of the zero nearest to (r, q) along axis 0 (ties: the smaller row), -1 if none.
-  __device__ std::int32_t nearest(std::int64_t r, std::int64_t q) const {
+  /// The word of (r, q): loaded first, so that a caller can have many loads in flight.
+  __device__ std::uint32_t word(std::int64_t r, std::int64_t q) const { return words[(r >> 5) * inner + q]; }
+  /// Row of the zero nearest to (r, q) along axis 0 (ties: the smaller row), -1 if none, given its word.
+  __device__ std::int32_t nearest(std::uint32_t w, std::int64_t r, std::int64_t q) const {
     const std::int64_t c = r >> 5;
-    const int b = static_cast<int>(r & 31);
     const std::int64_t at = c * inner + q;
     // The links are loaded only where the word has no zero on that side.
     return edt_nearest_zero(
-        words[at], b, c, [&] { return above[at]; }, [&] { return below[at]; }, r);
+        w, static_cast<int>(r & 31), static_cast<std::int32_t>(c), [&] { return above[at]; },
+        [&] { return below[at]; }, static_cast<std::int32_t>(r));
   }
+  __device__ std::int32_t nearest(std::int64_t r, std::int64_t q) const { return nearest(word(r, q), r, q); }
 };
 
 __global__ void edt_pass0_write(Pass0 p0, std::int64_t size, std::int32_t* f0) {
@@ -219,18 +222,30 @@ constexpr std::size_t last_axis_smem(int n) {
 }
 
 /// Source of the sites: 2-D from the pass-0 words, 3-D from the feature planes of pass 1.
+/// Source of the sites: 2-D from the pass-0 words, 3-D from the feature planes of pass 1. pre() issues
+/// the position's loads, finish() completes its features (batched by edt_last_axis_window).
 struct SrcWords {
   Pass0 p0;
+  using Pre = std::uint32_t;
+  __device__ Pre pre(std::int64_t line, std::int64_t x) const { return p0.word(line, x); }
+  __device__ void finish(Pre w, std::int64_t line, std::int64_t x, std::int32_t* f) const {
+    f[0] = p0.nearest(w, line, x);
+  }
   __device__ void load(std::int64_t line, std::int64_t x, std::int32_t* f) const { f[0] = p0.nearest(line, x); }
   __device__ void coords(std::int64_t line, std::int64_t* c) const { c[0] = line; }
 };
 struct SrcPlanes {
   const std::int32_t* fin;
   std::int64_t size, n, ny;
-  __device__ void load(std::int64_t line, std::int64_t x, std::int32_t* f) const {
-    f[0] = fin[line * n + x];
-    f[1] = fin[size + line * n + x];
+  using Pre = int2;
+  __device__ Pre pre(std::int64_t line, std::int64_t x) const {
+    return make_int2(fin[line * n + x], fin[size + line * n + x]);
   }
+  __device__ void finish(Pre p, std::int64_t, std::int64_t, std::int32_t* f) const {
+    f[0] = p.x;
+    f[1] = p.y;
+  }
+  __device__ void load(std::int64_t line, std::int64_t x, std::int32_t* f) const { finish(pre(line, x), line, x, f); }
   __device__ void coords(std::int64_t line, std::int64_t* c) const {
     c[0] = line / ny;
     c[1] = line - c[0] * ny;
@@ -377,7 +392,7 @@ constexpr int kWinThreads = 256;
 /// A line with a position not settled within kWinMax is appended to `hard` (count in hard[0]) and
 /// redone whole by edt_last_axis, which runs after this kernel on the stream.
 template <int P, class Src>
-__global__ void __launch_bounds__(kWinThreads) edt_last_axis_window(Src src, int n, std::int64_t size, double* dist,
+__global__ void __launch_bounds__(kWinThreads, P == 1 ? 6 : 4) edt_last_axis_window(Src src, int n, std::int64_t size, double* dist,
                                                                     std::int32_t* fout, std::int32_t* hard) {
   extern __shared__ __align__(16) unsigned char smem[];
   std::uint32_t* g = reinterpret_cast<std::uint32_t*>(smem) + kWinMax;
@@ -389,18 +404,27 @@ __global__ void __launch_bounds__(kWinThreads) edt_last_axis_window(Src src, int
   if (t == 0) failed = 0;
   for (int i = t; i < kWinMax; i += nt) g[-1 - i] = g[n + i] = kEdtNoSite;
   int any = 0;
-#pragma unroll 4
-  for (int x = t; x < n; x += nt) {
-    std::int32_t f[P];
-    src.load(line, x, f);
-    std::uint32_t v = 0;
+  // Sites in batches of 8 positions per thread: their loads in flight together.
+  constexpr int kBatch = 8;
+  for (int x0 = t; x0 < n; x0 += kBatch * nt) {
+    typename Src::Pre pre[kBatch];
 #pragma unroll
-    for (int jj = 0; jj < P; ++jj) {
-      const std::uint32_t e = static_cast<std::uint32_t>(f[jj] - static_cast<std::int32_t>(c[jj]));
-      v += e * e;  // exact: |e| < 2^15
+    for (int u = 0; u < kBatch; ++u) pre[u] = src.pre(line, min(x0 + u * nt, n - 1));  // past the end: a repeat
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int x = x0 + u * nt;
+      if (x >= n) continue;
+      std::int32_t f[P];
+      src.finish(pre[u], line, x, f);
+      std::uint32_t v = 0;
+#pragma unroll
+      for (int jj = 0; jj < P; ++jj) {
+        const std::uint32_t e = static_cast<std::uint32_t>(f[jj] - static_cast<std::int32_t>(c[jj]));
+        v += e * e;  // exact: |e| < 2^16
+      }
+      g[x] = f[0] >= 0 ? v : kEdtNoSite;
+      any |= f[0] >= 0;
     }
-    g[x] = f[0] >= 0 ? v : kEdtNoSite;
-    any |= f[0] >= 0;
   }
   const std::int64_t row0 = line * n;
   if (!__syncthreads_or(any)) {  // no site on the line: scipy's untouched planes, as edt_last_axis
@@ -436,7 +460,11 @@ __global__ void __launch_bounds__(kWinThreads) edt_last_axis_window(Src src, int
       break;
     }
     // best = g(k) + (k - x)^2 exactly: scipy's sum of the squared axis terms, each exact in double.
-    if (dist) dist[row0 + x] = __dsqrt_rn(static_cast<double>(best));
+    if (dist) {
+      double v = 0.0;  // 0 would take the sqrt's special-case path
+      if (best != 0) v = __dsqrt_rn(static_cast<double>(best));
+      dist[row0 + x] = v;
+    }
     if (fout) {
       std::int32_t f[P];
       src.load(line, k, f);

@@ -77,8 +77,8 @@ CUSK_HD std::int64_t edt_interval_start(std::int64_t p, double wp, std::int64_t 
 /// called when the word itself has no zero on that side (on the device: loads only where needed).
 /// Returns the zero row nearest to row r = 32c + b (ties: the smaller row, as scipy's walk), or -1.
 template <class Above, class Below>
-CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int64_t c, const Above& above, const Below& below,
-                                      std::int64_t r) {
+CUSK_HD std::int32_t edt_nearest_zero(std::uint32_t w, int b, std::int32_t c, const Above& above, const Below& below,
+                                      std::int32_t r) {
   const std::uint32_t lo = w & (0xffffffffu >> (31 - b));
   const std::uint32_t hi = w & (0xffffffffu << b);
 #if defined(__CUDA_ARCH__)

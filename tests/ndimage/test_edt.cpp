@@ -290,8 +290,8 @@ TEST(Edt, WindowOwnerEqualsSequentialWalk) {
   std::uint32_t best = 0;
   std::int64_t k = 0;
   const auto lone = [](std::int64_t j) { return j == 200 ? 0u : nd::detail::kEdtNoSite; };
-  EXPECT_FALSE(nd::detail::edt_window_owner(lone, 100, dmax, best, k));
-  EXPECT_TRUE(nd::detail::edt_window_owner(lone, 150, dmax, best, k));
+  EXPECT_FALSE(nd::detail::edt_window_owner(lone, std::int64_t{100}, dmax, best, k));
+  EXPECT_TRUE(nd::detail::edt_window_owner(lone, std::int64_t{150}, dmax, best, k));
   EXPECT_EQ(k, 200);
   EXPECT_EQ(best, 2500u);
 }
@@ -325,9 +325,10 @@ TEST(Edt, Pass0WordsEqualBruteForce) {
       std::int32_t best = -1;
       for (std::int64_t z = 0; z < n0; ++z)
         if (zero[z] && (best < 0 || std::abs(z - r) < std::abs(best - r))) best = static_cast<std::int32_t>(z);
-      const std::int64_t c = r / 32;
+      const std::int32_t c = static_cast<std::int32_t>(r / 32);
       ASSERT_EQ(best, nd::detail::edt_nearest_zero(
-                          w[c], static_cast<int>(r % 32), c, [&] { return above[c]; }, [&] { return below[c]; }, r))
+                          w[c], static_cast<int>(r % 32), c, [&] { return above[c]; }, [&] { return below[c]; },
+                          static_cast<std::int32_t>(r)))
           << "row " << r << " of " << n0;
     }
   }
