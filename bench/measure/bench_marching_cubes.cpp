@@ -1,10 +1,10 @@
-// measure.marching_cubes on a 256^3 float32 sphere (signed distance, level 0: ~0.4 M vertices) and
+// measure.marching_cubes on a 256^3 float32 sphere (signed distance, level 0: ~0.2 M vertices) and
 // a 192^3 smoothed-noise volume (many sheets and ambiguous cubes), Lewiner's method.
 //
 // CUDA: three passes over the volume (count, vertices, faces; ~1x volume each through L1/L2) plus
 // the float32 min/max when the level is left to its default. 256^3 sphere with a given level:
-// 3 x 67 MB read + ~21 MB written (28 B per vertex, 12 B per face, 8 B per key) = ~222 MB,
-// floor ~0.053 ms at 4.2 TB/s. Prediction: ~0.25 ms (the per-cube rule of the crossed cubes, run up
+// 3 x 67 MB read + ~12 MB written (28 B per vertex, 12 B per face, 8 B per key) = ~213 MB,
+// floor ~0.051 ms at 4.2 TB/s. Prediction: ~0.25 ms (the per-cube rule of the crossed cubes, run up
 // to 4x per vertex in the vertex pass, and the one host synchronisation that sizes the outputs).
 // The CPU backend (OpenMP over z-slabs) is listed for the ratio.
 #include <benchmark/benchmark.h>

@@ -14,14 +14,14 @@
 // Output order: vertices by key, faces by cube raster order then triangle order: deterministic,
 // identical to the CPU backend.
 //
-// Bandwidth floor, 256^3 float32 sphere (volume 67 MB, surface ~ 0.4M vertices / 0.8M faces):
-// three passes read the volume (the 8 corners of a cube come through L1/L2, so ~1x per pass) =
-// 201 MB, plus the outputs (28 B per vertex + 12 B per face + 8 B key) ~ 21 MB, plus the float32
-// min/max of the default level (67 MB): ~290 MB / 4.2 TB/s = ~70 us. The passes are bound by
-// instruction issue for the few percent of cubes the surface crosses (a cube's rule is ~1-2k
-// instructions, run once in pass 1 and 3 and up to 4 times per vertex in pass 2), and by the one
-// host synchronisation that sizes the outputs; predicted ~0.25 ms on an H200 for the 256^3 sphere
-// (input already float32).
+// Bandwidth floor, 256^3 float32 sphere of radius 102 at a given level (volume 67 MB, surface
+// ~0.2 M vertices / 0.4 M faces): three passes read the volume (the 8 corners of a cube come through
+// L1/L2, so ~1x per pass) = 201 MB, plus the outputs (36 B per vertex with its key, 12 B per face)
+// ~12 MB: ~213 MB / 4.2 TB/s = ~0.051 ms (the default level adds a float32 min/max pass, 67 MB).
+// Beyond the floor: the per-cube rule (~1-2k instructions, divergent) for the ~1% of cubes the
+// surface crosses, run once in passes 1 and 3 and up to 4 times per vertex in pass 2, and the one
+// host synchronisation that sizes the outputs. Predicted ~0.25 ms on an H200 (input already
+// float32).
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -179,7 +179,131 @@ void exclusive_scan(std::int64_t* in, std::int64_t* out, std::int64_t n, Device 
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, in, out, n, stream));
 }
 
+// ---- degenerate faces: union-find over the vertices a zero-length face edge joins ----------------
+
+__device__ __forceinline__ bool same_point(const float* __restrict__ v, std::int64_t a, std::int64_t b) {
+  return v[3 * a] == v[3 * b] && v[3 * a + 1] == v[3 * b + 1] && v[3 * a + 2] == v[3 * b + 2];
+}
+
+__device__ std::int64_t uf_find(std::int64_t* parent, std::int64_t x) {
+  while (true) {
+    const std::int64_t p = atomicAdd(reinterpret_cast<unsigned long long*>(parent + x), 0ull);
+    if (p == x) return x;
+    x = p;
+  }
+}
+
+/// Links the roots of a and b, the larger under the smaller (so every set's root is its minimum).
+__device__ void uf_union(std::int64_t* parent, std::int64_t a, std::int64_t b) {
+  while (true) {
+    a = uf_find(parent, a);
+    b = uf_find(parent, b);
+    if (a == b) return;
+    if (a > b) {
+      const std::int64_t t = a;
+      a = b;
+      b = t;
+    }
+    const auto old = static_cast<std::int64_t>(atomicCAS(reinterpret_cast<unsigned long long*>(parent + b),
+                                                         static_cast<unsigned long long>(b),
+                                                         static_cast<unsigned long long>(a)));
+    if (old == b) return;
+  }
+}
+
+__global__ void iota_kernel(std::int64_t* __restrict__ parent, std::int64_t n) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) parent[i] = i;
+}
+
+__global__ void degenerate_faces_kernel(const float* __restrict__ v, const std::int32_t* __restrict__ f, std::int64_t nf,
+                                        std::int64_t* parent, std::int64_t* __restrict__ face_ok) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= nf) return;
+  const std::int64_t a = f[3 * t], b = f[3 * t + 1], c = f[3 * t + 2];
+  bool ok = true;
+  if (same_point(v, a, b)) uf_union(parent, a, b), ok = false;
+  if (same_point(v, a, c)) uf_union(parent, a, c), ok = false;
+  if (same_point(v, b, c)) uf_union(parent, b, c), ok = false;
+  face_ok[t] = ok ? 1 : 0;
+}
+
+__global__ void roots_kernel(std::int64_t* parent, std::int64_t nv, std::int64_t* __restrict__ keep) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= nv) return;
+  keep[i] = uf_find(parent, i) == i ? 1 : 0;
+}
+
+__global__ void compact_vertices_kernel(const float* __restrict__ v, const float* __restrict__ n,
+                                        const float* __restrict__ val, std::int64_t nv,
+                                        const std::int64_t* __restrict__ keep, const std::int64_t* __restrict__ pos,
+                                        float* __restrict__ ov, float* __restrict__ on, float* __restrict__ oval) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= nv || !keep[i]) return;
+  const std::int64_t w = pos[i];
+  for (int a = 0; a < 3; ++a) ov[3 * w + a] = v[3 * i + a], on[3 * w + a] = n[3 * i + a];
+  oval[w] = val[i];
+}
+
+__global__ void compact_faces_kernel(const std::int32_t* __restrict__ f, std::int64_t nf,
+                                     const std::int64_t* __restrict__ face_ok, const std::int64_t* __restrict__ fpos,
+                                     const std::int64_t* parent, const std::int64_t* __restrict__ vpos,
+                                     std::int64_t* __restrict__ of) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= nf || !face_ok[t]) return;
+  for (int c = 0; c < 3; ++c) {
+    std::int64_t x = f[3 * t + c];
+    while (parent[x] != x) x = parent[x];  // roots are final here
+    of[3 * fpos[t] + c] = vpos[x];
+  }
+}
+
+unsigned grid_of(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
 }  // namespace
+
+McArrays cuda_remove_degenerate(const McArrays& m, Device device, cudaStream_t stream) {
+  const Stream s(stream);
+  const std::int64_t nv = m.verts.shape(0), nf = m.faces.shape(0);
+  Array work = Array::empty({2 * (nv + 1) + 2 * (nf + 1) + 2}, DType::int64, device, s);
+  auto* parent = static_cast<std::int64_t*>(work.data());
+  auto* keep = parent + nv;            // nv + 1 (last: 0)
+  auto* vpos = keep + (nv + 1);        // nv + 1
+  auto* face_ok = vpos + (nv + 1);     // nf + 1 (last: 0)
+  auto* fpos = face_ok + (nf + 1);     // nf + 1
+  const auto* v = static_cast<const float*>(m.verts.data());
+  const auto* f = static_cast<const std::int32_t*>(m.faces.data());
+  CUSK_CUDA_CHECK(cudaMemsetAsync(keep + nv, 0, sizeof(std::int64_t), stream));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(face_ok + nf, 0, sizeof(std::int64_t), stream));
+  if (nv > 0) iota_kernel<<<grid_of(nv), kThreads, 0, stream>>>(parent, nv);
+  CUSK_CUDA_CHECK_LAUNCH();
+  if (nf > 0) degenerate_faces_kernel<<<grid_of(nf), kThreads, 0, stream>>>(v, f, nf, parent, face_ok);
+  CUSK_CUDA_CHECK_LAUNCH();
+  if (nv > 0) roots_kernel<<<grid_of(nv), kThreads, 0, stream>>>(parent, nv, keep);
+  CUSK_CUDA_CHECK_LAUNCH();
+  exclusive_scan(keep, vpos, nv + 1, device, stream);
+  exclusive_scan(face_ok, fpos, nf + 1, device, stream);
+  std::int64_t totals[2] = {0, 0};
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[0], vpos + nv, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[1], fpos + nf, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  McArrays out;
+  out.verts = Array::empty({totals[0], 3}, DType::float32, device, s);
+  out.normals = Array::empty({totals[0], 3}, DType::float32, device, s);
+  out.values = Array::empty({totals[0]}, DType::float32, device, s);
+  out.faces = Array::empty({totals[1], 3}, DType::int64, device, s);
+  if (nv > 0)
+    compact_vertices_kernel<<<grid_of(nv), kThreads, 0, stream>>>(
+        v, static_cast<const float*>(m.normals.data()), static_cast<const float*>(m.values.data()), nv, keep, vpos,
+        static_cast<float*>(out.verts.data()), static_cast<float*>(out.normals.data()),
+        static_cast<float*>(out.values.data()));
+  CUSK_CUDA_CHECK_LAUNCH();
+  if (totals[1] > 0)
+    compact_faces_kernel<<<grid_of(nf), kThreads, 0, stream>>>(f, nf, face_ok, fpos, parent, vpos,
+                                                               static_cast<std::int64_t*>(out.faces.data()));
+  CUSK_CUDA_CHECK_LAUNCH();
+  return out;
+}
 
 McArrays cuda_marching_cubes(const McGrid& g, const double spacing[3], bool descent, Device device,
                              cudaStream_t stream) {

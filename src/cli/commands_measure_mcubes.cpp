@@ -40,7 +40,10 @@ CUSK_CLI_COMMANDS(measure_mcubes) {
                 r.value = nlohmann::json{{"vertices", m.verts.shape(0)},
                                          {"faces", m.faces.shape(0)},
                                          {"area", measure::mesh_surface_area(m.verts, m.faces, inv.stream())}};
-                r.images = {std::move(m.verts), std::move(m.faces), std::move(m.normals), std::move(m.values)};
+                r.images.push_back(std::move(m.verts));
+                r.images.push_back(std::move(m.faces));
+                r.images.push_back(std::move(m.normals));
+                r.images.push_back(std::move(m.values));
                 return r;
               }));
 }

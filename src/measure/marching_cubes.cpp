@@ -98,25 +98,36 @@ detail::McArrays cpu_marching_cubes(const McGrid& g, const double spacing[3], bo
   return out;
 }
 
-/// scikit-image's remove_degenerate_faces, step for step (including its unresolved merge chains):
-/// a face with two bitwise-equal float32 vertices is dropped and its vertices mapped to the lower
-/// index; kept vertices are renumbered in order. Host arrays in, host arrays out (int64 faces).
+/// scikit-image's remove_degenerate_faces with its merge chains resolved: a face with two equal
+/// float32 vertices is dropped, the vertices such faces join are merged into the lowest index of
+/// their group (scikit-image maps each pair to the lower index in face order and can leave a vertex
+/// pointing at a dropped one), kept vertices are renumbered in order, faces become int64. Host
+/// arrays; the device version is cuda_remove_degenerate (same result).
 MarchingCubesResult remove_degenerate(MarchingCubesResult r) {
   const std::int64_t nv = r.verts.shape(0), nf = r.faces.shape(0);
   const auto* v = static_cast<const float*>(r.verts.data());
   const auto* f = static_cast<const std::int32_t*>(r.faces.data());
   std::vector<std::int64_t> map1(static_cast<std::size_t>(nv));
   std::iota(map1.begin(), map1.end(), 0);
+  auto find = [&](std::int64_t x) {
+    while (map1[x] != x) x = map1[x] = map1[map1[x]];
+    return x;
+  };
+  auto unite = [&](std::int64_t a, std::int64_t b) {
+    a = find(a), b = find(b);
+    if (a != b) map1[std::max(a, b)] = std::min(a, b);
+  };
   std::vector<char> face_ok(static_cast<std::size_t>(nf), 1);
   auto same = [&](std::int64_t a, std::int64_t b) {
     return v[3 * a] == v[3 * b] && v[3 * a + 1] == v[3 * b + 1] && v[3 * a + 2] == v[3 * b + 2];
   };
   for (std::int64_t j = 0; j < nf; ++j) {
     const std::int64_t i1 = f[3 * j], i2 = f[3 * j + 1], i3 = f[3 * j + 2];
-    if (same(i1, i2)) map1[i1] = map1[i2] = std::min(map1[i1], map1[i2]), face_ok[j] = 0;
-    if (same(i1, i3)) map1[i1] = map1[i3] = std::min(map1[i1], map1[i3]), face_ok[j] = 0;
-    if (same(i2, i3)) map1[i2] = map1[i3] = std::min(map1[i2], map1[i3]), face_ok[j] = 0;
+    if (same(i1, i2)) unite(i1, i2), face_ok[j] = 0;
+    if (same(i1, i3)) unite(i1, i3), face_ok[j] = 0;
+    if (same(i2, i3)) unite(i2, i3), face_ok[j] = 0;
   }
+  for (std::int64_t i = 0; i < nv; ++i) map1[i] = find(i);
   std::vector<std::int64_t> map2(static_cast<std::size_t>(nv));
   std::int64_t kept = 0;
   for (std::int64_t i = 0; i < nv; ++i) {
@@ -150,6 +161,16 @@ MarchingCubesResult remove_degenerate(MarchingCubesResult r) {
   return o;
 }
 
+/// The iso-value: the given one (checked against the data range) or (min + max) / 2 in float32, as
+/// NumPy computes scikit-image's default; NaN data make both NaN (no check, no surface), as there.
+double level_of(const util::detail::MinMax<float>& mm, std::optional<double> level) {
+  if (mm.nan) return level ? *level : std::nan("");
+  if (!level) return static_cast<double>(0.5f * (mm.lo + mm.hi));
+  expect(!(*level < mm.lo || *level > mm.hi), kFn, "level", "must be within the volume data range [", mm.lo, ", ",
+         mm.hi, "], got ", *level);
+  return *level;
+}
+
 }  // namespace
 
 MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptions& opts, const Stream& stream) {
@@ -178,13 +199,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
         g.vol = static_cast<const float*>(vol.data());
         g.mask = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
         g.lewiner = lewiner;
-        if (opts.level) {
-          g.level = *opts.level;
-          expect(!(g.level < mm.lo || g.level > mm.hi), kFn, "level", "must be within the volume data range [",
-                 mm.lo, ", ", mm.hi, "], got ", g.level);
-        } else {
-          g.level = static_cast<double>(0.5f * (mm.lo + mm.hi));
-        }
+        g.level = level_of(mm, opts.level);
         auto a = cpu_marching_cubes(g, spacing, descent);
         return {std::move(a.verts), std::move(a.faces), std::move(a.normals), std::move(a.values)};
       },
@@ -196,13 +211,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
         g.vol = static_cast<const float*>(vol.data());
         g.mask = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
         g.lewiner = lewiner;
-        if (opts.level) {
-          g.level = *opts.level;
-          expect(!(g.level < mm.lo || g.level > mm.hi), kFn, "level", "must be within the volume data range [",
-                 mm.lo, ", ", mm.hi, "], got ", g.level);
-        } else {
-          g.level = static_cast<double>(0.5f * (mm.lo + mm.hi));
-        }
+        g.level = level_of(mm, opts.level);
         auto a = detail::cuda_marching_cubes(g, spacing, descent, volume.device(), s);
         return {std::move(a.verts), std::move(a.faces), std::move(a.normals), std::move(a.values)};
       });
@@ -210,14 +219,10 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
     cuskimage::detail::fail(kFn, "no surface found at the given iso value (argument 'level')");
   if (opts.allow_degenerate) return r;
   if (volume.device().is_cpu()) return remove_degenerate(std::move(r));
-  // The merge walks the faces in order (scikit-image's sequential rule): it runs on a host copy
-  // of the mesh, and the result goes back to the volume's device.
-  MarchingCubesResult h{r.verts.to(Device::cpu(), stream), r.faces.to(Device::cpu(), stream),
-                        r.normals.to(Device::cpu(), stream), r.values.to(Device::cpu(), stream)};
-  stream.synchronize();
-  MarchingCubesResult o = remove_degenerate(std::move(h));
-  return {o.verts.to(volume.device(), stream), o.faces.to(volume.device(), stream),
-          o.normals.to(volume.device(), stream), o.values.to(volume.device(), stream)};
+  cuskimage::detail::DeviceGuard guard(volume.device().index());
+  detail::McArrays m{std::move(r.verts), std::move(r.faces), std::move(r.normals), std::move(r.values)};
+  auto o = detail::cuda_remove_degenerate(m, volume.device(), stream.handle());
+  return {std::move(o.verts), std::move(o.faces), std::move(o.normals), std::move(o.values)};
 }
 
 }  // namespace cuskimage::measure

@@ -66,6 +66,21 @@ CUSK_HD int mc_edge_between(int a, int b) {
   return -1;
 }
 
+/// Bit f set when edge e lies on face f.
+CUSK_HD int mc_edge_faces(int e) {
+  const int a = mc_nib(kEdgeA, e), b = mc_nib(kEdgeB, e);
+  int m = 0;
+  for (int f = 0; f < 6; ++f) {
+    int hits = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int c = mc_nib(mc_face_ccw(f), i);
+      hits += (c == a || c == b) ? 1 : 0;
+    }
+    if (hits == 2) m |= 1 << f;
+  }
+  return m;
+}
+
 CUSK_HD int mc_popcount8(int x) {
   int n = 0;
   for (int i = 0; i < 8; ++i) n += (x >> i) & 1;
@@ -333,7 +348,19 @@ CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsign
     if (lewiner && n >= 8) {
       for (int i = 0; i < n; ++i) emit(12, L[i], L[(i + 1) % n]);
     } else {
-      for (int i = 1; i + 1 < n; ++i) emit(L[0], L[i], L[i + 1]);
+      // fan from the first apex whose triangles all leave the cube's faces (a triangle lying in a
+      // face would be built by the neighbour cube too, as a double wall)
+      int apex = 0;
+      for (int r = 0; r < n; ++r) {
+        bool flat = false;
+        for (int i = 1; i + 1 < n && !flat; ++i)
+          flat = (mc_edge_faces(L[r]) & mc_edge_faces(L[(r + i) % n]) & mc_edge_faces(L[(r + i + 1) % n])) != 0;
+        if (!flat) {
+          apex = r;
+          break;
+        }
+      }
+      for (int i = 1; i + 1 < n; ++i) emit(L[apex], L[(apex + i) % n], L[(apex + i + 1) % n]);
     }
   }
   if (tube_a >= 0) {
@@ -360,8 +387,15 @@ CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsign
     const int first = nt;
     int i = 0, j = 0;
     while (i < na || j < nb) {
-      const bool adv_a = j >= nb || (i < na && (2 * i + 1) * nb <= (2 * j + 1) * na);
+      bool adv_a = j >= nb || (i < na && (2 * i + 1) * nb <= (2 * j + 1) * na);
       const int ai = A[i % na], bj = B[((bs - j) % nb + nb) % nb];
+      if (i < na && j < nb) {  // avoid a triangle lying in a cube face when the other step does not
+        const int an = A[(i + 1) % na], bn = B[((bs - j - 1) % nb + nb) % nb];
+        const bool flat_a = (mc_edge_faces(ai) & mc_edge_faces(an) & mc_edge_faces(bj)) != 0;
+        const bool flat_b = (mc_edge_faces(bn) & mc_edge_faces(bj) & mc_edge_faces(ai)) != 0;
+        if (adv_a && flat_a && !flat_b) adv_a = false;
+        else if (!adv_a && flat_b && !flat_a) adv_a = true;
+      }
       if (adv_a) {
         emit(ai, A[(i + 1) % na], bj);
         ++i;
@@ -486,6 +520,17 @@ CUSK_HD double mc_cube_value(const double v[8]) {
   return (Rn(hi) - Rn(lo)).v;
 }
 
+/// x rounded to float32, as a double. GCC 12's SLP vectorizer (-O2 and up) drops a float round
+/// trip between doubles, which changes results; the volatile store keeps it on the host.
+CUSK_HD double mc_round_f32(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<double>(__double2float_rn(x));
+#else
+  volatile float f = static_cast<float>(x);
+  return static_cast<double>(f);
+#endif
+}
+
 CUSK_HD double mc_weight(double x) { return (Rn(1.0) / (Rn(kMcEps) + Rn(x < 0 ? -x : x))).v; }
 
 struct McVertex {
@@ -561,7 +606,7 @@ CUSK_HD McVertex mc_vertex(const McGrid& g, std::int64_t i, std::int64_t j, std:
       placed = true;
     }
     // scikit-image passes the weights as float and indexes its gradient rows by bit index
-    const double s1 = static_cast<double>(static_cast<float>(t1)), s2 = static_cast<double>(static_cast<float>(t2));
+    const double s1 = mc_round_f32(t1), s2 = mc_round_f32(t2);
     float g1[3], g2[3];
     for (int ax = 0; ax < 3; ++ax) {
       g1[ax] = static_cast<float>((Rn(vg[3 * ba + ax]) * Rn(s1)).v);
@@ -574,10 +619,9 @@ CUSK_HD McVertex mc_vertex(const McGrid& g, std::int64_t i, std::int64_t j, std:
   }
   McVertex out{};
   // the marcher's float32 vertex, flipped to (z, y, x), then scaled in double and rounded
-  const float fx = static_cast<float>(px), fy = static_cast<float>(py), fz = static_cast<float>(pz);
-  out.pos[0] = static_cast<float>((Rn(static_cast<double>(fz)) * Rn(spacing[0])).v);
-  out.pos[1] = static_cast<float>((Rn(static_cast<double>(fy)) * Rn(spacing[1])).v);
-  out.pos[2] = static_cast<float>((Rn(static_cast<double>(fx)) * Rn(spacing[2])).v);
+  out.pos[0] = static_cast<float>((Rn(mc_round_f32(pz)) * Rn(spacing[0])).v);
+  out.pos[1] = static_cast<float>((Rn(mc_round_f32(py)) * Rn(spacing[1])).v);
+  out.pos[2] = static_cast<float>((Rn(mc_round_f32(px)) * Rn(spacing[2])).v);
   Rn len = 0.0;
   for (int ax = 0; ax < 3; ++ax) len = len + Rn(static_cast<double>(n[ax])) * Rn(static_cast<double>(n[ax]));
   double inv = len.v;
@@ -604,5 +648,8 @@ struct McArrays {
 };
 McArrays cuda_marching_cubes(const McGrid& g, const double spacing[3], bool descent, Device device,
                              cudaStream_t stream);
+/// allow_degenerate=False on the device: the rule of the CPU's remove_degenerate (marching_cubes.cpp)
+/// with a lock-free union-find (roots are set minima, so the result does not depend on the order).
+McArrays cuda_remove_degenerate(const McArrays& mesh, Device device, cudaStream_t stream);
 
 }  // namespace cuskimage::measure::detail
