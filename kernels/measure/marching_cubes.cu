@@ -265,8 +265,8 @@ unsigned grid_of(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 
 McArrays cuda_remove_degenerate(const McArrays& m, Device device, cudaStream_t stream) {
   const Stream s(stream);
   const std::int64_t nv = m.verts.shape(0), nf = m.faces.shape(0);
-  Array work = Array::empty({2 * (nv + 1) + 2 * (nf + 1) + 2}, DType::int64, device, s);
-  auto* parent = static_cast<std::int64_t*>(work.data());
+  Array work = Array::empty({nv + 2 * (nv + 1) + 2 * (nf + 1)}, DType::int64, device, s);
+  auto* parent = static_cast<std::int64_t*>(work.data());  // nv
   auto* keep = parent + nv;            // nv + 1 (last: 0)
   auto* vpos = keep + (nv + 1);        // nv + 1
   auto* face_ok = vpos + (nv + 1);     // nf + 1 (last: 0)
