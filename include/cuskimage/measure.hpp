@@ -469,7 +469,10 @@ struct MarchingCubesOptions {
   GradientDirection gradient_direction = GradientDirection::descent;
   /// Cube size in voxels (>= 1).
   std::int64_t step_size = 1;
-  /// false: faces with two coincident vertices are dropped and those vertices merged.
+  /// false: faces with two equal vertices are dropped and the vertices they join merged into the
+  /// lowest index (scikit-image's rule with its merge chains resolved); faces become int64. Which
+  /// faces are degenerate depends on the diagonals, so the count can differ slightly from
+  /// scikit-image's (the distinct vertex positions do not).
   bool allow_degenerate = true;
   MarchingCubesMethod method = MarchingCubesMethod::lewiner;
   /// Optional mask of the volume's shape (bool; other dtypes are read as != 0), same device: a cube
