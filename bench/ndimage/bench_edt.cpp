@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "bench/common/cuda_bench.hpp"
@@ -38,6 +39,21 @@ void BM_EdtDistances(benchmark::State& st) {
                  [&](const Stream& s) { nd::distance_transform_edt_into(m, dist, none, {}, s); });
 }
 
+/// One background pixel in 4096 (random positions): distances of tens of pixels, beyond the unit-sampling
+/// search radius (64) on many lines, which the banded envelope then redoes: the slow path's cost.
+void BM_EdtSparseBackground(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const cuskimage::Shape& shape = shape_arg(st);
+  std::vector<std::uint8_t> v(static_cast<std::size_t>(cuskimage::shape_size(shape)));
+  std::mt19937 gen(5);
+  for (auto& x : v) x = gen() % 4096 != 0;
+  const Array m = Array::from_vector(v, shape).astype(DType::bool_).to(Device::cuda());
+  Array dist = Array::empty(m.shape(), DType::float64, Device::cuda());
+  Array none;
+  cuskbench::run(st, 9.0 * static_cast<double>(m.size()),
+                 [&](const Stream& s) { nd::distance_transform_edt_into(m, dist, none, {}, s); });
+}
+
 void BM_EdtDistancesIndices(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array m = blobs(shape_arg(st));
@@ -64,4 +80,5 @@ void BM_IsotropicErosion10(benchmark::State& st) {
 #define CUSK_EDT_BENCH(fn) BENCHMARK(fn)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond)
 CUSK_EDT_BENCH(BM_EdtDistances);
 CUSK_EDT_BENCH(BM_EdtDistancesIndices);
+CUSK_EDT_BENCH(BM_EdtSparseBackground);
 CUSK_EDT_BENCH(BM_IsotropicErosion10);

@@ -28,14 +28,18 @@
 // mask read 64 MiB + words/links written 24 MiB (pass 0) + words read back ~8 MiB (a chunk's words serve
 // its 32 rows from L2; links are rarely needed) + distances written 512 MiB = ~0.64 GB: floor 0.15 ms
 // (the float64 write alone 0.128 ms). With return_indices 2 x 256 MiB more int32 (floor 0.28 ms).
-// Work: the image's distances are small (mean 1.3, max 17.7 pixels): 1.2 search steps per position,
-// 3.3 per warp of 32 (the slowest lane), ~12 instructions a step; with the site load (~35), the float64
-// sqrt (~15) and the store, ~110 warp instructions per 32 positions = 235 M warp instructions, ~0.15 ms
-// of issue on 132 SMs x 4 schedulers at ~1.75 GHz, overlapping the 0.13 ms of writes.
-// Prediction: pass 0 ~0.03 ms + edt_last_axis_window ~0.2 ms + an empty hard-line wave ~0.005 ms =
-// ~0.25 ms for distances (1.7x the floor; was 1.75 ms), ~0.35 ms with indices; target <= 1.0 ms.
-// Images with distances beyond 64 pay the general kernel for those lines (as before this path: ~1.7 ms
-// for an all-hard 8192^2).
+// Work (from the SASS of edt_last_axis_window<1>, 40 registers, 6 blocks = 48 warps per SM by shared
+// memory): per warp of 32 positions ~31 instructions to load and square the sites (8 word loads in
+// flight per thread), ~22 of loop overhead, 19 per search step x 3.3 steps (the slowest lane; the
+// image's distances are small: mean 1.3, max 17.7 pixels, 1.2 steps per position), ~17 for the sqrt
+// (skipped for zero) and ~8 for the store: ~140 warp instructions = 290 M for the image, 0.28 ms at the
+// full issue rate (132 SMs x 4 x 1.98 GHz) and ~0.35 ms at a realistic 3.2 per clock, so this kernel is
+// issue bound with the 0.13 ms of writes under it.
+// Prediction: pass 0 ~0.03 ms (one wave of 256 blocks, 8 batched 32-row chunks per thread) +
+// edt_last_axis_window ~0.35 ms + an empty wave of edt_last_axis ~0.005 ms = ~0.4 ms for distances
+// (2.7x the floor; was 1.75 ms), ~0.5 ms with indices; target <= 1.0 ms.
+// Lines with distances beyond 64 pay the search and then the general kernel (bench_edt's
+// SparseBackground, one background pixel in 4096, is the worst case: ~the former 1.75 ms or more).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -392,8 +396,8 @@ constexpr int kWinThreads = 256;
 /// A line with a position not settled within kWinMax is appended to `hard` (count in hard[0]) and
 /// redone whole by edt_last_axis, which runs after this kernel on the stream.
 template <int P, class Src>
-__global__ void __launch_bounds__(kWinThreads, P == 1 ? 6 : 4) edt_last_axis_window(Src src, int n, std::int64_t size, double* dist,
-                                                                    std::int32_t* fout, std::int32_t* hard) {
+__global__ void __launch_bounds__(kWinThreads, P == 1 ? 6 : 4)  // 40 / 64 registers, no spills
+    edt_last_axis_window(Src src, int n, std::int64_t size, double* dist, std::int32_t* fout, std::int32_t* hard) {
   extern __shared__ __align__(16) unsigned char smem[];
   std::uint32_t* g = reinterpret_cast<std::uint32_t*>(smem) + kWinMax;
   __shared__ int failed;
