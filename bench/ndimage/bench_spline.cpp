@@ -4,7 +4,8 @@
 // Bytes moved (the notes' model): prefilter ~63 B/px for a 2-D float32 image (float64 coefficients
 // written and re-read per axis, the init sums re-reading ~1/3 of a line); map 28 B/px (coordinates
 // 16, coefficients ~8, output 4). Predicted (4096^2, order 3): map alone ~0.15 ms, with the
-// prefilter ~0.4-0.45 ms (floor 0.36 ms).
+// prefilter ~0.85 ms (floor 0.36 ms; the prefilter is bound by its 4096 sequential lines per axis,
+// see kernels/ndimage/spline.cu).
 #include <benchmark/benchmark.h>
 
 #include <vector>

@@ -12,15 +12,18 @@
 // (unrolled for 1..3 axes), taps read through L1/L2.
 //
 // Bandwidth floor, 4096^2 float32 image, map_coordinates order 3 with an identity-plus-shift
-// float64 coordinate field (2 x 4096^2 doubles), prefilter on (H200, ~4.8 TB/s peak, ~4.2 usable):
+// float64 coordinate field (2 x 4096^2 doubles), prefilter on (H200, ~4.2 TB/s usable):
 //   prefilter axis 0: read input 4 B + ~1/3 init re-read, write/read/write the float64 coefficients
 //     (24 B) ~ 29 B/px; axis 1 on the coefficients: 8 x 1.3 + 24 ~ 34 B/px;
 //   map: coordinates 16 B + coefficients ~8 B (each tap row is re-used from L1/L2) + output 4 B = 28 B/px.
 //   Total ~91 B/px x 16.8 M px = 1.53 GB -> floor ~0.36 ms (map alone 0.47 GB, 0.11 ms).
-// Predicted: the prefilter has only 4096 lines per axis (128 warps on 132 SMs), so it is latency-
-// bound on its sequential double recursion (~4 dependent DP ops per sample per pole): ~0.12 ms per
-// axis, ~0.25 ms for both; map ~0.15 ms (16 taps x 3 DP ops + the weights, ~90 DP ops per point,
-// below the FP64 rate). Total ~0.4-0.45 ms (~1.2x the floor). Not measured yet.
+// Predicted: the prefilter has only 4096 lines per axis, i.e. 128 warps on 132 SMs, so it is bound
+// by memory-level parallelism, not bandwidth: each warp keeps one 8 KB tile (32 loads per thread)
+// in flight, ~1 MB GPU-wide, ~1.5 TB/s at ~0.7 us latency -> ~0.35 ms per axis including the init
+// sums (~1300 samples per line, 16 loads in flight per thread), ~0.7 ms for both axes; map ~0.15 ms
+// (16 taps x 3 DP ops + the weights, ~90 DP ops per point, below the FP64 rate). Total ~0.85 ms
+// (~2.4x the floor). More parallelism would need split lines (the filter's impulse response decays
+// below 1e-16 in ~30 samples for order 3), which gives up bit equality with scipy. Not measured yet.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -49,12 +52,19 @@ template <class X>
 __device__ void load_tile(Tile& t, const X* x, std::int64_t p0, int cnt, std::int64_t es, int nl,
                           bool by_pos, double scale) {
   const int lane = threadIdx.x;
+  // Fixed trip counts (predicated) so that all 32 loads of a thread are in flight at once: with one
+  // warp per SM, memory-level parallelism comes from here.
   if (by_pos) {
-    if (lane < cnt)
-      for (int r = 0; r < nl; ++r) t.v[r][lane] = mul_rn(static_cast<double>(x[t.base[r] + p0 + lane]), scale);
+    if (lane < cnt) {
+#pragma unroll
+      for (int r = 0; r < kLines; ++r)
+        if (r < nl) t.v[r][lane] = mul_rn(static_cast<double>(x[t.base[r] + p0 + lane]), scale);
+    }
   } else if (lane < nl) {
     const std::int64_t b = t.base[lane] + p0 * es;
-    for (int r = 0; r < cnt; ++r) t.v[lane][r] = mul_rn(static_cast<double>(x[b + r * es]), scale);
+#pragma unroll
+    for (int r = 0; r < kDepth; ++r)
+      if (r < cnt) t.v[lane][r] = mul_rn(static_cast<double>(x[b + r * es]), scale);
   }
   __syncthreads();
 }
@@ -65,11 +75,16 @@ __device__ void store_tile(const Tile& t, Y* y, std::int64_t p0, int cnt, std::i
                            bool by_pos) {
   const int lane = threadIdx.x;
   if (by_pos) {
-    if (lane < cnt)
-      for (int r = 0; r < nl; ++r) y[t.base[r] + p0 + lane] = static_cast<Y>(t.v[r][lane]);
+    if (lane < cnt) {
+#pragma unroll
+      for (int r = 0; r < kLines; ++r)
+        if (r < nl) y[t.base[r] + p0 + lane] = static_cast<Y>(t.v[r][lane]);
+    }
   } else if (lane < nl) {
     const std::int64_t b = t.base[lane] + p0 * es;
-    for (int r = 0; r < cnt; ++r) y[b + r * es] = static_cast<Y>(t.v[lane][r]);
+#pragma unroll
+    for (int r = 0; r < kDepth; ++r)
+      if (r < cnt) y[b + r * es] = static_cast<Y>(t.v[lane][r]);
   }
   __syncthreads();
 }
@@ -107,7 +122,9 @@ __global__ void __launch_bounds__(kLines)
   for (int k = 0; k < p.poles.n; ++k) {
     const double z = p.poles.z[k];
     double c0 = 0.0;
-    if (active) c0 = k == 0 ? causal_init(from_src, n, z, p.zp[k], p.init) : causal_init(from_work, n, z, p.zp[k], p.init);
+    if (active)
+      c0 = k == 0 ? causal_init(from_src, n, z, p.zp[k], p.kz[k], p.init)
+                  : causal_init(from_work, n, z, p.zp[k], p.kz[k], p.init);
     // Causal pass: c[i] = c[i] + z c[i - 1].
     double prev = 0.0;
     for (std::int64_t p0 = 0; p0 < n; p0 += kDepth) {
@@ -127,7 +144,7 @@ __global__ void __launch_bounds__(kLines)
     }
     // Anticausal pass: c[i] = z (c[i + 1] - c[i]) from the init of c[n - 1].
     double next = 0.0;
-    if (active) next = anticausal_init(from_work, n, z, p.init);
+    if (active) next = anticausal_init(from_work, n, z, p.kz[k], p.init);
     const bool last_pole = k == p.poles.n - 1;
     for (std::int64_t p0 = last0; p0 >= 0; p0 -= kDepth) {
       const int cnt = static_cast<int>(std::min<std::int64_t>(kDepth, n - p0));

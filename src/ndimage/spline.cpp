@@ -62,7 +62,10 @@ SplineLinePlan make_line_plan(const Shape& shape, int axis, int order, InterpMod
   // scipy filters lines of at least two samples; shorter ones are copied.
   if (p.n > 1) p.poles = spline_poles(order);
   p.init = spline_init(mode);
-  for (int k = 0; k < p.poles.n; ++k) p.zp[k] = spline_init_power(p.poles.z[k], p.n, p.init);
+  for (int k = 0; k < p.poles.n; ++k) {
+    p.zp[k] = spline_init_power(p.poles.z[k], p.n, p.init);
+    p.kz[k] = spline_terms(p.poles.z[k]);
+  }
   return p;
 }
 
@@ -119,9 +122,9 @@ void filter_line(double* c, const SplineLinePlan& p) {
   auto get = [c](std::int64_t i) { return c[i]; };
   for (int k = 0; k < p.poles.n; ++k) {
     const double z = p.poles.z[k];
-    c[0] = causal_init(get, n, z, p.zp[k], p.init);
+    c[0] = causal_init(get, n, z, p.zp[k], p.kz[k], p.init);
     for (std::int64_t i = 1; i < n; ++i) c[i] = add_rn(c[i], mul_rn(z, c[i - 1]));
-    c[n - 1] = anticausal_init(get, n, z, p.init);
+    c[n - 1] = anticausal_init(get, n, z, p.kz[k], p.init);
     for (std::int64_t i = n - 2; i >= 0; --i) c[i] = mul_rn(z, sub_rn(c[i + 1], c[i]));
   }
 }

@@ -61,16 +61,33 @@ CUSK_HD SplineInit spline_init(InterpMode m) {
   }
 }
 
+/// The largest i with z^i (repeated products, as scipy forms it) non-zero: the init sums stop there,
+/// since every later term is exactly zero (for finite data) and scipy's full sum is unchanged. A
+/// bound known before the loop (no data-dependent exit) lets the GPU keep several loads in flight.
+inline std::int64_t spline_terms(double z) {
+  std::int64_t k = 0;
+  for (double zi = z; zi != 0.0; zi = mul_rn(zi, z)) ++k;
+  return k;
+}
+
+// Device loops of the init sums keep 16 loads in flight (their bounds are known up front).
+#if defined(__CUDA_ARCH__)
+#define CUSK_SPLINE_UNROLL16 _Pragma("unroll 16")
+#else
+#define CUSK_SPLINE_UNROLL16
+#endif
+
 /// New c[0] before the causal pass. `c(i)` reads the line's current values; `zp` is pow(z, n - 1)
-/// (mirror) or pow(z, n) (reflect). Sums stop once z^i underflows to zero: every later term is then
-/// exactly zero, so the result is scipy's full sum (for finite data).
+/// (mirror) or pow(z, n) (reflect); `kz` is spline_terms(z).
 template <class Get>
-CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, SplineInit kind) {
+CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, std::int64_t kz, SplineInit kind) {
   double zi = z;
   switch (kind) {
     case SplineInit::mirror: {
       double c0 = add_rn(c(0), mul_rn(zp, c(n - 1)));
-      for (std::int64_t i = 1; i < n - 1 && zi != 0.0; ++i) {
+      const std::int64_t end = n - 1 < kz + 1 ? n - 1 : kz + 1;
+      CUSK_SPLINE_UNROLL16
+      for (std::int64_t i = 1; i < end; ++i) {
         c0 = add_rn(c0, mul_rn(zi, zp != 0.0 ? add_rn(c(i), mul_rn(zp, c(n - 1 - i))) : c(i)));
         zi = mul_rn(zi, z);
       }
@@ -79,7 +96,9 @@ CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, SplineIni
     case SplineInit::reflect: {
       const double first = c(0);
       double c0 = add_rn(first, mul_rn(zp, c(n - 1)));
-      for (std::int64_t i = 1; i < n && zi != 0.0; ++i) {
+      const std::int64_t end = n < kz + 1 ? n : kz + 1;
+      CUSK_SPLINE_UNROLL16
+      for (std::int64_t i = 1; i < end; ++i) {
         // scipy updates c[0] in place, so its last term (i = n - 1) reads the running sum.
         const double tail = i == n - 1 ? c0 : c(n - 1 - i);
         c0 = add_rn(c0, mul_rn(zi, zp != 0.0 ? add_rn(c(i), mul_rn(zp, tail)) : c(i)));
@@ -90,7 +109,9 @@ CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, SplineIni
     }
     case SplineInit::wrap: {
       double c0 = c(0);
-      for (std::int64_t i = 1; i < n && zi != 0.0; ++i) {
+      const std::int64_t end = n < kz + 1 ? n : kz + 1;
+      CUSK_SPLINE_UNROLL16
+      for (std::int64_t i = 1; i < end; ++i) {
         c0 = add_rn(c0, mul_rn(zi, c(n - i)));
         zi = mul_rn(zi, z);
       }
@@ -102,14 +123,16 @@ CUSK_HD double causal_init(Get c, std::int64_t n, double z, double zp, SplineIni
 
 /// New c[n - 1] before the anticausal pass, from the causal result (`c(i)`, n >= 2).
 template <class Get>
-CUSK_HD double anticausal_init(Get c, std::int64_t n, double z, SplineInit kind) {
+CUSK_HD double anticausal_init(Get c, std::int64_t n, double z, std::int64_t kz, SplineInit kind) {
   switch (kind) {
     case SplineInit::mirror:
       return div_rn(mul_rn(add_rn(mul_rn(z, c(n - 2)), c(n - 1)), z), sub_rn(mul_rn(z, z), 1.0));
     case SplineInit::reflect: return mul_rn(c(n - 1), div_rn(z, sub_rn(z, 1.0)));
     case SplineInit::wrap: {
       double cl = c(n - 1), zi = z;
-      for (std::int64_t i = 0; i < n - 1 && zi != 0.0; ++i) {
+      const std::int64_t end = n - 1 < kz ? n - 1 : kz;
+      CUSK_SPLINE_UNROLL16
+      for (std::int64_t i = 0; i < end; ++i) {
         cl = add_rn(cl, mul_rn(zi, c(i)));
         zi = mul_rn(zi, z);
       }
@@ -428,6 +451,7 @@ struct SplineLinePlan {
   SplinePoles poles;
   SplineInit init = SplineInit::mirror;
   double zp[2] = {0.0, 0.0};
+  std::int64_t kz[2] = {0, 0};  // spline_terms of each pole
 };
 
 SplineLinePlan make_line_plan(const Shape& shape, int axis, int order, InterpMode mode);
