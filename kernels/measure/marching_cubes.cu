@@ -262,15 +262,19 @@ unsigned grid_of(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 
 
 }  // namespace
 
-McArrays cuda_remove_degenerate(const McArrays& m, Device device, cudaStream_t stream) {
-  const Stream s(stream);
+McArrays cuda_remove_degenerate(const McArrays& m, Device device, const Stream& s) {
+  const cudaStream_t stream = s.handle();
   const std::int64_t nv = m.verts.shape(0), nf = m.faces.shape(0);
-  Array work = Array::empty({nv + 2 * (nv + 1) + 2 * (nf + 1)}, DType::int64, device, s);
-  auto* parent = static_cast<std::int64_t*>(work.data());  // nv
-  auto* keep = parent + nv;            // nv + 1 (last: 0)
-  auto* vpos = keep + (nv + 1);        // nv + 1
-  auto* face_ok = vpos + (nv + 1);     // nf + 1 (last: 0)
-  auto* fpos = face_ok + (nf + 1);     // nf + 1
+  // One allocation per array; the scans read and write nv + 1 / nf + 1 entries (the last input
+  // entry is a zero, so the last output entry is the total).
+  auto i64 = [&](std::int64_t n) { return Array::empty({n}, DType::int64, device, s); };
+  Array parent_a = i64(std::max<std::int64_t>(nv, 1)), keep_a = i64(nv + 1), vpos_a = i64(nv + 1),
+        face_ok_a = i64(nf + 1), fpos_a = i64(nf + 1);
+  auto* parent = static_cast<std::int64_t*>(parent_a.data());
+  auto* keep = static_cast<std::int64_t*>(keep_a.data());
+  auto* vpos = static_cast<std::int64_t*>(vpos_a.data());
+  auto* face_ok = static_cast<std::int64_t*>(face_ok_a.data());
+  auto* fpos = static_cast<std::int64_t*>(fpos_a.data());
   const auto* v = static_cast<const float*>(m.verts.data());
   const auto* f = static_cast<const std::int32_t*>(m.faces.data());
   CUSK_CUDA_CHECK(cudaMemsetAsync(keep + nv, 0, sizeof(std::int64_t), stream));
@@ -306,8 +310,8 @@ McArrays cuda_remove_degenerate(const McArrays& m, Device device, cudaStream_t s
 }
 
 McArrays cuda_marching_cubes(const McGrid& g, const double spacing[3], bool descent, Device device,
-                             cudaStream_t stream) {
-  const Stream s(stream);
+                             const Stream& s) {
+  const cudaStream_t stream = s.handle();
   const std::int64_t n = g.px * g.py * g.pz;
   const std::int64_t blocks = (n + kTile - 1) / kTile;
   Array counts = Array::empty({4 * (blocks + 1)}, DType::int64, device, s);

@@ -203,7 +203,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
         auto a = cpu_marching_cubes(g, spacing, descent);
         return {std::move(a.verts), std::move(a.faces), std::move(a.normals), std::move(a.values)};
       },
-      [&](cudaStream_t s) -> MarchingCubesResult {
+      [&](cudaStream_t s) -> MarchingCubesResult {  // outputs are allocated with `stream` (owned)
         const Array vol = volume.dtype() == DType::float32 ? volume.contiguous(stream)
                                                             : volume.astype(DType::float32, stream);
         const auto mm = util::detail::cuda_minmax<float>(vol, 1, s)[0];
@@ -212,7 +212,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
         g.mask = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
         g.lewiner = lewiner;
         g.level = level_of(mm, opts.level);
-        auto a = detail::cuda_marching_cubes(g, spacing, descent, volume.device(), s);
+        auto a = detail::cuda_marching_cubes(g, spacing, descent, volume.device(), stream);
         return {std::move(a.verts), std::move(a.faces), std::move(a.normals), std::move(a.values)};
       });
   if (r.verts.shape(0) == 0)
@@ -221,7 +221,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
   if (volume.device().is_cpu()) return remove_degenerate(std::move(r));
   cuskimage::detail::DeviceGuard guard(volume.device().index());
   detail::McArrays m{std::move(r.verts), std::move(r.faces), std::move(r.normals), std::move(r.values)};
-  auto o = detail::cuda_remove_degenerate(m, volume.device(), stream.handle());
+  auto o = detail::cuda_remove_degenerate(m, volume.device(), stream);
   return {std::move(o.verts), std::move(o.faces), std::move(o.normals), std::move(o.values)};
 }
 

@@ -642,14 +642,16 @@ inline McGrid mc_grid(std::int64_t nz, std::int64_t ny, std::int64_t nx, std::in
 
 /// The mesh of the contiguous float32 device volume described by `g` (pointers on the device):
 /// vertices in key order, faces in cube raster order. `descent` reverses every face. Arrays are
-/// allocated on `device` with `stream`; the call synchronises to size them.
+/// allocated on `device` with `stream` (the caller's Stream object, not a wrapped handle: the
+/// outputs are freed on it later, so they must keep an owned stream alive); the call synchronises
+/// to size them.
 struct McArrays {
   Array verts, faces, normals, values;
 };
 McArrays cuda_marching_cubes(const McGrid& g, const double spacing[3], bool descent, Device device,
-                             cudaStream_t stream);
+                             const Stream& stream);
 /// allow_degenerate=False on the device: the rule of the CPU's remove_degenerate (marching_cubes.cpp)
 /// with a lock-free union-find (roots are set minima, so the result does not depend on the order).
-McArrays cuda_remove_degenerate(const McArrays& mesh, Device device, cudaStream_t stream);
+McArrays cuda_remove_degenerate(const McArrays& mesh, Device device, const Stream& stream);
 
 }  // namespace cuskimage::measure::detail
