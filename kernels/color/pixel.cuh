@@ -1,7 +1,7 @@
 // CUDA kernels of the pixel conversions (one read and one write of every element).
 //
-// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: each warp stages
-// kTilePix / 8 pixels of input in shared memory with 16-byte vector loads, converts each pixel in one
+// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: a block stages
+// kTilePix pixels of input in shared memory with 16-byte vector loads, converts each pixel in one
 // thread, stages the output and writes it back with 16-byte vector stores, so every global access
 // of a warp is one contiguous span whatever CI, CO and the element sizes are (a pixel per thread
 // straight from global memory would make 3-byte / 24-byte strided warp accesses). uint8 input of
@@ -55,41 +55,32 @@ __device__ __forceinline__ void build_lut(const OpT& op, T* lut) {
   }
 }
 
-/// Copies `bytes` bytes between 16-byte aligned buffers with one warp.
-__device__ __forceinline__ void warp_copy(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
-                                          int bytes, int lane) {
-  const int vec = bytes / 16;
-  for (int i = lane; i < vec; i += 32) reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
-  for (int i = vec * 16 + lane; i < bytes; i += 32) dst[i] = src[i];
+/// Copies `bytes` bytes between 16-byte aligned buffers with the whole block.
+__device__ __forceinline__ void block_copy(unsigned char* __restrict__ dst, const unsigned char* __restrict__ src,
+                                           std::int64_t bytes) {
+  const std::int64_t vec = bytes / 16;
+  for (std::int64_t i = threadIdx.x; i < vec; i += blockDim.x)
+    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  for (std::int64_t i = vec * 16 + threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
 }
 
-/// Each warp stages, converts and writes back its own kWarpTile pixels with only __syncwarp between
-/// the phases: warps drift apart, so one warp's FP64 work overlaps another's memory traffic (a
-/// block-wide load / convert / store cycle kept every warp of a block in the same phase and left
-/// rgb2lab / rgb2hsv at ~1.75x their floor on the H200).
 template <class In, class T, class OpT>
 __global__ void __launch_bounds__(kPixThreads) pixel_tile_kernel(const In* __restrict__ in, T* __restrict__ out,
                                                                  std::int64_t npix, OpT op) {
   constexpr int CI = OpT::cin, CO = OpT::cout;
   constexpr int kTile = kTilePix<In, T, CI, CO>;
-  constexpr int kWarps = kPixThreads / 32, kWarpTile = kTile / kWarps;
   __shared__ alignas(16) unsigned char s_in[kTile * CI * sizeof(In)];
   __shared__ alignas(16) unsigned char s_out[kTile * CO * sizeof(T)];
   __shared__ T lut[std::is_same_v<In, std::uint8_t> && OpT::use_lut ? 256 : 1];
   build_lut<T, In>(op, lut);
-  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  unsigned char* wi = s_in + warp * (kWarpTile * CI * sizeof(In));
-  unsigned char* wo = s_out + warp * (kWarpTile * CO * sizeof(T));
-  const In* si = reinterpret_cast<const In*>(wi);
-  T* so = reinterpret_cast<T*>(wo);
-  const std::int64_t ntiles = (npix + kWarpTile - 1) / kWarpTile;
-  for (std::int64_t tile = std::int64_t(blockIdx.x) * kWarps + warp; tile < ntiles;
-       tile += std::int64_t(gridDim.x) * kWarps) {
-    const std::int64_t p0 = tile * kWarpTile;
-    const int n = static_cast<int>(std::min<std::int64_t>(kWarpTile, npix - p0));
-    warp_copy(wi, reinterpret_cast<const unsigned char*>(in + p0 * CI), n * CI * static_cast<int>(sizeof(In)), lane);
-    __syncwarp();
-    for (int k = lane; k < n; k += 32) {
+  const In* si = reinterpret_cast<const In*>(s_in);
+  T* so = reinterpret_cast<T*>(s_out);
+  for (std::int64_t tile = blockIdx.x; tile * kTile < npix; tile += gridDim.x) {
+    const std::int64_t p0 = tile * kTile;
+    const int n = static_cast<int>(std::min<std::int64_t>(kTile, npix - p0));
+    block_copy(s_in, reinterpret_cast<const unsigned char*>(in + p0 * CI), std::int64_t(n) * CI * sizeof(In));
+    __syncthreads();
+    for (int k = threadIdx.x; k < n; k += kPixThreads) {
       T x[CI], y[CO];
 #pragma unroll
       for (int c = 0; c < CI; ++c) x[c] = load_elem<T>(op, si[k * CI + c], c, lut);
@@ -97,9 +88,9 @@ __global__ void __launch_bounds__(kPixThreads) pixel_tile_kernel(const In* __res
 #pragma unroll
       for (int c = 0; c < CO; ++c) so[k * CO + c] = y[c];
     }
-    __syncwarp();
-    warp_copy(reinterpret_cast<unsigned char*>(out + p0 * CO), wo, n * CO * static_cast<int>(sizeof(T)), lane);
-    __syncwarp();
+    __syncthreads();
+    block_copy(reinterpret_cast<unsigned char*>(out + p0 * CO), s_out, std::int64_t(n) * CO * sizeof(T));
+    __syncthreads();
   }
 }
 
@@ -142,7 +133,7 @@ void launch_pixel(const OpT& op, const Array& in, Array& out, cudaStream_t strea
   const In* ip = static_cast<const In*>(in.data());
   T* opp = static_cast<T*>(out.data());
   if (in.is_contiguous() && out.is_contiguous() && aligned16(ip) && aligned16(opp)) {
-    constexpr int kTile = kTilePix<In, T, OpT::cin, OpT::cout>;  // per block: kPixThreads / 32 warp tiles
+    constexpr int kTile = kTilePix<In, T, OpT::cin, OpT::cout>;
     const std::int64_t tiles = (npix + kTile - 1) / kTile;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, std::int64_t(1) << 20));
     pixel_tile_kernel<In, T, OpT><<<blocks, kPixThreads, 0, stream>>>(ip, opp, npix, op);
