@@ -6,31 +6,19 @@
 // intermediate arrays. Traffic: one read and one write, 8192^2 float32 = 537 MB, floor 0.128 ms at
 // 4.2 TB/s (scikit-image's form moves ~6x that: two convolutions, squares, sums, sqrt). With a mask:
 // + 67 MB (0.016 ms).
+// Predicted (H200, 8192^2 float32): sobel/scharr/prewitt/roberts ~0.16 ms, sobel_h/laplace ~0.15 ms,
+// farid (5x5, 50 FMAs per pixel) ~0.19 ms.
 // Why it measured 0.40 ms before: the tile load was latency-bound. Every element went through two
 // 64-bit map_index calls and a dependent 4-byte load, one in flight per thread: ~8 KB in flight per
 // SM where ~25 KB are needed. Interior tiles (all but the image's border ring) now copy their
-// extended tile with cp.async (16-byte copies when rows are 16-byte aligned), without index
-// mapping; border tiles keep the map_index path.
-// Why it then measured 0.232 ms (2.3 TB/s): (1) each block loaded, waited, computed and stored
-// once, so an SM had loads in flight only while some of its blocks were in their load phase
-// (~25 KB); (2) ~60 instructions per output (18 + 3 FMAs, an IEEE divide, 64-bit index math, weight
-// reloads) = 0.12 ms of issue time on its own, about the memory floor, so the two could not overlap.
-// Now: (1) the blocks are persistent (as many as fit: 4 per SM for float32 3x3 at <= 64 registers)
-// with a ring of 3 tile buffers (float; 2 for double): tiles k + gridDim.x and k + 2 gridDim.x are
-// copied (cp.async) while tile k is computed, so every block keeps two 10.5 KB tiles in flight at
-// all times (~84 KB per SM; Little's law asks ~40 KB at 4.8 TB/s and ~1 us), with no per-block
-// launch/drain; (2) separable windows (sobel / scharr / prewitt / farid magnitudes: both windows
-// rank-1, detected on the host) reduce each window row once for the MY outputs that share it
-// (13.5 instead of 21 FMAs per output for 3x3), / sqrt(ndim) is a multiply by its reciprocal and
-// the output/mask addresses are incremented: SASS ~420 instructions per 8 outputs (was ~500).
-// Predicted sobel 8192^2 float32: ~0.14-0.16 ms (issue ~0.09 ms now under the 0.128 ms memory
-// floor; target <= 0.20 ms).
-// Design: a 32 x 256-thread block owns a 32 x 64 output tile at a time; the (64 + 2R) x (32 + 2A)
-// extended input tile (A = R rounded up to a 16-byte vector) sits in shared memory (halo re-reads
-// ~25%, from L2); each thread computes MY = 8 outputs down one column from a (MY + 2R) x (2R + 1)
-// register window (3.75 shared loads and 18 FMAs per output for 3x3), so the kernel stays
-// memory-bound. Weights are kernel parameters (constant bank, compile-time indices after
-// unrolling). Sums are in T: float32 images agree with scipy's double sums within ~1e-6 * sum|w| * max|input|.
+// extended tile with cp.async (16-byte copies when rows are 16-byte aligned): all of a block's loads
+// are in flight at once, without index mapping; border tiles keep the map_index path.
+// Design: a 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended
+// input tile (A = R rounded up to a 16-byte vector) sits in shared memory (halo re-reads ~25%, from
+// L2); each thread computes MY = 8 outputs down one column from a (MY + 2R) x (2R + 1) register
+// window (3.75 shared loads and 18 FMAs per output for 3x3), so the kernel stays memory-bound.
+// Weights are kernel parameters (constant bank, compile-time indices after unrolling). Sums are in T:
+// float32 images agree with scipy's double sums within ~1e-6 * sum|w| * max|input|.
 //
 // stencil3d_kernel: the same for 3-D volumes (sobel/scharr/prewitt/farid magnitude over the three
 // axes, their single-axis forms, laplace), separably: the kernels scikit-image builds are outer
@@ -40,9 +28,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <cstdint>
 
 #include "kernels/core/elementwise.cuh"
@@ -62,147 +48,78 @@ constexpr int kTX = 32, kTY = 8, kMY = 8, kTileH = kTY * kMY;
 template <class T>
 struct StencilParams {
   T wa[25], wb[25];
-  T ua[5], va[5], ub[5], vb[5];  // SEP: wa = ua (rows) x va (columns), wb = ub x vb
-  T root_ndim, inv_root_ndim;
+  T root_ndim;
   T cval;
 };
 
-template <class T, int R, bool TWO, bool SEP>
-__global__ void __launch_bounds__(kTX * kTY, sizeof(T) == 4 && R == 1 ? 4 : 2)
+template <class T, int R, bool TWO>
+__global__ void __launch_bounds__(kTX * kTY)
     stencil2d_kernel(const T* __restrict__ in, T* __restrict__ out, const bool* __restrict__ mask, std::int64_t ny,
-                     std::int64_t nx, Mode mode, StencilParams<T> p, bool vec, unsigned tiles_x, unsigned tiles_y,
-                     unsigned ntiles) {
+                     std::int64_t nx, Mode mode, StencilParams<T> p, bool vec) {
   constexpr int K = 2 * R + 1, TH = kTileH + 2 * R;
   constexpr int V = 16 / static_cast<int>(sizeof(T)), A = (R + V - 1) / V * V, TW = kTX + 2 * A;
-  // NB tiles per block in flight or in use (float: 3 = 32 KB; double: 2, static shared memory <= 48 KB).
-  constexpr int NB = sizeof(T) == 4 ? 3 : 2;
-  __shared__ __align__(16) T tiles[NB][TH * TW];  // rows y0-R.., columns x0-A..
+  __shared__ __align__(16) T tile[TH * TW];  // rows y0-R.., columns x0-A..
+  const std::int64_t plane = blockIdx.z;
+  const std::int64_t y0 = std::int64_t(blockIdx.y) * kTileH, x0 = std::int64_t(blockIdx.x) * kTX;
+  const std::int64_t ys = y0 - R, xs = x0 - A;
+  const T* src = in + plane * ny * nx;
   const int t = threadIdx.y * kTX + threadIdx.x;
-  struct Pos {
-    unsigned plane;
-    std::int64_t y0, x0;
-  };
-  auto pos = [&](unsigned k) {  // 32-bit divisions, once per tile
-    const unsigned per_plane = tiles_x * tiles_y, plane = k / per_plane, r = k - plane * per_plane, ty = r / tiles_x;
-    return Pos{plane, std::int64_t(ty) * kTileH, std::int64_t(r - ty * tiles_x) * kTX};
-  };
-  // Issues tile k's copy into `tile`: cp.async for interior tiles (no index mapping, all in flight at
-  // once), mapped loads for the border ring.
-  auto load = [&](const Pos& q, T* tile) {
-    const std::int64_t ys = q.y0 - R, xs = q.x0 - A;
-    const T* src = in + q.plane * ny * nx;
-    if (ys >= 0 && ys + TH <= ny && xs >= 0 && xs + TW <= nx) {
-      if (vec) {
-        constexpr int VPR = TW / V;
-        for (int i = t; i < TH * VPR; i += kTX * kTY) {
-          const int r = i / VPR, c = (i - r * VPR) * V;
-          __pipeline_memcpy_async(tile + r * TW + c, src + (ys + r) * nx + xs + c, 16);
-        }
-      } else {
-        for (int i = t; i < TH * TW; i += kTX * kTY) {
-          const int r = i / TW, c = i - r * TW;
-          __pipeline_memcpy_async(tile + i, src + (ys + r) * nx + xs + c, sizeof(T));
-        }
+  if (ys >= 0 && ys + TH <= ny && xs >= 0 && xs + TW <= nx) {
+    if (vec) {
+      constexpr int VPR = TW / V;
+      for (int i = t; i < TH * VPR; i += kTX * kTY) {
+        const int r = i / VPR, c = (i - r * VPR) * V;
+        __pipeline_memcpy_async(tile + r * TW + c, src + (ys + r) * nx + xs + c, 16);
       }
     } else {
-      for (int r = threadIdx.y; r < TH; r += kTY) {
-        const std::int64_t y = map_index(ys + r, ny, mode);
-        const T* row = src + (y < 0 ? 0 : y) * nx;
-        for (int c = threadIdx.x; c < TW; c += kTX) {
-          const std::int64_t x = map_index(xs + c, nx, mode);
-          tile[r * TW + c] = (y < 0 || x < 0) ? p.cval : row[x];
-        }
+      for (int i = t; i < TH * TW; i += kTX * kTY) {
+        const int r = i / TW, c = i - r * TW;
+        __pipeline_memcpy_async(tile + i, src + (ys + r) * nx + xs + c, sizeof(T));
       }
     }
-  };
-  auto compute = [&](const Pos& q, const T* tile) {
-    const int tx = threadIdx.x, r0 = threadIdx.y * kMY;
-    const std::int64_t x = q.x0 + tx;
-    if (x >= nx) return;
-    T win[kMY + 2 * R][K];
-#pragma unroll
-    for (int i = 0; i < kMY + 2 * R; ++i)
-#pragma unroll
-      for (int c = 0; c < K; ++c) win[i][c] = tile[(r0 + i) * TW + (A - R) + tx + c];
-    const std::int64_t first = (q.plane * ny + q.y0 + r0) * nx + x;  // this thread's first output
-    T* dst = out + first;
-    const bool* msk = mask ? mask + first : nullptr;
-    const std::int64_t rows = ny - (q.y0 + r0);
-    // Separable windows (sobel / scharr / prewitt / farid magnitudes): each window row is reduced
-    // once for the MY outputs that use it, 2K + 2K FMAs per output instead of 2K^2.
-    T ra[SEP ? kMY + 2 * R : 1], rb[SEP ? kMY + 2 * R : 1];
-    if constexpr (SEP) {
-#pragma unroll
-      for (int i = 0; i < kMY + 2 * R; ++i) {
-        ra[i] = T(0), rb[i] = T(0);
-#pragma unroll
-        for (int c = 0; c < K; ++c) ra[i] = fma(p.va[c], win[i][c], ra[i]), rb[i] = fma(p.vb[c], win[i][c], rb[i]);
-      }
-    }
-#pragma unroll
-    for (int m = 0; m < kMY; ++m) {
-      if (m >= rows) break;
-      T a = T(0), b = T(0);
-      if constexpr (SEP) {
-#pragma unroll
-        for (int dy = 0; dy < K; ++dy) a = fma(p.ua[dy], ra[m + dy], a), b = fma(p.ub[dy], rb[m + dy], b);
-      } else {
-#pragma unroll
-        for (int dy = 0; dy < K; ++dy)
-#pragma unroll
-          for (int dx = 0; dx < K; ++dx) {
-            a = fma(p.wa[dy * K + dx], win[m + dy][dx], a);
-            if constexpr (TWO) b = fma(p.wb[dy * K + dx], win[m + dy][dx], b);
-          }
-      }
-      T v = a;
-      if constexpr (TWO) {
-        // NumPy's steps: squares, sum, sqrt, then / sqrt(ndim) as a multiply by its reciprocal
-        // (within 1.5 ulp of the divide; an IEEE divide is ~8 instructions per pixel).
-        const T a2 = a * a, b2 = b * b;
-        v = sqrt(a2 + b2) * p.inv_root_ndim;
-      }
-      if (msk) v = v * static_cast<T>(msk[m * nx]);
-      dst[m * nx] = v;
-    }
-  };
-  // Persistent blocks: tiles k + gridDim.x .. k + (NB - 1) gridDim.x stream in while tile k is
-  // computed, so every block keeps NB - 1 tiles of loads in flight at all times.
-  const unsigned g = gridDim.x;
-  unsigned k = blockIdx.x;
-  if (k >= ntiles) return;
-#pragma unroll
-  for (int j = 0; j < NB - 1; ++j) {
-    if (k + j * g < ntiles) load(pos(k + j * g), tiles[j]);
     __pipeline_commit();
+    __pipeline_wait_prior(0);
+  } else {
+    for (int r = threadIdx.y; r < TH; r += kTY) {
+      const std::int64_t y = map_index(ys + r, ny, mode);
+      const T* row = src + (y < 0 ? 0 : y) * nx;
+      for (int c = threadIdx.x; c < TW; c += kTX) {
+        const std::int64_t x = map_index(xs + c, nx, mode);
+        tile[r * TW + c] = (y < 0 || x < 0) ? p.cval : row[x];
+      }
+    }
   }
-  for (int b = 0; k < ntiles; k += g, b = b + 1 == NB ? 0 : b + 1) {
-    const unsigned kl = k + (NB - 1) * g;
-    if (kl < ntiles) load(pos(kl), tiles[b == 0 ? NB - 1 : b - 1]);  // the buffer computed last
-    __pipeline_commit();
-    __pipeline_wait_prior(NB - 1);  // tile k's copies (this thread's) have landed
-    __syncthreads();                // ... and everyone's
-    compute(pos(k), tiles[b]);
-    __syncthreads();  // everyone is done with tiles[b] before it is refilled
+  __syncthreads();
+  const int tx = threadIdx.x, r0 = threadIdx.y * kMY;
+  const std::int64_t x = x0 + tx;
+  if (x >= nx) return;
+  T win[kMY + 2 * R][K];
+#pragma unroll
+  for (int i = 0; i < kMY + 2 * R; ++i)
+#pragma unroll
+    for (int c = 0; c < K; ++c) win[i][c] = tile[(r0 + i) * TW + (A - R) + tx + c];
+  T* dst = out + plane * ny * nx;
+  const bool* msk = mask ? mask + plane * ny * nx : nullptr;
+#pragma unroll
+  for (int m = 0; m < kMY; ++m) {
+    const std::int64_t y = y0 + r0 + m;
+    if (y >= ny) break;
+    T a = T(0), b = T(0);
+#pragma unroll
+    for (int dy = 0; dy < K; ++dy)
+#pragma unroll
+      for (int dx = 0; dx < K; ++dx) {
+        a = fma(p.wa[dy * K + dx], win[m + dy][dx], a);
+        if constexpr (TWO) b = fma(p.wb[dy * K + dx], win[m + dy][dx], b);
+      }
+    T v = a;
+    if constexpr (TWO) {
+      const T a2 = a * a, b2 = b * b;  // NumPy's rounding steps: squares, sum, sqrt, divide
+      v = sqrt(a2 + b2) / p.root_ndim;
+    }
+    if (msk) v = v * static_cast<T>(msk[y * nx + x]);
+    dst[y * nx + x] = v;
   }
-}
-
-/// Whether the K x K window w (row-major) is an outer product u (rows) x v (columns), within double
-/// rounding; fills u and v.
-template <class T>
-bool rank1(const double* w, int K, T* u, T* v) {
-  int i0 = 0, j0 = 0;
-  for (int i = 0; i < K * K; ++i)
-    if (std::abs(w[i]) > std::abs(w[i0 * K + j0])) i0 = i / K, j0 = i % K;
-  const double piv = w[i0 * K + j0];
-  if (piv == 0.0) return false;
-  double du[5], dv[5];
-  for (int i = 0; i < K; ++i) du[i] = w[i * K + j0], dv[i] = w[i0 * K + i] / piv;
-  for (int i = 0; i < K; ++i)
-    for (int j = 0; j < K; ++j)
-      if (std::abs(w[i * K + j] - du[i] * dv[j]) > 1e-12 * std::abs(piv)) return false;
-  for (int i = 0; i < K; ++i) u[i] = static_cast<T>(du[i]), v[i] = static_cast<T>(dv[i]);
-  return true;
 }
 
 template <class T, int R>
@@ -211,36 +128,16 @@ void launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, 
   StencilParams<T> p{};
   for (int i = 0; i < 25; ++i) p.wa[i] = static_cast<T>(s.wa[i]), p.wb[i] = static_cast<T>(s.wb[i]);
   p.root_ndim = static_cast<T>(s.root_ndim);
-  p.inv_root_ndim = T(1) / p.root_ndim;
   p.cval = static_cast<T>(s.cval);
-  const auto tiles_x = static_cast<unsigned>((nx + kTX - 1) / kTX), tiles_y = static_cast<unsigned>((ny + kTileH - 1) / kTileH);
-  const auto ntiles = static_cast<unsigned>(tiles_x * tiles_y * planes);
+  const dim3 grid(static_cast<unsigned>((nx + kTX - 1) / kTX), static_cast<unsigned>((ny + kTileH - 1) / kTileH),
+                  static_cast<unsigned>(planes));
+  const dim3 block(kTX, kTY);
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   const bool vec = nx % V == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
-  auto go = [&](auto* kernel) {
-    // As many blocks as fit on the device at once (looked up once per device).
-    static std::atomic<int> resident[64] = {};
-    int dev = 0;
-    CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-    int per_device = dev < 64 ? resident[dev].load(std::memory_order_relaxed) : 0;
-    if (per_device == 0) {
-      int sms = 0, per_sm = 0;
-      CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTX * kTY, 0));
-      per_device = std::max(1, sms * std::max(1, per_sm));
-      if (dev < 64) resident[dev].store(per_device, std::memory_order_relaxed);
-    }
-    const unsigned grid = std::min(ntiles, static_cast<unsigned>(per_device));
-    kernel<<<grid, dim3(kTX, kTY), 0, stream>>>(in, out, mask, ny, nx, static_cast<Mode>(s.mode), p, vec, tiles_x,
-                                                tiles_y, ntiles);
-  };
-  const bool sep = s.two && rank1(s.wa, 2 * R + 1, p.ua, p.va) && rank1(s.wb, 2 * R + 1, p.ub, p.vb);
-  if (sep)
-    go(stencil2d_kernel<T, R, true, true>);
-  else if (s.two)
-    go(stencil2d_kernel<T, R, true, false>);
+  if (s.two)
+    stencil2d_kernel<T, R, true><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, static_cast<Mode>(s.mode), p, vec);
   else
-    go(stencil2d_kernel<T, R, false, false>);
+    stencil2d_kernel<T, R, false><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, static_cast<Mode>(s.mode), p, vec);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -253,9 +150,7 @@ bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
   if (static_cast<Mode>(s.mode) == Mode::constant && static_cast<double>(static_cast<T>(s.cval)) != s.cval)
     return false;
-  if (s.R != 1 && s.R != 2) return false;
-  // Tile indices are 32-bit in the kernel (k + 2 gridDim.x must not wrap); beyond, the generic path.
-  if ((nx + kTX - 1) / kTX * ((ny + kTileH - 1) / kTileH) * planes >= (std::int64_t(1) << 30)) return false;
+  if (planes > 65535 || (ny + kTileH - 1) / kTileH > 65535 || (s.R != 1 && s.R != 2)) return false;
   const T* ip = static_cast<const T*>(in.data());
   T* op = static_cast<T*>(out.data());
   const bool* mp = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
