@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -122,6 +124,7 @@ class LabelTiffWriter {
     std::int64_t rows_in = 0;        // rows received so far
     std::int64_t tile_row = 0;
     std::vector<std::int64_t> pending;  // an unpaired row for the next level
+    std::vector<std::int64_t> next;     // this band's rows of the next level
     std::vector<std::pair<std::uint64_t, std::size_t>> tiles;  // temp-file blobs (levels >= 1)
   };
 
@@ -174,7 +177,10 @@ class LabelTiffWriter {
     const bool odd_tail = src.size() % 2 == 1;
     const std::int64_t m = pairs + (odd_tail && last ? 1 : 0);
     const std::int64_t w1 = levels_[k + 1].w;
-    std::vector<std::int64_t> out(static_cast<std::size_t>(m * w1));
+    // Reused per level: a fresh band-sized vector per call cost page faults and unmaps (tens of
+    // MB per band on a whole slide) that stall every other thread's faults.
+    std::vector<std::int64_t>& out = l.next;
+    out.resize(static_cast<std::size_t>(m * w1));
 #pragma omp parallel for schedule(static)
     for (std::int64_t j = 0; j < m; ++j) {
       const std::int64_t* a = src[static_cast<std::size_t>(2 * j)];
@@ -326,6 +332,15 @@ void Result::write_geojson(const std::string& path) const {
   // Every tile is unpacked once. Objects inside one tile are outlined from it directly; objects
   // that cross tiles get a padded crop filled piece by piece from each tile they touch (a crop of
   // the stitched labels per object would unpack whole tiles per object: minutes on a 40k slide).
+  // CUSK_TIMING=1: phase times on stderr (profiling the writer on a whole slide).
+  const bool timing = std::getenv("CUSK_TIMING") != nullptr;
+  auto t_last = std::chrono::steady_clock::now();
+  auto phase = [&](const char* what) {
+    if (!timing) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "geojson %s: %.3f s\n", what, std::chrono::duration<double>(now - t_last).count());
+    t_last = now;
+  };
   const std::size_t ntiles = R.records.size();
   std::vector<std::vector<std::size_t>> inside(ntiles), touching(ntiles);
   std::vector<std::size_t> spanning;
@@ -352,6 +367,7 @@ void Result::write_geojson(const std::string& path) const {
     crops[j].assign(static_cast<std::size_t>(g[2] * g[3]), 0);
   }
   std::vector<std::string> feats(R.objects.size());
+  phase("lists and crops");
   // Tiles in parallel (unpacking a tile is the costly part): each writes its own objects' features
   // and its own, disjoint, parts of the crossing objects' crops.
 #pragma omp parallel for schedule(dynamic)
@@ -384,16 +400,19 @@ void Result::write_geojson(const std::string& path) const {
         for (std::int64_t x = xs; x < xe; ++x) crops[j][(y - g[0]) * g[3] + (x - g[1])] = at(y, x);
     }
   }
+  phase("tiles");
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t j = 0; j < spanning.size(); ++j) {
     const Object& o = R.objects[spanning[j]];
     const auto g = crop_geom(o);
     feats[spanning[j]] = feature(o, crops[j].data(), g[2], g[3], g[0], g[1], R.downsample);
   }
+  phase("crossing objects");
   out << R"({"type":"FeatureCollection","features":[)";
   for (std::size_t k = 0; k < feats.size(); ++k) out << (k ? ",\n" : "\n") << feats[k];
   out << "\n]}\n";
   if (!out) throw FormatError("tiled::Result::write_geojson: cannot write " + path);
+  phase("write");
 }
 
 Array Result::labels(std::int64_t x, std::int64_t y, std::int64_t width, std::int64_t height) const {

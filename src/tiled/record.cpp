@@ -85,7 +85,8 @@ void unpack_labels(const std::vector<unsigned char>& packed, std::int32_t* out, 
   // Inflate with a growing buffer (the run count is not stored), then expand the runs.
   z_stream z{};
   if (inflateInit(&z) != Z_OK) throw FormatError("tiled: inflateInit failed");
-  std::vector<std::uint32_t> runs(std::max<std::size_t>(packed.size(), 1024));
+  thread_local std::vector<std::uint32_t> runs;  // reused: no allocation per tile
+  runs.resize(std::max<std::size_t>({runs.size(), packed.size(), 1024}));
   z.next_in = const_cast<Bytef*>(packed.data());
   z.avail_in = static_cast<uInt>(packed.size());
   std::size_t have = 0;
