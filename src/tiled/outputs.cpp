@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 
+#include "cuskimage/device.hpp"
 #include "cuskimage/error.hpp"
 #include "cuskimage/measure.hpp"
 #include "cuskimage/tiled.hpp"
@@ -273,16 +274,17 @@ class LabelTiffWriter {
   std::vector<unsigned char> zero_blob_;  // a deflated all-background tile
 };
 
-/// One GeoJSON Feature: the longest contour at 0.5 of (crop == label); crop is (h, w) final labels
-/// whose (0, 0) is level pixel (y0, x0) and whose border ring is outside the object.
-std::string feature(const Object& ob, const std::int64_t* crop, std::int64_t h, std::int64_t w, std::int64_t y0,
-                    std::int64_t x0, std::array<double, 2> ds) {
-  Array m = Array::empty({h, w}, DType::uint8);
-  std::uint8_t* q = m.data<std::uint8_t>();
-  for (std::int64_t i = 0; i < h * w; ++i) q[i] = crop[i] == ob.label ? 1 : 0;
+/// One GeoJSON Feature: the longest contour at 0.5 of the object's uint8 mask m, whose (0, 0) is
+/// level pixel (y0, x0) and whose border ring is outside the object.
+std::string feature(const Object& ob, const Array& m, std::int64_t y0, std::int64_t x0, std::array<double, 2> ds) {
   measure::FindContoursOptions fo;
   fo.level = 0.5;
-  const std::vector<Array> cs = measure::find_contours(m, fo);
+  // A mask of tens of megapixels (an object stitched across many tiles) is traced on the GPU when
+  // there is one: the marching-squares scan of every cell is the cost, and the device's segments
+  // are the same (find_contours assembles them on the host in scikit-image's order either way).
+  const bool big = m.size() > (std::int64_t(1) << 24) && cuda_available();
+  const std::vector<Array> cs =
+      big ? measure::find_contours(m.to(Device::cuda(), Stream()), fo) : measure::find_contours(m, fo);
   const Array* best = nullptr;
   for (const Array& c : cs)
     if (!best || c.shape(0) > best->shape(0)) best = &c;
@@ -361,10 +363,13 @@ void Result::write_geojson(const std::string& path) const {
     return std::array<std::int64_t, 4>{o.bbox_min_y - 1, o.bbox_min_x - 1, o.bbox_max_y - o.bbox_min_y + 2,
                                        o.bbox_max_x - o.bbox_min_x + 2};
   };
-  std::vector<std::vector<std::int64_t>> crops(spanning.size());
+  // uint8 masks, not label crops: an object stitched over many tiles can have a bbox of hundreds of
+  // megapixels (8 B per pixel as labels took seconds to allocate and clear on a 40k slide).
+  std::vector<Array> crops(spanning.size());
+#pragma omp parallel for schedule(dynamic)
   for (std::size_t j = 0; j < spanning.size(); ++j) {
     const auto g = crop_geom(R.objects[spanning[j]]);
-    crops[j].assign(static_cast<std::size_t>(g[2] * g[3]), 0);
+    crops[j] = Array::zeros({g[2], g[3]}, DType::uint8);
   }
   std::vector<std::string> feats(R.objects.size());
   phase("lists and crops");
@@ -386,18 +391,21 @@ void Result::write_geojson(const std::string& path) const {
     for (std::size_t j = 0; j < inside[ti].size(); ++j) {
       const Object& o = R.objects[inside[ti][j]];
       const auto g = crop_geom(o);
-      std::vector<std::int64_t> crop(static_cast<std::size_t>(g[2] * g[3]), 0);
+      Array m = Array::zeros({g[2], g[3]}, DType::uint8);
+      std::uint8_t* q = m.data<std::uint8_t>();
       for (std::int64_t y = 1; y < g[2] - 1; ++y)
-        for (std::int64_t x = 1; x < g[3] - 1; ++x) crop[y * g[3] + x] = at(g[0] + y, g[1] + x);
-      feats[inside[ti][j]] = feature(o, crop.data(), g[2], g[3], g[0], g[1], R.downsample);
+        for (std::int64_t x = 1; x < g[3] - 1; ++x) q[y * g[3] + x] = at(g[0] + y, g[1] + x) == o.label;
+      feats[inside[ti][j]] = feature(o, m, g[0], g[1], R.downsample);
     }
     for (std::size_t q = 0; q < touching[ti].size(); ++q) {
       const std::size_t j = touching[ti][q];
+      const std::int64_t label = R.objects[spanning[j]].label;
       const auto g = crop_geom(R.objects[spanning[j]]);
+      std::uint8_t* m = crops[j].data<std::uint8_t>();
       const std::int64_t ys = std::max(g[0] + 1, rec.y), ye = std::min(g[0] + g[2] - 1, rec.y + rec.height);
       const std::int64_t xs = std::max(g[1] + 1, rec.x), xe = std::min(g[1] + g[3] - 1, rec.x + rec.width);
       for (std::int64_t y = ys; y < ye; ++y)
-        for (std::int64_t x = xs; x < xe; ++x) crops[j][(y - g[0]) * g[3] + (x - g[1])] = at(y, x);
+        for (std::int64_t x = xs; x < xe; ++x) m[(y - g[0]) * g[3] + (x - g[1])] = at(y, x) == label;
     }
   }
   phase("tiles");
@@ -405,7 +413,8 @@ void Result::write_geojson(const std::string& path) const {
   for (std::size_t j = 0; j < spanning.size(); ++j) {
     const Object& o = R.objects[spanning[j]];
     const auto g = crop_geom(o);
-    feats[spanning[j]] = feature(o, crops[j].data(), g[2], g[3], g[0], g[1], R.downsample);
+    feats[spanning[j]] = feature(o, crops[j], g[0], g[1], R.downsample);
+    crops[j] = Array();  // freed as soon as it is outlined
   }
   phase("crossing objects");
   out << R"({"type":"FeatureCollection","features":[)";
