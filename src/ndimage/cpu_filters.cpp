@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "src/core/indexer.hpp"
+#include "src/ndimage/lines.hpp"
 #include "src/ndimage/backend.hpp"
 
 namespace cuskimage::ndimage::detail {
@@ -35,17 +36,6 @@ void rank_line(const double* e, std::int64_t m, std::int64_t k, double* g, doubl
     for (std::int64_t i = end - 2; i >= s; --i) h[i] = rank_combine<O>(h[i + 1], e[i]);
   }
   for (std::int64_t i = 0; i < n; ++i) out[i] = rank_combine<O>(h[i], g[i + k - 1]);
-}
-
-cuskimage::detail::Indexer other_axes(const Array& a, int axis) {
-  cuskimage::detail::Indexer ix;
-  for (int d = 0; d < a.ndim(); ++d) {
-    if (d == axis) continue;
-    ix.shape[ix.ndim] = a.shape()[d];
-    ix.stride[ix.ndim] = a.strides()[d];
-    ++ix.ndim;
-  }
-  return ix;
 }
 
 }  // namespace

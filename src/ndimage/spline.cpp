@@ -13,6 +13,7 @@
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
+#include "src/ndimage/lines.hpp"
 #include "src/core/validate.hpp"
 #include "src/ndimage/spline.hpp"
 
@@ -101,18 +102,6 @@ constexpr bool device_native() {
 }
 
 // ---- CPU ----------------------------------------------------------------------------------------
-
-/// The offsets of every line of `a` along `axis` (C order of the other axes).
-cuskimage::detail::Indexer other_axes(const Array& a, int axis) {
-  cuskimage::detail::Indexer ix;
-  for (int d = 0; d < a.ndim(); ++d) {
-    if (d == axis) continue;
-    ix.shape[ix.ndim] = a.shape()[d];
-    ix.stride[ix.ndim] = a.strides()[d];
-    ++ix.ndim;
-  }
-  return ix;
-}
 
 /// scipy's apply_filter on one line held in double (n >= 2 when p has poles).
 void filter_line(double* c, const SplineLinePlan& p) {
