@@ -8,7 +8,8 @@
 //           order) keeping raster order inside a region: np.nonzero's order on each crop.
 //   coords  one thread per sorted pixel expands its index into (z, y, x) (+ offset, x spacing).
 //   median  per channel: gather the sorted pixels' values as doubles, cub::DeviceSegmentedSort
-//           with the regions as segments, one thread per region picks numpy.median.
+//           with the regions as segments, one thread per region picks numpy.median (an even
+//           count averages the two middle values in the intensity's dtype: float32 in float32).
 //   filled  every region's bbox crop packed into one buffer (crop after crop); union-find CCL
 //           (kernels/filters/ccl.cuh) of the pixels not of the region over the full 3^ndim - 1
 //           neighbourhood inside each crop; components touching the crop border are outside,
@@ -150,15 +151,16 @@ __global__ void __launch_bounds__(256) gather_kernel(const T* __restrict__ in, s
     out[k] = static_cast<double>(in[order[k] * nch + c]);
 }
 
-/// numpy.median of each sorted segment: the middle value, or the mean of the two middle values.
+/// numpy.median of each sorted segment: the middle value, or the mean of the two middle values in
+/// the intensity's dtype (median_of_middle: float32 intensity averages in float32).
 __global__ void __launch_bounds__(256) median_kernel(const double* __restrict__ sorted, const std::int64_t* __restrict__ off,
-                                                     std::int64_t n, std::int64_t nch, std::int64_t c,
+                                                     std::int64_t n, std::int64_t nch, std::int64_t c, bool f32,
                                                      double* __restrict__ out) {
   const std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r >= n) return;
   const std::int64_t lo = off[r], m = off[r + 1] - lo, h = m / 2;
   double med = sorted[lo + h];
-  if (m % 2 == 0) med = __dmul_rn(0.5, __dadd_rn(med, sorted[lo + h - 1]));
+  if (m % 2 == 0) med = median_of_middle(sorted[lo + h - 1], med, f32);
   out[r * nch + c] = med;
 }
 
@@ -651,7 +653,8 @@ std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch,
     CUSK_CUDA_CHECK_LAUNCH();
     CUSK_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(tmp.data(), bytes, ptr<double>(vals), ptr<double>(sorted), total,
                                                        n, off, off + 1, handle));
-    median_kernel<<<blocks_for(n), 256, 0, handle>>>(ptr<double>(sorted), off, n, nch, c, ptr<double>(med));
+    median_kernel<<<blocks_for(n), 256, 0, handle>>>(ptr<double>(sorted), off, n, nch, c,
+                                                     in.dtype() == DType::float32, ptr<double>(med));
     CUSK_CUDA_CHECK_LAUNCH();
   }
   const Array hm = med.to(Device::cpu(), s);

@@ -13,8 +13,18 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/measure.hpp"
+#include "src/core/hd.hpp"
 
 namespace cuskimage::measure::detail {
+
+/// intensity_median of an even-sized region from its two middle values, as numpy.median takes it
+/// (np.mean of the two, in the intensity's dtype): float32 intensity rounds the float32 sum and
+/// halves it (e.g. 1 and the next float32 give 1, not their exact mean); every other dtype is
+/// averaged in float64. Both backends (src/measure/regionprops_region.cpp, regionprops_shape.cu).
+CUSK_HD double median_of_middle(double lo, double hi, bool float32) {
+  if (float32) return static_cast<double>((static_cast<float>(lo) + static_cast<float>(hi)) * 0.5f);
+  return 0.5 * (lo + hi);
+}
 
 /// What a measurement needs beyond count, bbox and coordinate sums.
 struct StatsRequest {

@@ -288,6 +288,7 @@ std::vector<double> RegionSet::intensity_median(std::int64_t r) const {
   const double* v = c.data<double>();
   const bool* p = m.data<bool>();
   const std::int64_t C = nch;
+  const bool f32 = intensity.dtype() == DType::float32;
   std::vector<double> out(C);
   for (std::int64_t ch = 0; ch < C; ++ch) {
     std::vector<double> vals;
@@ -296,7 +297,8 @@ std::vector<double> RegionSet::intensity_median(std::int64_t r) const {
     const std::size_t h = vals.size() / 2;
     std::nth_element(vals.begin(), vals.begin() + h, vals.end());
     double med = vals[h];
-    if (vals.size() % 2 == 0) med = 0.5 * (med + *std::max_element(vals.begin(), vals.begin() + h));
+    if (vals.size() % 2 == 0)
+      med = median_of_middle(*std::max_element(vals.begin(), vals.begin() + h), med, f32);
     out[ch] = med;
   }
   return out;

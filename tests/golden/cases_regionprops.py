@@ -79,6 +79,7 @@ def generate(g):
     save_table(g, "spacing3", lab3.astype(np.int64), rng.random((14, 15, 16)), spacing=(1.0, 2.0, 0.5))
     # no intensity image
     save_table(g, "plain2", lab2.astype(np.uint16))
+    median_cases(g)
 
     # whole-image moments
     img2 = rng.random((13, 17))
@@ -108,3 +109,24 @@ def generate(g):
     g.save("moments_coords", measure.moments_coords(coords))
     g.save("moments_coords_central", measure.moments_coords_central(coords, order=2))
     g.save("moments_coords_central_c", measure.moments_coords_central(coords, center=(1.0, 2.0, 3.0), order=3))
+
+
+def median_cases(g):
+    """intensity_median is numpy.median: for an even pixel count the mean of the two middle values
+    computed in the intensity's dtype (float32: the float32 sum halved), else the middle value.
+    Scattered 3-D labels with even and odd counts (1 to ~50 voxels), label 9 on two voxels holding
+    1 and the next float32 (their float32 mean rounds to 1, the exact mean does not)."""
+    rng = g.rng(77)
+    lab = rng.integers(0, 9, (6, 7, 9)).astype(np.int32)
+    lab[lab == 8] = 0
+    lab[3, 2, 5] = 8  # one voxel
+    lab[0, 0, 0], lab[5, 6, 8] = 9, 9
+    f32 = rng.random(lab.shape).astype(np.float32)
+    f32[0, 0, 0], f32[5, 6, 8] = np.float32(1), np.nextafter(np.float32(1), np.float32(2))
+    two = rng.random(lab.shape + (2,)).astype(np.float32)
+    u8 = rng.integers(0, 256, lab.shape).astype(np.uint8)
+    g.save("median3_labels", lab)
+    for name, inten in (("f32", f32), ("f64", f32.astype(np.float64)), ("u8", u8), ("f32x2", two)):
+        t = measure.regionprops_table(lab, inten, properties=["label", "area", "intensity_median"])
+        g.save(f"median3_{name}_intensity", inten)
+        g.save(f"median3_{name}_median", np.stack([np.asarray(t[k], np.float64) for k in t if k.startswith("intensity_median")], axis=1))

@@ -175,6 +175,49 @@ TEST(MeasureRegionprops, GoldenTablesEveryProperty) {
   }
 }
 
+/// intensity_median is numpy.median: an order statistic or, for an even pixel count, numpy's mean
+/// of the two middle values in the intensity's dtype (float32: the float32 sum halved). Both are
+/// reproducible exactly, so these columns are compared exactly (the tolerance of
+/// GoldenTablesEveryProperty hid a float64 mean of float32 values, ~3e-8 relative off).
+TEST(MeasureRegionprops, GoldenMediansExact) {
+  for (const auto& tc : table_cases()) {
+    if (!tc.intensity) continue;
+    const auto names = golden_names(tc.name);
+    const Array g = golden(tc.name + "_table");
+    const auto t = measure::regionprops_table(golden(tc.name + "_labels"), golden(tc.name + "_intensity"),
+                                              {"intensity_median"}, {.spacing = tc.spacing});
+    std::size_t checked = 0;
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      if (!names[j].starts_with("intensity_median")) continue;
+      const auto got = t.as_double(names[j]);
+      ASSERT_EQ(static_cast<std::int64_t>(got.size()), g.shape(0)) << tc.name;
+      for (std::int64_t r = 0; r < g.shape(0); ++r)
+        EXPECT_EQ(got[r], g.data<double>()[r * g.shape(1) + static_cast<std::int64_t>(j)])
+            << tc.name << " " << names[j] << " row " << r;
+      ++checked;
+    }
+    EXPECT_GT(checked, 0u) << tc.name;
+  }
+  // Scattered 3-D labels with even and odd counts; float32 (one and two channels), float64, uint8.
+  const Array lab = golden("median3_labels");
+  for (const std::string c : {"f32", "f64", "u8", "f32x2"}) {
+    const Array want = golden("median3_" + c + "_median");
+    const auto t = measure::regionprops_table(lab, golden("median3_" + c + "_intensity"), {"label", "intensity_median"});
+    ASSERT_EQ(static_cast<std::int64_t>(t.num_rows()), want.shape(0)) << c;
+    for (std::int64_t k = 0; k < want.shape(1); ++k) {
+      const auto got = t.as_double(want.shape(1) == 1 ? "intensity_median" : "intensity_median-" + std::to_string(k));
+      for (std::int64_t r = 0; r < want.shape(0); ++r)
+        EXPECT_EQ(got[r], want.data<double>()[r * want.shape(1) + k]) << c << " channel " << k << " row " << r;
+    }
+  }
+  // The case means something: the float32 rule changes some even-count medians (the float64
+  // golden holds the same values as doubles), and label 9 (1 and the next float32) averages to 1.
+  const auto f32 = golden("median3_f32_median").to_vector<double>(), f64 = golden("median3_f64_median").to_vector<double>();
+  EXPECT_NE(f32, f64);
+  EXPECT_EQ(f32.back(), 1.0);
+  EXPECT_GT(f64.back(), 1.0);
+}
+
 TEST(MeasureRegionprops, StridedLabelViewEqualsContiguous) {
   const Array labels = golden("blobs2_labels");
   const Array inten = golden("blobs2_intensity");
