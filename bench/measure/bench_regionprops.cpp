@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
@@ -52,12 +53,38 @@ void BM_RegionpropsTable_target(benchmark::State& st) {
 /// Adds pass 2 (order-3 raw/central moments, weighted moments, intensity std): 2 x 9 B/px floor.
 // The same columns left on the device (regionprops_table_device; cuCIM also returns device arrays):
 // no packed rows cross PCIe (745 k regions x 13 values: ~77 MB for the host Table), one host read
-// of the region count. Floor 0.144 ms as above; predicted 0.3-0.5 ms.
+// of the region count. Floor 0.144 ms as above (the max-label reduction reads the 268 MB of labels,
+// pass 1 the labels + 67 MB of uint8 intensity: 0.064 + 0.08 ms). Pass 1 measured 1.12 ms with a
+// flush of 8 global atomics per run; with the runs combined per 16 x 128 tile in shared memory
+// (~10x fewer global flushes) predicted: pass 1 0.15-0.25 ms, 0.3-0.4 ms end to end (target 1.0).
 void BM_RegionpropsTableDevice_target(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Inputs& in = inputs(cuskbench::shape_arg(st), Device::cuda());
   cuskbench::run(st, 9.0 * static_cast<double>(in.labels.size()), [&](const Stream& s) {
     benchmark::DoNotOptimize(cuskimage::measure::regionprops_table_device(in.labels, in.intensity, kTargetProps, {}, s));
+  });
+}
+
+/// Report only: the table's worst case, labels from a hash of the pixel index (1..2^20, ~2000
+/// labels per 16 x 128 tile): the tile tables overflow and most runs (one pixel each) take the
+/// direct global atomics, ~67 M flushes.
+void BM_RegionpropsTableDevice_noise(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  static Array labels, intensity;
+  if (!labels.valid()) {
+    const cuskimage::Shape shape = cuskbench::shape_arg(st);
+    Array h = Array::empty(shape, DType::int32);
+    auto* p = h.data<std::int32_t>();
+    for (std::int64_t i = 0; i < h.size(); ++i)
+      p[i] = 1 + static_cast<std::int32_t>((static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) >> 44);
+    labels = h.to(Device::cuda());
+    intensity = cuskbench::test_image(shape, DType::uint8, Device::cuda());
+    Stream().synchronize();
+  } else {
+    cuskbench::shape_arg(st);
+  }
+  cuskbench::run(st, 9.0 * static_cast<double>(labels.size()), [&](const Stream& s) {
+    benchmark::DoNotOptimize(cuskimage::measure::regionprops_table_device(labels, intensity, kTargetProps, {}, s));
   });
 }
 
@@ -90,6 +117,7 @@ void BM_Moments_central(benchmark::State& st) {
 
 BENCHMARK(BM_RegionpropsTable_target)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RegionpropsTableDevice_target)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RegionpropsTableDevice_noise)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RegionpropsTable_moments)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cpu_RegionpropsTable_target)->Arg(0)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Moments_central)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -3,6 +3,7 @@
 // test_regionprops.cpp): same names, same order, exact for integers, 1e-12 relative for doubles.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -19,6 +20,7 @@ using cuskimage::Array;
 using cuskimage::Device;
 using cuskimage::DType;
 using cuskimage::Shape;
+using cuskimage::Slice;
 using cuskimage::Stream;
 namespace measure = cuskimage::measure;
 
@@ -38,7 +40,8 @@ Array blobs(const Shape& shape, std::uint64_t seed, std::int64_t scale = 1) {
   return Array::from_vector(l, shape);
 }
 
-void expect_same(const measure::Table& want, const measure::DeviceTable& got, const std::string& what) {
+void expect_same(const measure::Table& want, const measure::DeviceTable& got, const std::string& what,
+                 double rtol = 1e-12) {
   ASSERT_EQ(got.names, want.names()) << what;
   ASSERT_EQ(got.columns.size(), got.names.size()) << what;
   for (std::size_t j = 0; j < got.names.size(); ++j) {
@@ -54,7 +57,7 @@ void expect_same(const measure::Table& want, const measure::DeviceTable& got, co
       const auto a = col.to_vector<double>();
       const auto& b = std::get<std::vector<double>>(want.column(name));
       for (std::size_t i = 0; i < a.size(); ++i)
-        ASSERT_NEAR(a[i], b[i], 1e-12 * std::max(1.0, std::abs(b[i]))) << what << " " << name << " row " << i;
+        ASSERT_NEAR(a[i], b[i], rtol * std::max(1.0, std::abs(b[i]))) << what << " " << name << " row " << i;
     }
   }
 }
@@ -136,6 +139,166 @@ TEST(GpuRegionpropsDevice, StridedViewAndNonDefaultStream) {
     const auto t = measure::regionprops_table_device(lab, inten, kPass1, {}, s);
     s.synchronize();
     EXPECT_EQ(t.names.size(), 14u);
+  }));
+}
+
+// ---- pass 1's tile tables (kernels/measure/regionprops.cu) -----------------------------------------
+// Each 16 x 128 tile combines its runs per label in a shared-memory table before the global
+// atomics; runs that find no room (> 256 labels in a tile, long probe chains) go to the global
+// atomics directly. These cases drive each path against the CPU: every pixel its own region,
+// thousands of labels per tile, a checkerboard of two labels, one region covering the image,
+// sorted-label slots (labels > 2^24), 3-D volumes with two channel groups, odd and degenerate
+// shapes, strided views and a non-default stream. Integer columns exact; float columns 1e-12
+// relative unless stated (integer intensities sum exactly in doubles in any order).
+
+const std::vector<std::string> kWeighted = {"label", "area", "bbox", "centroid", "centroid_weighted",
+                                            "intensity_mean", "intensity_min", "intensity_max"};
+
+void expect_tables_near(const measure::Table& want, const measure::Table& got, double rtol, const std::string& what) {
+  ASSERT_EQ(want.names(), got.names()) << what;
+  ASSERT_EQ(want.num_rows(), got.num_rows()) << what;
+  for (const auto& n : want.names()) {
+    const auto e = want.as_double(n), a = got.as_double(n);
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      if (want.is_integer(n))
+        ASSERT_EQ(e[i], a[i]) << what << " " << n << " row " << i;
+      else
+        ASSERT_NEAR(e[i], a[i], rtol * std::max(1.0, std::abs(e[i]))) << what << " " << n << " row " << i;
+    }
+  }
+}
+
+/// regionprops_table_device (pass-1 columns) and regionprops_table on the device (which also reads
+/// pass 1's weighted sums) against the CPU; returns the region count.
+std::size_t check_pass1(const Array& lab, const Array& inten, const std::string& what, const Stream& s,
+                        double rtol = 1e-12, const std::vector<double>& spacing = {}) {
+  measure::RegionpropsOptions o;
+  o.spacing = spacing;
+  const Array dl = lab.to(Device::cuda(), s), di = inten.to(Device::cuda(), s);
+  const auto want = measure::regionprops_table(lab, inten, kPass1, o);
+  const auto got = measure::regionprops_table_device(dl, di, kPass1, o, s);
+  for (const auto& col : got.columns) EXPECT_TRUE(col.device().is_cuda()) << what;
+  expect_same(want, got, what, rtol);
+  expect_tables_near(measure::regionprops_table(lab, inten, kWeighted, o),
+                     measure::regionprops_table(dl, di, kWeighted, o, s), rtol, what + " (host table)");
+  return want.num_rows();
+}
+
+Array labels_from(std::vector<std::int64_t> v, const Shape& shape, DType dt) {
+  return Array::from_vector(v, shape).astype(dt);
+}
+
+TEST(GpuRegionpropsPass1, ManySmallRegions) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  {  // every pixel its own region: 2048 labels per tile, the table takes 256, the rest go direct
+    const Shape sh{150, 131};
+    std::vector<std::int64_t> v(150 * 131);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i) + 1;
+    EXPECT_EQ(check_pass1(labels_from(v, sh, DType::int64), cusktest::random_array(sh, DType::float32, 61),
+                          "one pixel each", s),
+              v.size());
+  }
+  {  // noise labels 0..4000: ~1600 labels per tile, repeated ones scattered over the tile
+    const Shape sh{203, 517};
+    const Array lab = cusktest::random_array(sh, DType::int32, 62, 0, 4000);
+    EXPECT_GT(check_pass1(lab, cusktest::random_array(sh, DType::uint8, 63), "noise labels", s), 3900u);
+  }
+  {  // checkerboard of labels 1 and 2: one-pixel runs, every run of a tile adds to two entries
+    const Shape sh{64, 300};
+    std::vector<std::int64_t> v(64 * 300);
+    for (std::int64_t y = 0; y < 64; ++y)
+      for (std::int64_t x = 0; x < 300; ++x) v[y * 300 + x] = 1 + ((x + y) & 1);
+    EXPECT_EQ(check_pass1(labels_from(v, sh, DType::int32), cusktest::random_array(sh, DType::uint16, 64),
+                          "checkerboard", s),
+              2u);
+  }
+}
+
+TEST(GpuRegionpropsPass1, OneHugeRegion) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Shape sh{1031, 1300};
+  std::vector<std::int64_t> v(1031 * 1300, 5);
+  const auto u = cusktest::random_array({1031 * 1300}, DType::float64, 71).to_vector<double>();
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (u[i] < 0.01) v[i] = 0;  // holes: the region's runs break, most warps still see one label
+  for (std::int64_t y = 500; y < 510; ++y)
+    for (std::int64_t x = 640; x < 650; ++x) v[y * 1300 + x] = 9;
+  const Array lab = labels_from(v, sh, DType::int32);
+  EXPECT_EQ(check_pass1(lab, cusktest::random_array(sh, DType::uint16, 72), "huge region uint16", s), 2u);
+  // float64 intensity: the CPU sums 1.3 M values in raster order, the device adds run and tile
+  // partial sums in whatever order the atomics land; both stay within ~1e-13 of the exact sum
+  // (random rounding over ~1e6 additions), 1e-11 leaves room for the worst of them.
+  EXPECT_EQ(check_pass1(lab, cusktest::random_array(sh, DType::float64, 73), "huge region float64", s, 1e-11), 2u);
+  // No holes: every warp's last runs are one label (the warp-reduced add).
+  const Shape sq{517, 1024};
+  EXPECT_EQ(check_pass1(labels_from(std::vector<std::int64_t>(517 * 1024, 3), sq, DType::int64),
+                        cusktest::random_array(sq, DType::uint8, 74), "one label everywhere", s),
+            1u);
+}
+
+TEST(GpuRegionpropsPass1, SortedLabelSlots) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // Labels above 2^24 use the sorted unique labels as slots (binary search per run).
+  auto big = [](const Array& lab, std::int64_t add, std::int64_t mul) {
+    auto v = lab.to_vector<std::int64_t>();
+    for (auto& x : v)
+      if (x > 0) x = x * mul + add;
+    return Array::from_vector(v, lab.shape());
+  };
+  const Array b2 = blobs({211, 390}, 81);
+  EXPECT_GT(check_pass1(big(b2, std::int64_t(1) << 40, 1), cusktest::random_array({211, 390}, DType::float32, 82),
+                        "2-D labels + 2^40", s),
+            20u);
+  const Array noise = cusktest::random_array({77, 300}, DType::int64, 83, 0, 3000);
+  EXPECT_GT(check_pass1(big(noise, 5, (std::int64_t(1) << 25) + 1), cusktest::random_array({77, 300}, DType::uint8, 84),
+                        "noise labels x 2^25", s),
+            2900u);
+  const Array b3 = blobs({6, 30, 140}, 85);
+  EXPECT_GT(check_pass1(big(b3, 0, 40'000'003), cusktest::random_array({6, 30, 140}, DType::uint16, 86),
+                        "3-D labels x 4e7", s, 1e-12, {2.0, 1.0, 0.5}),
+            5u);
+}
+
+TEST(GpuRegionpropsPass1, ThreeDAndChannelGroups) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // 37 rows and 301 columns per plane: partial tiles on both axes; 5 channels: two launches
+  // (channels 0-3, then 4).
+  const Array lab = blobs({9, 37, 301}, 91);
+  EXPECT_GT(check_pass1(lab, cusktest::random_array({9, 37, 301, 5}, DType::float32, 92), "3-D 5 channels", s, 1e-12,
+                        {1.0, 0.5, 2.0}),
+            10u);
+  EXPECT_GT(check_pass1(lab.astype(DType::int32), cusktest::random_array({9, 37, 301, 2}, DType::uint8, 93),
+                        "3-D int32 2 channels", s),
+            10u);
+  // Noise labels in 3-D (uint16 labels: converted to int64), one channel of float64.
+  const Array noise = cusktest::random_array({5, 20, 140}, DType::uint16, 94, 0, 900);
+  EXPECT_GT(check_pass1(noise, cusktest::random_array({5, 20, 140}, DType::float64, 95), "3-D noise labels", s), 800u);
+}
+
+TEST(GpuRegionpropsPass1, OddShapesStridedViewsAndStream) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (const Shape& sh : {Shape{1, 1000}, Shape{1000, 1}, Shape{3, 5}, Shape{17, 129}, Shape{2, 1, 7}}) {
+    const Array lab = cusktest::random_array(sh, DType::int32, 101, 0, 6);
+    check_pass1(lab, cusktest::random_array(sh, DType::uint8, 102), cuskimage::shape_str(sh), s);
+  }
+  // Strided views (reversed planes, every other row, a column window) of labels and intensity.
+  const Array lab = blobs({8, 60, 333}, 103);
+  const Array inten = cusktest::random_array({8, 60, 333}, DType::float32, 104);
+  const std::vector<Slice> sl = {Slice{std::nullopt, std::nullopt, -1}, Slice{1, std::nullopt, 2}, Slice{5, 300}};
+  const Array dl = lab.to(Device::cuda(), s), di = inten.to(Device::cuda(), s);
+  const auto want = measure::regionprops_table(lab.slice(sl), inten.slice(sl), kPass1);
+  ASSERT_GT(want.num_rows(), 5u);
+  expect_same(want, measure::regionprops_table_device(dl.slice(sl), di.slice(sl), kPass1, {}, s), "strided 3-D");
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
+    const auto t = measure::regionprops_table_device(dl, di, kPass1, {}, st);
+    const auto h = measure::regionprops_table(dl, di, kWeighted, {}, st);
+    st.synchronize();
+    EXPECT_EQ(static_cast<std::size_t>(t.columns[0].shape(0)), h.num_rows());
   }));
 }
 
