@@ -1,23 +1,36 @@
 // CUDA kernels of the pixel conversions (one read and one write of every element).
 //
-// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: a block stages
-// kTilePix pixels of input in shared memory with 16-byte vector loads, converts each pixel in one
-// thread, stages the output and writes it back with 16-byte vector stores, so every global access
-// of a warp is one contiguous span whatever CI, CO and the element sizes are (a pixel per thread
-// straight from global memory would make 3-byte / 24-byte strided warp accesses). uint8 input of
-// ops with a per-element transform (sRGB linearisation, the stain log) reads a 256-entry table
-// built by each block, so pow/log run 256 times per block instead of three times per pixel.
-// Anything else (strided views, channel_axis != -1 transposes) takes the strided kernel: one pixel
-// per thread addressed through Indexer.
+// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: persistent
+// blocks (one wave: SMs x resident blocks) stride over tiles of kTilePix pixels; a tile's input is
+// staged in shared memory with 16-byte loads issued one tile ahead (into registers, while the block
+// converts the tile before), each thread converts pixels from shared memory into a staged output,
+// which goes back with 16-byte stores that drain while the block converts the next tile; fixed
+// trip counts and 32-bit offsets in full tiles, so every global access of a warp is one contiguous
+// span whatever CI, CO and the element sizes are. uint8 input of ops with tables (sRGB
+// linearisation, stain log, img_as_float, HSV reciprocals) reads them from a kernel parameter the
+// host built with the CPU backend's code, copied to shared memory once per block: both backends
+// read the same bits, and no block spends 256 pow/log on its own copy. Anything else (strided
+// views, channel_axis != -1 transposes) takes the strided kernel: one pixel per thread through
+// Indexer, tables as above.
 //
-// Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB):
-//   rgb2hed / rgb2hsv -> float64 x 3 (402.7 MB): 453 MB, floor 108 us; predicted ~125 us (1.15x:
-//     the tile kernel's staged 16-byte accesses; per pixel a table read, 9 FMAs / two divisions);
-//   rgb2lab -> float64 x 3: same 453 MB, floor 108 us; predicted ~130 us (1.2x). Its per-pixel loop
-//     (sm_90 SASS) issues ~62 FP64-pipe instructions (3x3 product, 3 cbrt refined from MUFU
-//     approximations, Lab scaling) = 1.04 G, ~62 us at the H200's ~16.7 T FP64 instructions/s,
-//     under the memory floor and overlapped with it by the ~7 resident blocks per SM;
-//   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us; predicted ~52 us (1.2x).
+// Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB), 16,384 tiles of 1024 pixels:
+//   rgb2lab / rgb2hsv / rgb2hed -> float64 x 3 (402.7 MB): 453 MB, floor 108 us, target 162 us.
+//   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us.
+// Issued instructions per pixel (sm_90 SASS of the tile kernel: the per-pixel loop plus staging;
+// before = 3eaa2ae, whose blocks also built their table with 256 pow / log each, ~30 per pixel,
+// and rgb2lab divided by the white in every thread):
+//   rgb2lab  ~250 -> ~103 (FP64 62 -> 41, MUFU/conversions 15 -> 6 F2F; the cube root of
+//            colorconv.hpp, white folded into the matrix, the dark-pixel segment in a warp-uniform
+//            branch);
+//   rgb2hsv  ~180 -> ~65 (divergent per-channel divisions with 5 MUFU.RCP64H and 3 I2F -> 16
+//            FP64, tables, no conversion);
+//   rgb2hed  ~103 -> ~60; rgb2gray ~32 -> ~27 (table reads instead of I2F + DMUL).
+// Measured before (H200): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51, which fit
+// t ~ 0.7 x floor + 0.5 us x (instructions per pixel): the issue time of the ~132 x 4 schedulers
+// (~0.5 us per instruction per pixel at 1.98 GHz) barely hidden behind the memory traffic.
+// Predicted now by that fit: rgb2lab ~127 us (1.18x), rgb2hsv ~110-120 us (1.1x, floor-bound),
+// rgb2hed ~110-120 us, rgb2gray ~45-50 us; lower if the one-tile-ahead loads and draining stores
+// overlap compute better than the old one-tile blocks did.
 // float32 input -> float32 output moves 12 + 12 bytes per pixel (403 MB, floor 96 us).
 #pragma once
 

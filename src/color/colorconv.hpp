@@ -161,8 +161,8 @@ CUSK_HD T linear_to_srgb(T v) {
 // (24 significant bits, so r*r is exact) and c0 = v r^2:
 //   cbrt(v) = c0 (1 - e)^(-2/3),  e = 1 - c0 r,  the series to e^4:  c0 + (c0 e)(2/3 + 5/9 e + ...)
 // (truncation 0.42 e^5 < 3e-17; c0's rounding cancels to a third through e): 8 FP64 instructions,
-// within 0.86 ulp of the exact cube root (tests/color/test_color.cpp checks ~10^7 values against
-// long double).
+// within 0.86 ulp of the exact cube root (tests/color/test_color_fast.cpp checks ~10^7 values
+// against long double).
 
 /// Bits of a float and back (memcpy on the host: no aliasing UB).
 CUSK_HD std::uint32_t fbits(float x) {
@@ -515,8 +515,9 @@ struct LuvToRgbOp : OpBase {
 /// divisions become Markstein's correction q + (a - b q) y, which is the correctly rounded a / b
 /// when y = RN(1 / b) and q is within an ulp (Markstein 1990): y = 1 / v from a table (RN by
 /// construction), 1 / 6 a constant, and 1 / delta one Newton step from the table's 1 / (d / 255),
-/// d = max byte - min byte (exactly RN(1 / delta) for every byte pair: tests/color/test_color.cpp
-/// also checks all 2^24 pixels against operator()). 16 FP64 instructions instead of ~45 + 5 MUFU.
+/// d = max byte - min byte (exactly RN(1 / delta) for every byte pair: tests/color/
+/// test_color_fast.cpp checks all 2^24 pixels against operator()). 16 FP64 instructions instead of
+/// ~45 + 5 MUFU. The host takes plain divisions (the same correctly rounded quotients).
 struct RgbToHsvOp : OpBase {
   static constexpr int cin = 3, cout = 3;
   static constexpr int u8_tables = 2;  // x = k / 255 as loaded, then RN(1 / x) (0 for k = 0)
@@ -552,15 +553,26 @@ struct RgbToHsvOp : OpBase {
     y[1] = isnan_t(s) ? T(0) : s;
     y[2] = v;
   }
+  /// The uint8 path: Markstein divisions on the device; on the host (no FMA instruction in the
+  /// x86-64 baseline, so std::fma is a library call) the hardware's divisions, the same bits.
+  template <class T>
+  CUSK_HD void u8(const std::uint8_t* px, const double* tab, T* y) const {
+#if defined(__CUDA_ARCH__)
+    u8_impl<true>(px, tab, y);
+#else
+    u8_impl<false>(px, tab, y);
+#endif
+  }
   /// a / b as Markstein's correction of q = a y (y = RN(1 / b)); exact for the operands here.
   CUSK_HD static double div_by(double a, double b, double y) {
     using cuskimage::util::detail::fma_rn;
     const double q = cuskimage::util::detail::mul_rn(a, y);
     return fma_rn(fma_rn(-b, q, a), y, q);
   }
-  template <class T>
-  CUSK_HD void u8(const std::uint8_t* px, const double* tab, T* y) const {
+  template <bool kMarkstein, class T>
+  CUSK_HD void u8_impl(const std::uint8_t* px, const double* tab, T* y) const {
     using cuskimage::util::detail::add_rn;
+    using cuskimage::util::detail::div_rn;
     using cuskimage::util::detail::fma_rn;
     using cuskimage::util::detail::sub_rn;
     const double* X = tab;
@@ -575,11 +587,17 @@ struct RgbToHsvOp : OpBase {
     const int ia = bmax ? r : (gmax ? b : g), ib = bmax ? g : (gmax ? r : b);
     const double n = sub_rn(X[ia], X[ib]);
     const double k = bmax ? 4.0 : (gmax ? 2.0 : 0.0);
-    const double y0 = RX[d > 0 ? d : 1];
-    const double yd = fma_rn(y0, fma_rn(-delta, y0, 1.0), y0);  // RN(1 / delta)
-    double h = div_by(add_rn(k, div_by(n, delta, yd)), 6.0, 1.0 / 6.0);
+    double h, s;
+    if constexpr (kMarkstein) {
+      const double y0 = RX[d > 0 ? d : 1];
+      const double yd = fma_rn(y0, fma_rn(-delta, y0, 1.0), y0);  // RN(1 / delta)
+      h = div_by(add_rn(k, div_by(n, delta, yd)), 6.0, 1.0 / 6.0);
+      s = div_by(delta, v, RX[mx]);
+    } else {
+      h = div_rn(add_rn(k, div_rn(n, d > 0 ? delta : 1.0)), 6.0);
+      s = div_rn(delta, mx > 0 ? v : 1.0);
+    }
     if (h < 0.0) h = add_rn(h, 1.0);
-    const double s = div_by(delta, v, RX[mx]);
     y[0] = d == 0 ? 0.0 : h;
     y[1] = d == 0 ? 0.0 : s;
     y[2] = v;
@@ -666,7 +684,8 @@ struct LchToLabOp : OpBase {
   }
 };
 
-struct RgbToGrayOp : OpBase {
+/// uint8 reads img_as_float's values from a table (no integer-to-double conversions per pixel).
+struct RgbToGrayOp : LutOp<RgbToGrayOp> {
   static constexpr int cin = 3, cout = 1;
   PixelParams p;
   template <class T>
