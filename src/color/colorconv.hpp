@@ -441,8 +441,8 @@ struct RgbToLabOp : LutOp<RgbToLabOp> {
     matvec_rn(p.m, x, t);
     lab_from_ratio(t, y, k);
   }
-  /// uint8: linear RGB in [0, 1] from the table, so t < 2 and the cube root's range test is moot
-  /// (the same bits as operator() on the loaded values).
+  /// uint8: linear RGB in [0, 1] from the table, so 0 <= t < 4 (every illuminant) and the cube
+  /// root's range test is moot (the same bits as operator() on the loaded values).
   template <class T>
   CUSK_HD void u8(const std::uint8_t* b, const double* tab, T* y) const {
     const double x[3] = {tab[b[0]], tab[b[1]], tab[b[2]]};
