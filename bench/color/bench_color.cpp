@@ -2,7 +2,9 @@
 // within 1.5x of the bandwidth floor on the H200) and the other conversions, deltaE and label2rgb.
 // CUDA-event timing with an L2 flush (cuskbench::run). Bytes moved: the input read once plus the
 // output written once (uint8 RGB -> float64: 3 + 24 bytes per pixel, 453 MB at 4096^2, floor 108 us;
-// rgb2gray: 3 + 8 bytes, 185 MB, floor 44 us). pct_floor = floor / measured.
+// rgb2gray: 3 + 8 bytes, 185 MB, floor 44 us). pct_floor = floor / measured. Before the issue-7
+// rework (3eaa2ae): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51; predicted now ~127,
+// ~115, ~115, ~47 (kernels/color/pixel.cuh has the instruction counts behind them).
 // Argument 0 is the square size (4096 for the targets; 1024 for the CPU backend).
 #include <benchmark/benchmark.h>
 
@@ -62,6 +64,7 @@ void BM_Rgb2Hed_f32(benchmark::State& st) { gpu_conv(st, color::rgb2hed, DType::
 void BM_Rgb2Lab_f32(benchmark::State& st) { gpu_conv(st, lab_rgb2lab, DType::float32, 3); }
 void BM_Rgb2Ycbcr_u8(benchmark::State& st) { gpu_conv(st, color::rgb2ycbcr, DType::uint8, 3); }
 void BM_Rgb2Luv_u8(benchmark::State& st) { gpu_conv(st, color::rgb2luv, DType::uint8, 3); }
+void BM_Rgb2Hsv_f32(benchmark::State& st) { gpu_conv(st, color::rgb2hsv, DType::float32, 3); }
 
 void BM_Lab2Rgb_f32(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
@@ -113,6 +116,7 @@ CUSK_COLOR_BENCH(BM_Rgb2Hed_f32);
 CUSK_COLOR_BENCH(BM_Rgb2Lab_f32);
 CUSK_COLOR_BENCH(BM_Rgb2Ycbcr_u8);
 CUSK_COLOR_BENCH(BM_Rgb2Luv_u8);
+CUSK_COLOR_BENCH(BM_Rgb2Hsv_f32);
 CUSK_COLOR_BENCH(BM_Lab2Rgb_f32);
 CUSK_COLOR_BENCH(BM_Hed2Rgb_f64);
 CUSK_COLOR_BENCH(BM_DeltaE2000_f32);

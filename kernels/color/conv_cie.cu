@@ -8,9 +8,9 @@ bool cuda_pixel_cie(Op op, const PixelParams& p, const Array& in, Array& out, cu
   switch (op) {
     case Op::rgb2xyz: launch_pixel_any(RgbToXyzOp{{}, p}, in, out, stream); return true;
     case Op::xyz2rgb: launch_pixel_any(XyzToRgbOp{{}, p}, in, out, stream); return true;
-    case Op::xyz2lab: launch_pixel_any(XyzToLabOp{{}, p}, in, out, stream); return true;
+    case Op::xyz2lab: launch_pixel_any(XyzToLabOp{{}, p, {}}, in, out, stream); return true;
     case Op::lab2xyz: launch_pixel_any(LabToXyzOp{{}, p}, in, out, stream); return true;
-    case Op::rgb2lab: launch_pixel_any(RgbToLabOp{{}, p}, in, out, stream); return true;
+    case Op::rgb2lab: launch_pixel_any(RgbToLabOp{{}, p, {}}, in, out, stream); return true;
     case Op::lab2rgb: launch_pixel_any(LabToRgbOp{{}, p}, in, out, stream); return true;
     case Op::xyz2luv: launch_pixel_any(XyzToLuvOp{{}, p}, in, out, stream); return true;
     case Op::luv2xyz: launch_pixel_any(LuvToXyzOp{{}, p}, in, out, stream); return true;

@@ -42,6 +42,15 @@ PixelParams white_params(const Matrix3& m, std::string_view fn, const Illuminant
   return p;
 }
 
+/// rgb2lab's parameters: the white folded into the matrix (xyz_from_rgb's row i over white[i]; see
+/// RgbToLabOp).
+PixelParams rgb2lab_params(const IlluminantOptions& o) {
+  PixelParams p = white_params(xyz_from_rgb, "color.rgb2lab", o);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) p.m[i][j] /= p.white[i];
+  return p;
+}
+
 }  // namespace
 
 // ---- illuminants ----------------------------------------------------------------------------------
@@ -113,7 +122,7 @@ Array lab2xyz(const Array& lab, const IlluminantOptions& o, const Stream& s) {
   return rgb_like("color.lab2xyz", "lab", lab, o.channel_axis, Op::lab2xyz, p, s);
 }
 Array rgb2lab(const Array& rgb, const IlluminantOptions& o, const Stream& s) {
-  const PixelParams p = white_params(xyz_from_rgb, "color.rgb2lab", o);
+  const PixelParams p = rgb2lab_params(o);
   return rgb_like("color.rgb2lab", "rgb", rgb, o.channel_axis, Op::rgb2lab, p, s);
 }
 Array lab2rgb(const Array& lab, const IlluminantOptions& o, const Stream& s) {
@@ -334,7 +343,7 @@ Array gray2rgba(const Array& image, const Array& alpha, const Gray2RgbaOptions& 
 namespace cuskimage::color {
 
 void rgb2lab_into(const Array& rgb, Array& out, const IlluminantOptions& o, const Stream& s) {
-  const PixelParams p = white_params(xyz_from_rgb, "color.rgb2lab", o);
+  const PixelParams p = rgb2lab_params(o);
   detail::pixel_op_into("color.rgb2lab", "rgb", rgb, out, o.channel_axis, Op::rgb2lab, p, 3, 3, false, s);
 }
 void lab2rgb_into(const Array& lab, Array& out, const IlluminantOptions& o, const Stream& s) {

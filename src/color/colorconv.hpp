@@ -10,15 +10,26 @@
 //                  log) -- for uint8 input the kernels tabulate load+pre over the 256 values once
 //                  per block (same function, so same results) instead of a pow/log per element;
 //   op(x, y):      the rest.
+// uint8 input of an op with `u8_tables > 0` instead reads tables of 256 doubles built on the host by
+// op.u8_table (so both backends read the same values, including the libm ones): the load+pre table
+// (x = tab[byte], then op(x, y)), or, with `u8_custom`, op.u8(bytes, tab, y) -- a path that equals
+// op(x, y) on the loaded values bit for bit (rgb2hsv's reciprocal tables; rgb2lab's bounded range).
+//
+// Rounding: code whose result must be the same bits on both backends spells each rounding with the
+// *_rn helpers (src/util/rn.hpp; nvcc would contract a*b+c into an FMA, the host compiler does not):
+// rgb2lab's float64 path (matrix, cube root, Lab scaling) and rgb2hsv (divisions only) are bit-exact
+// between CPU and GPU; elsewhere device and host libm differ in the last bits.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "src/core/hd.hpp"
 #include "src/util/dtype_math.hpp"
+#include "src/util/rn.hpp"
 
 namespace cuskimage::color::detail {
 
@@ -53,6 +64,7 @@ struct PixelParams {
   double post[3] = {};   // linear: added after the product
   bool has_pre = false;
   double white[3] = {0.95047, 1.0, 1.08883};  // reference white (xyz2lab/luv, lab2xyz, ...)
+  double inv_white[3] = {1 / 0.95047, 1.0, 1 / 1.08883};  // 1 / white (xyz2lab), set with white
   double bg[3] = {1.0, 1.0, 1.0};             // rgba2rgb background
   double log_adjust = 0.0;                    // stains: log(1e-6) as the host computes it
   double factor = 0.0;                        // saturate: the saturation factor
@@ -140,18 +152,151 @@ CUSK_HD T linear_to_srgb(T v) {
   return clip01(v);
 }
 
-template <class T>
-CUSK_HD void xyz_to_lab(const double (&white)[3], const T* xyz, T* lab) {
-  T f[3];
-  for (int c = 0; c < 3; ++c) {
-    // x * (1 / white) rather than scikit-image's x / white: within an ulp, and three float64
-    // divisions fewer per pixel (rgb2lab is near the H200's FP64 rate at the bandwidth floor).
-    const T v = xyz[c] * T(1.0 / white[c]);
-    f[c] = v > T(0.008856) ? cbrt_t(v) : T(7.787) * v + T(16.0 / 116.0);
+// ---- the cube root of rgb2lab / xyz2lab (float64) -------------------------------------------------
+//
+// libm-style cbrt spends ~14 FP64 instructions and 5 MUFU/conversions per call on sm_90, three per
+// Lab pixel. Here the seed comes from the FP32 pipe with IEEE operations only (so the host computes
+// the same bits): v rounded to float, the exponent-dividing bit trick on its bits gives x^(-1/3)
+// within 3.4%, one Halley step in float brings it to 1.9e-4. Then in double, with r = that seed
+// (24 significant bits, so r*r is exact) and c0 = v r^2:
+//   cbrt(v) = c0 (1 - e)^(-2/3),  e = 1 - c0 r,  the series to e^4:  c0 + (c0 e)(2/3 + 5/9 e + ...)
+// (truncation 0.42 e^5 < 3e-17; c0's rounding cancels to a third through e): 8 FP64 instructions,
+// within 0.86 ulp of the exact cube root (tests/color/test_color_fast.cpp checks ~10^7 values
+// against long double).
+
+/// Bits of a float and back (memcpy on the host: no aliasing UB).
+CUSK_HD std::uint32_t fbits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+CUSK_HD float float_of(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+/// Single-precision a*b and a*b+c rounded once on both backends.
+CUSK_HD float fmul_rn(float a, float b) { return cuskimage::util::detail::mul_rn(a, b); }
+CUSK_HD float ffma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+/// The constants of the float64 Lab path, kept in the op (so in a kernel's parameter space):
+/// ptxas rematerialises literal constants that no instruction encodes with moves at every use.
+struct LabConsts {
+  double thr = 0.008856, lin_a = 7.787, lin_b = 16.0 / 116.0, l116 = 116.0;
+  double c1 = 2.0 / 3.0, c2 = 5.0 / 9.0, c3 = 40.0 / 81.0, c4 = 110.0 / 243.0;  // (1 - e)^(-2/3)
+  float h29 = 2.0f / 9.0f;
+};
+
+/// cbrt(v) for 2^-126 < v < 2^127; other v (zero, negative, NaN, subnormal, larger) give an
+/// unspecified value without trapping (callers select it away).
+CUSK_HD double cbrt_core(double v, const LabConsts& k = {}) {
+  using cuskimage::util::detail::fma_rn;
+  using cuskimage::util::detail::mul_rn;
+  // The seed from v rounded to float (exact IEEE conversions, the same on both backends).
+  const float x = static_cast<float>(v);
+  float s = float_of(0x54a21409u - fbits(x) / 3u);  // x^(-1/3) within 3.4%
+  {                                                // Halley: s += s e (1/3 + 2/9 e), to 1.9e-4
+    const float e = ffma_rn(-x, fmul_rn(fmul_rn(s, s), s), 1.0f);
+    s = ffma_rn(s, fmul_rn(e, ffma_rn(e, k.h29, 1.0f / 3.0f)), s);
   }
-  lab[0] = T(116.0) * f[1] - T(16.0);
-  lab[1] = T(500.0) * (f[0] - f[1]);
-  lab[2] = T(200.0) * (f[1] - f[2]);
+  const double r = s;
+  const double c0 = mul_rn(v, mul_rn(r, r));
+  const double e = fma_rn(-c0, r, 1.0);
+  const double p = fma_rn(e, fma_rn(e, fma_rn(e, k.c4, k.c3), k.c2), k.c1);
+  return fma_rn(mul_rn(c0, e), p, c0);
+}
+
+/// cbrt(v) for every v > 2^-126 (+inf included): cbrt_core, after exact scaling by 2^-252 steps
+/// from 2^127 up; other v unspecified as in cbrt_core.
+CUSK_HD double cbrt_pos(double v, const LabConsts& k = {}) {
+  const std::uint32_t hi = static_cast<std::uint32_t>(cuskimage::util::detail::bits_of(v) >> 32);
+  if (hi - 0x47E00000u < 0x80000000u - 0x47E00000u) {  // v >= 2^127, inf, NaN (rare)
+    if (!(v < INFINITY)) return v;
+    using cuskimage::util::detail::mul_rn;
+    double scale = 1.0;
+    do {
+      v = mul_rn(v, 0x1p-252);
+      scale = mul_rn(scale, 0x1p84);
+    } while (v >= 0x1p127);
+    return mul_rn(cbrt_core(v, k), scale);
+  }
+  return cbrt_core(v, k);
+}
+
+/// True when `x` holds for this thread or, on the device, for any thread of its warp running with
+/// it (a warp-uniform branch around rare work; a thread's own x always counts).
+CUSK_HD bool any_in_warp(bool x) {
+#if defined(__CUDA_ARCH__)
+  return __any_sync(__activemask(), x);
+#else
+  return x;
+#endif
+}
+
+/// CIE f(t) of xyz2lab for t = xyz / white: t^(1/3) above 0.008856, else 7.787 t + 16/116 (one
+/// rounding; scikit-image's two differ by <= 1/2 ulp). The linear part runs only in warps that have
+/// such a t. kBounded: t < 2^127 is known (rgb2lab from integer RGB), cbrt_pos's test is skipped.
+template <bool kBounded = false>
+CUSK_HD void lab_f(const double* t, double* f, const LabConsts& k) {
+  bool lin = false;
+  for (int c = 0; c < 3; ++c) {
+    f[c] = kBounded ? cbrt_core(t[c], k) : cbrt_pos(t[c], k);
+    lin = lin || !(t[c] > k.thr);
+  }
+  if (any_in_warp(lin))
+    for (int c = 0; c < 3; ++c)
+      if (!(t[c] > k.thr)) f[c] = cuskimage::util::detail::fma_rn(t[c], k.lin_a, k.lin_b);
+}
+template <bool kBounded = false>
+CUSK_HD void lab_f(const float* t, float* f, const LabConsts&) {
+  for (int c = 0; c < 3; ++c) f[c] = t[c] > 0.008856f ? cbrtf(t[c]) : 7.787f * t[c] + float(16.0 / 116.0);
+}
+
+/// Lab of t = xyz / white (the white already divided out, as a folded matrix or 1 / white).
+/// float64: L = 116 f(ty) - 16 as one FMA, a = 500 (f(tx) - f(ty)), b = 200 (f(ty) - f(tz)) as
+/// scikit-image, each step rounded once on both backends.
+template <class T, bool kBounded = false>
+CUSK_HD void lab_from_ratio(const T* t, T* lab, const LabConsts& k) {
+  T f[3];
+  lab_f<kBounded>(t, f, k);
+  if constexpr (std::is_same_v<T, double>) {
+    using cuskimage::util::detail::fma_rn;
+    using cuskimage::util::detail::mul_rn;
+    using cuskimage::util::detail::sub_rn;
+    lab[0] = fma_rn(k.l116, f[1], -16.0);
+    lab[1] = mul_rn(500.0, sub_rn(f[0], f[1]));
+    lab[2] = mul_rn(200.0, sub_rn(f[1], f[2]));
+  } else {
+    lab[0] = T(116.0) * f[1] - T(16.0);
+    lab[1] = T(500.0) * (f[0] - f[1]);
+    lab[2] = T(200.0) * (f[1] - f[2]);
+  }
+}
+
+/// y = m x rounded as DMUL + 2 DFMA per row on both backends (float: as matvec).
+template <class T>
+CUSK_HD void matvec_rn(const double (&m)[3][3], const T* x, T* y) {
+  if constexpr (std::is_same_v<T, double>) {
+    using cuskimage::util::detail::fma_rn;
+    using cuskimage::util::detail::mul_rn;
+    for (int i = 0; i < 3; ++i) y[i] = fma_rn(m[i][2], x[2], fma_rn(m[i][1], x[1], mul_rn(m[i][0], x[0])));
+  } else {
+    matvec(m, x, y);
+  }
 }
 
 template <class T>
@@ -201,11 +346,23 @@ CUSK_HD void luv_to_xyz(const double (&white)[3], const T* luv, T* xyz) {
 // ---- the ops ------------------------------------------------------------------------------------
 
 struct OpBase {
-  static constexpr bool use_lut = false;  // load+pre tabulated for uint8 input
+  static constexpr int u8_tables = 0;      // uint8 input: 256-double tables (see the file comment)
+  static constexpr bool u8_custom = false;  // uint8 input: op.u8 instead of tab[byte] + op
   template <class T, class In>
   CUSK_HD T load(In x, int) const { return to_float<T>(x); }
   template <class T>
   CUSK_HD T pre(T v) const { return v; }
+};
+
+/// An op whose uint8 input reads load+pre from one table (sRGB linearisation, the stain log).
+/// Host only: the CPU loop and the CUDA launches (a kernel parameter) read the same table.
+template <class Derived>
+struct LutOp : OpBase {
+  static constexpr int u8_tables = 1;
+  void u8_table(double* tab) const {
+    const Derived& d = static_cast<const Derived&>(*this);
+    for (int v = 0; v < 256; ++v) tab[v] = d.pre(d.template load<double>(static_cast<std::uint8_t>(v), 0));
+  }
 };
 
 struct LinearOp : OpBase {
@@ -230,9 +387,8 @@ struct LinearOp : OpBase {
   }
 };
 
-struct RgbToXyzOp : OpBase {
+struct RgbToXyzOp : LutOp<RgbToXyzOp> {
   static constexpr int cin = 3, cout = 3;
-  static constexpr bool use_lut = true;
   PixelParams p;  // m = xyz_from_rgb
   template <class T>
   CUSK_HD T pre(T v) const { return srgb_to_linear(v); }
@@ -253,8 +409,14 @@ struct XyzToRgbOp : OpBase {
 struct XyzToLabOp : OpBase {
   static constexpr int cin = 3, cout = 3;
   PixelParams p;
+  LabConsts k;
   template <class T>
-  CUSK_HD void operator()(const T* x, T* y) const { xyz_to_lab(p.white, x, y); }
+  CUSK_HD void operator()(const T* x, T* y) const {
+    // x * (1 / white) rather than scikit-image's x / white: within an ulp, no division per pixel.
+    T t[3];
+    for (int c = 0; c < 3; ++c) t[c] = cuskimage::util::detail::mul_rn(x[c], T(p.inv_white[c]));
+    lab_from_ratio(t, y, k);
+  }
 };
 
 struct LabToXyzOp : OpBase {
@@ -264,17 +426,29 @@ struct LabToXyzOp : OpBase {
   CUSK_HD void operator()(const T* x, T* y) const { lab_to_xyz(p.white, x, y); }
 };
 
-struct RgbToLabOp : OpBase {
+/// rgb2lab: m = xyz_from_rgb with row i divided by white[i] (the host folds the white in: one
+/// product per output, where scikit-image divides xyz by the white after the matrix; within an ulp).
+struct RgbToLabOp : LutOp<RgbToLabOp> {
   static constexpr int cin = 3, cout = 3;
-  static constexpr bool use_lut = true;
-  PixelParams p;  // m = xyz_from_rgb, white
+  static constexpr bool u8_custom = true;
+  PixelParams p;
+  LabConsts k;
   template <class T>
   CUSK_HD T pre(T v) const { return srgb_to_linear(v); }
   template <class T>
   CUSK_HD void operator()(const T* x, T* y) const {
-    T xyz[3];
-    matvec(p.m, x, xyz);
-    xyz_to_lab(p.white, xyz, y);
+    T t[3];
+    matvec_rn(p.m, x, t);
+    lab_from_ratio(t, y, k);
+  }
+  /// uint8: linear RGB in [0, 1] from the table, so 0 <= t < 4 (every illuminant) and the cube
+  /// root's range test is moot (the same bits as operator() on the loaded values).
+  template <class T>
+  CUSK_HD void u8(const std::uint8_t* b, const double* tab, T* y) const {
+    const double x[3] = {tab[b[0]], tab[b[1]], tab[b[2]]};
+    double t[3];
+    matvec_rn(p.m, x, t);
+    lab_from_ratio<double, true>(t, y, k);
   }
 };
 
@@ -304,9 +478,8 @@ struct LuvToXyzOp : OpBase {
   CUSK_HD void operator()(const T* x, T* y) const { luv_to_xyz(p.white, x, y); }
 };
 
-struct RgbToLuvOp : OpBase {
+struct RgbToLuvOp : LutOp<RgbToLuvOp> {
   static constexpr int cin = 3, cout = 3;
-  static constexpr bool use_lut = true;
   PixelParams p;  // m = xyz_from_rgb, white = D65/2
   template <class T>
   CUSK_HD T pre(T v) const { return srgb_to_linear(v); }
@@ -330,36 +503,104 @@ struct LuvToRgbOp : OpBase {
   }
 };
 
+/// rgb2hsv in scikit-image's order of operations (the NumPy version of 0.26): v = max, delta =
+/// max - min, s = delta / v, h = (k + n / delta) / 6 % 1 with (k, n) of the last channel equal to
+/// the maximum (red (0, g - b), green (2, b - r), blue (4, r - g): blue's assignment runs last),
+/// h = s = 0 where delta == 0, NaN results 0. A NaN channel makes NumPy's max NaN: (0, 0, 0).
+/// Branch-free: one division for the hue whichever channel is the maximum (the divergent
+/// per-channel divisions of a warp ran one after the other). Every step is exactly rounded, so both
+/// backends give the same bits; |n| <= delta, so h / 6 lies in [-1/6, 5/6] and `% 1` is one add.
+///
+/// uint8 (u8): the maximum, minimum and their equalities come from the bytes; the three
+/// divisions become Markstein's correction q + (a - b q) y, which is the correctly rounded a / b
+/// when y = RN(1 / b) and q is within an ulp (Markstein 1990): y = 1 / v from a table (RN by
+/// construction), 1 / 6 a constant, and 1 / delta one Newton step from the table's 1 / (d / 255),
+/// d = max byte - min byte (exactly RN(1 / delta) for every byte pair: tests/color/
+/// test_color_fast.cpp checks all 2^24 pixels against operator()). 16 FP64 instructions instead of
+/// ~45 + 5 MUFU. The host takes plain divisions (the same correctly rounded quotients).
 struct RgbToHsvOp : OpBase {
   static constexpr int cin = 3, cout = 3;
+  static constexpr int u8_tables = 2;  // x = k / 255 as loaded, then RN(1 / x) (0 for k = 0)
+  static constexpr bool u8_custom = true;
   PixelParams p;
+  void u8_table(double* tab) const {
+    for (int k = 0; k < 256; ++k) {
+      tab[k] = to_float<double>(static_cast<std::uint8_t>(k));
+      tab[256 + k] = k == 0 ? 0.0 : 1.0 / tab[k];
+    }
+  }
   template <class T>
   CUSK_HD void operator()(const T* x, T* y) const {
     const T r = x[0], g = x[1], b = x[2];
-    const T v = r > g ? (r > b ? r : b) : (g > b ? g : b);
-    const T mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
-    const T delta = v - mn;
-    T s = delta / v;
-    T h = T(0);
-    // scikit-image assigns red, then green, then blue where each equals the maximum: last wins.
-    if (b == v)
-      h = T(4.0) + (r - g) / delta;
-    else if (g == v)
-      h = T(2.0) + (b - r) / delta;
-    else if (r == v)
-      h = (g - b) / delta;
-    h = h / T(6.0);
-    // Python's modulo: the result takes the divisor's sign. fmod is exact and the identity on
-    // [0, 1) (every in-range pixel), so it runs only outside (a software loop on the device).
-    if (!(h >= T(0) && h < T(1))) h = fmod_t(h, T(1.0));
-    if (h < T(0)) h = h + T(1.0);
-    if (delta == T(0)) {
-      h = T(0);
-      s = T(0);
+    if (isnan_t(r) || isnan_t(g) || isnan_t(b)) {
+      y[0] = y[1] = y[2] = T(0);
+      return;
     }
-    y[0] = isnan_t(h) ? T(0) : h;
+    T v = r > g ? r : g;
+    v = b > v ? b : v;
+    T mn = r < g ? r : g;
+    mn = b < mn ? b : mn;
+    const T delta = v - mn;
+    const bool bmax = b == v, gmax = g == v;
+    const T n = bmax ? r - g : (gmax ? b - r : g - b);
+    const T k = bmax ? T(4) : (gmax ? T(2) : T(0));
+    const bool flat = delta == T(0);
+    T h = (k + n / (flat ? T(1) : delta)) / T(6);
+    if (h < T(0)) h = h + T(1);
+    T s = delta / v;
+    if (flat) h = s = T(0);
+    y[0] = isnan_t(h) ? T(0) : h;  // infinite inputs (inf - inf)
     y[1] = isnan_t(s) ? T(0) : s;
-    y[2] = isnan_t(v) ? T(0) : v;
+    y[2] = v;
+  }
+  /// The uint8 path: Markstein divisions on the device; on the host (no FMA instruction in the
+  /// x86-64 baseline, so std::fma is a library call) the hardware's divisions, the same bits.
+  template <class T>
+  CUSK_HD void u8(const std::uint8_t* px, const double* tab, T* y) const {
+#if defined(__CUDA_ARCH__)
+    u8_impl<true>(px, tab, y);
+#else
+    u8_impl<false>(px, tab, y);
+#endif
+  }
+  /// a / b as Markstein's correction of q = a y (y = RN(1 / b)); exact for the operands here.
+  CUSK_HD static double div_by(double a, double b, double y) {
+    using cuskimage::util::detail::fma_rn;
+    const double q = cuskimage::util::detail::mul_rn(a, y);
+    return fma_rn(fma_rn(-b, q, a), y, q);
+  }
+  template <bool kMarkstein, class T>
+  CUSK_HD void u8_impl(const std::uint8_t* px, const double* tab, T* y) const {
+    using cuskimage::util::detail::add_rn;
+    using cuskimage::util::detail::div_rn;
+    using cuskimage::util::detail::fma_rn;
+    using cuskimage::util::detail::sub_rn;
+    const double* X = tab;
+    const double* RX = tab + 256;
+    const int r = px[0], g = px[1], b = px[2];
+    const int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+    const int mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
+    const int d = mx - mn;
+    const double v = X[mx];
+    const double delta = sub_rn(v, X[mn]);
+    const bool bmax = b == mx, gmax = g == mx;
+    const int ia = bmax ? r : (gmax ? b : g), ib = bmax ? g : (gmax ? r : b);
+    const double n = sub_rn(X[ia], X[ib]);
+    const double k = bmax ? 4.0 : (gmax ? 2.0 : 0.0);
+    double h, s;
+    if constexpr (kMarkstein) {
+      const double y0 = RX[d > 0 ? d : 1];
+      const double yd = fma_rn(y0, fma_rn(-delta, y0, 1.0), y0);  // RN(1 / delta)
+      h = div_by(add_rn(k, div_by(n, delta, yd)), 6.0, 1.0 / 6.0);
+      s = div_by(delta, v, RX[mx]);
+    } else {
+      h = div_rn(add_rn(k, div_rn(n, d > 0 ? delta : 1.0)), 6.0);
+      s = div_rn(delta, mx > 0 ? v : 1.0);
+    }
+    if (h < 0.0) h = add_rn(h, 1.0);
+    y[0] = d == 0 ? 0.0 : h;
+    y[1] = d == 0 ? 0.0 : s;
+    y[2] = v;
   }
 };
 
@@ -390,9 +631,8 @@ struct HsvToRgbOp : OpBase {
 };
 
 /// separate_stains: m is conv_matrix transposed (stains_j = sum_i s_i conv[i][j]).
-struct SeparateOp : OpBase {
+struct SeparateOp : LutOp<SeparateOp> {
   static constexpr int cin = 3, cout = 3;
-  static constexpr bool use_lut = true;
   PixelParams p;
   template <class T>
   CUSK_HD T pre(T v) const {
@@ -444,7 +684,8 @@ struct LchToLabOp : OpBase {
   }
 };
 
-struct RgbToGrayOp : OpBase {
+/// uint8 reads img_as_float's values from a table (no integer-to-double conversions per pixel).
+struct RgbToGrayOp : LutOp<RgbToGrayOp> {
   static constexpr int cin = 3, cout = 1;
   PixelParams p;
   template <class T>
@@ -484,9 +725,9 @@ decltype(auto) with_op(Op op, const PixelParams& p, F&& f) {
     case Op::linear: return f(LinearOp{{}, p});
     case Op::rgb2xyz: return f(RgbToXyzOp{{}, p});
     case Op::xyz2rgb: return f(XyzToRgbOp{{}, p});
-    case Op::xyz2lab: return f(XyzToLabOp{{}, p});
+    case Op::xyz2lab: return f(XyzToLabOp{{}, p, {}});
     case Op::lab2xyz: return f(LabToXyzOp{{}, p});
-    case Op::rgb2lab: return f(RgbToLabOp{{}, p});
+    case Op::rgb2lab: return f(RgbToLabOp{{}, p, {}});
     case Op::lab2rgb: return f(LabToRgbOp{{}, p});
     case Op::xyz2luv: return f(XyzToLuvOp{{}, p});
     case Op::luv2xyz: return f(LuvToXyzOp{{}, p});

@@ -85,7 +85,10 @@ void pixel_op_into(std::string_view fn, std::string_view arg, const Array& arr, 
 
 void set_white(PixelParams& p, std::string_view /*fn*/, std::string_view illuminant, std::string_view observer) {
   const Rgb w = xyz_tristimulus_values(illuminant, observer);
-  for (int c = 0; c < 3; ++c) p.white[c] = w[c];
+  for (int c = 0; c < 3; ++c) {
+    p.white[c] = w[c];
+    p.inv_white[c] = 1.0 / w[c];
+  }
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view fn, std::string_view what) {

@@ -28,26 +28,35 @@ void run_pixel(const OpT& op, const Array& in, Array& out) {
   T* opp = static_cast<T*>(out.data());
   const std::int64_t so = L.shape.empty() ? 1 : L.strides[0].back();
   const std::int64_t si = L.shape.empty() ? 1 : L.strides[1].back();
-  // uint8: load+pre tabulated once (the same function of the value as computed per element).
-  std::vector<T> lut;
-  if constexpr (std::is_same_v<In, std::uint8_t> && OpT::use_lut) {
-    lut.resize(256);
-    for (int v = 0; v < 256; ++v) lut[v] = op.pre(op.template load<T>(static_cast<In>(v), 0));
+  // uint8: the op's tables, built once (the CUDA launches pass the same tables to the kernels).
+  constexpr bool kU8 = std::is_same_v<In, std::uint8_t> && OpT::u8_tables > 0;
+  std::vector<double> tables;
+  if constexpr (kU8) {
+    tables.resize(static_cast<std::size_t>(OpT::u8_tables) * 256);
+    op.u8_table(tables.data());
   }
-  const T* tab = lut.data();
+  const double* tab = tables.data();
   for_each_row<2>(L, [&](std::int64_t, std::int64_t n, const std::int64_t* off) {
     T* o = opp + off[0];
     const In* p = ip + off[1];
     for (std::int64_t j = 0; j < n; ++j) {
       const In* px = p + j * si;
-      T x[CI], y[CO];
-      for (int c = 0; c < CI; ++c) {
-        if constexpr (std::is_same_v<In, std::uint8_t> && OpT::use_lut)
-          x[c] = tab[px[c * ci]];
-        else
-          x[c] = op.pre(op.template load<T>(px[c * ci], c));
+      T y[CO];
+      if constexpr (kU8) {
+        std::uint8_t b[CI];
+        for (int c = 0; c < CI; ++c) b[c] = px[c * ci];
+        if constexpr (OpT::u8_custom) {
+          op.u8(b, tab, y);
+        } else {
+          T x[CI];
+          for (int c = 0; c < CI; ++c) x[c] = tab[b[c]];
+          op(x, y);
+        }
+      } else {
+        T x[CI];
+        for (int c = 0; c < CI; ++c) x[c] = op.pre(op.template load<T>(px[c * ci], c));
+        op(x, y);
       }
-      op(x, y);
       T* py = o + j * so;
       for (int c = 0; c < CO; ++c) py[c * co] = y[c];
     }

@@ -2,9 +2,12 @@
 // scikit-image name, and the tolerances of each result dtype.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cuskimage/color.hpp"
 #include "tests/common/test_support.hpp"
@@ -66,6 +69,28 @@ inline double atol_for(DType dt) { return dt == DType::float32 ? 2e-4 : 1e-10; }
     EXPECT_TRUE(::cusktest::arrays_close(e_, a_, ::colortest::rtol_for(a_.dtype()),             \
                                          ::colortest::atol_for(a_.dtype())));                    \
   } while (0)
+
+/// Equal values elementwise (-0 equals +0, NaN equals NaN; infinities compare equal), any devices:
+/// exact checks against NumPy results, which do not pin the sign of a zero maximum.
+inline ::testing::AssertionResult values_equal(const Array& expected, const Array& actual) {
+  if (expected.shape() != actual.shape())
+    return ::testing::AssertionFailure() << "shape differs: " << cuskimage::shape_str(expected.shape()) << " vs "
+                                         << cuskimage::shape_str(actual.shape());
+  const std::vector<double> e = cusktest::host_copy(expected).astype(DType::float64).to_vector<double>();
+  const std::vector<double> a = cusktest::host_copy(actual).astype(DType::float64).to_vector<double>();
+  std::int64_t bad = 0, first = -1;
+  double worst = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (e[i] == a[i] || (std::isnan(e[i]) && std::isnan(a[i]))) continue;
+    if (first < 0) first = static_cast<std::int64_t>(i);
+    ++bad;
+    worst = std::max(worst, std::abs(e[i] - a[i]));
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << e.size() << " values differ (largest by " << worst
+                                       << "); first at flat index " << first << ": expected " << e[first] << ", got "
+                                       << a[first];
+}
 
 /// A non-contiguous view with the same values (a reversed copy read backwards along axis 0).
 inline Array strided_twin(const Array& a) {

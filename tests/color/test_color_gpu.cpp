@@ -1,12 +1,16 @@
 // GPU tier of the color tests: every pixel conversion on device arrays equals the CPU backend on
 // fresh random inputs (uint8, uint16, int16, float32, float64; 2-D, 3-D, one pixel, tile tails;
 // contiguous, strided and channel_axis views), deltaE and label2rgb likewise, goldens on the
-// device, and a non-default stream with the legacy default stream held busy.
+// device, and a non-default stream with the legacy default stream held busy. GpuColorFast: issue
+// 7's rgb2lab / rgb2hsv / xyz2lab float64 paths byte for byte against the CPU.
 //
 // Device and host libm differ in the last bits of pow/cbrt/log/atan2 and nvcc contracts a*b+c
 // into FMAs, so float results are compared with the golden tolerances (float64 1e-12 relative +
 // 1e-10 absolute, float32 1e-5 + 2e-4: Lab's a = 500 (fx - fy) scales an ulp of fx by 500);
 // integer results (gray2rgb, label2rgb avg on uint8) are exact.
+#include <limits>
+#include <random>
+
 #include "tests/color/color_test_common.hpp"
 
 using namespace colortest;
@@ -206,4 +210,144 @@ TEST(GpuColorInto, MatchesCpu) {
   EXPECT_DEVICE_MATCHES(color::rgb2gray(h), gray);
   Array host_out = Array::empty({45, 51, 3}, DType::float64);
   EXPECT_THROW(color::rgb2hsv_into(d, host_out), cuskimage::InvalidArgument);  // other device
+}
+
+// ---- issue 7: the fast float64 paths of rgb2lab / rgb2hsv, bit for bit with the CPU ---------------
+//
+// rgb2hsv is exactly rounded at every step on both backends (any dtype), rgb2lab's uint8 path reads
+// the host's sRGB table and rounds each step explicitly, xyz2lab float64 likewise: those compare
+// bytes. rgb2lab from other dtypes linearises with each side's own pow (the golden tolerances).
+
+namespace {
+
+/// Tile tails, one pixel, whole tiles only, and images with more tiles than the persistent grid has
+/// blocks (several tiles per block through the prefetch, then a partial tile).
+const std::vector<Shape>& fast_shapes() {
+  static const std::vector<Shape> s = {{37, 61, 3}, {3}, {1, 1031, 3}, {64, 64, 3}, {1201, 1001, 3}, {2, 1024, 1024, 3}};
+  return s;
+}
+
+bool big(const Shape& s) { return cuskimage::shape_size(s) > (std::int64_t(1) << 20); }
+
+/// Random RGB of `dt`: the dtype's range for integers, [-0.25, 1.25) for floats (negative and
+/// above-one channels included).
+Array rgb_of(const Shape& shape, DType dt, std::uint64_t seed) {
+  if (dt == DType::float32 || dt == DType::float64) return cusktest::random_array(shape, dt, seed, -0.25, 1.25);
+  return cusktest::random_array(shape, dt, seed);
+}
+
+}  // namespace
+
+TEST(GpuColorFast, HsvEqualsCpuBitForBitEveryDtype) {
+  CUSK_REQUIRE_GPU();
+  std::uint64_t seed = 700;
+  for (DType dt : {DType::uint8, DType::uint16, DType::int16, DType::int32, DType::bool_, DType::float32, DType::float64}) {
+    for (const Shape& shape : fast_shapes()) {
+      if (big(shape) && dt != DType::uint8 && dt != DType::float32 && dt != DType::float64) continue;
+      SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape));
+      const Array h = rgb_of(shape, dt, seed++);
+      EXPECT_ARRAY_EQ(color::rgb2hsv(h), color::rgb2hsv(dev(h)));
+    }
+  }
+  // Grey pixels and channel ties (the uint8 path's flat and last-maximum cases), device goldens.
+  for (const std::string c : {"u8_issue7", "f64_issue7", "f32", "u16"}) {
+    SCOPED_TRACE(c);
+    const Array in = golden("in_" + c);
+    EXPECT_ARRAY_EQ(color::rgb2hsv(in), color::rgb2hsv(dev(in)));
+    EXPECT_TRUE(values_equal(golden("rgb2hsv__" + c), color::rgb2hsv(dev(in))));
+  }
+}
+
+TEST(GpuColorFast, LabUint8EqualsCpuBitForBit) {
+  CUSK_REQUIRE_GPU();
+  std::uint64_t seed = 800;
+  for (const Shape& shape : fast_shapes()) {
+    SCOPED_TRACE(cuskimage::shape_str(shape));
+    const Array h = rgb_of(shape, DType::uint8, seed++);
+    const Array d = dev(h);
+    EXPECT_ARRAY_EQ(color::rgb2lab(h), color::rgb2lab(d));
+    const color::IlluminantOptions o{.illuminant = "A", .observer = "10"};
+    if (!big(shape)) EXPECT_ARRAY_EQ(color::rgb2lab(h, o), color::rgb2lab(d, o));
+  }
+  const Array u8 = golden("in_u8_issue7");
+  EXPECT_ARRAY_EQ(color::rgb2lab(u8), color::rgb2lab(dev(u8)));
+  EXPECT_ARRAY_NEAR(golden("rgb2lab__u8_issue7"), color::rgb2lab(dev(u8)), 0, 1e-12);
+  EXPECT_ARRAY_NEAR(golden("rgb2lab__u8_issue7_D50_10"), color::rgb2lab(dev(u8), {.illuminant = "D50", .observer = "10"}),
+                    0, 1e-12);
+  // Other dtypes: the same functor, each backend's pow for the linearisation.
+  for (DType dt : {DType::uint16, DType::int16, DType::float32, DType::float64}) {
+    for (const Shape& shape : {Shape{37, 61, 3}, Shape{1201, 1001, 3}}) {
+      SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape));
+      const Array h = rgb_of(shape, dt, seed++);
+      EXPECT_DEVICE_MATCHES(color::rgb2lab(h), color::rgb2lab(dev(h)));
+    }
+  }
+}
+
+TEST(GpuColorFast, Xyz2LabFloat64EqualsCpuBitForBit) {
+  CUSK_REQUIRE_GPU();
+  // X over 600 decades (the cube root's rescaled range above 2^127 and +inf), Y and Z from dark
+  // (the linear segment, negatives) to bright.
+  Array xyz = cusktest::random_array({97, 89, 3}, DType::float64, 900, -0.05, 1.2);
+  std::vector<double> v = xyz.to_vector<double>();
+  std::mt19937_64 rng(901);
+  std::uniform_real_distribution<double> expo(-300, 300);
+  for (std::size_t i = 0; i < v.size(); i += 3) v[i] = std::pow(10.0, expo(rng));
+  v[0] = std::numeric_limits<double>::infinity();
+  v[3] = -std::numeric_limits<double>::infinity();
+  v[6] = 0.008856 * 0.95047;
+  v[9] = -0.0;
+  v[12] = std::numeric_limits<double>::max();
+  xyz = Array::from_vector(v, xyz.shape());
+  EXPECT_ARRAY_EQ(color::xyz2lab(xyz), color::xyz2lab(dev(xyz)));
+  EXPECT_ARRAY_EQ(color::xyz2lab(xyz, {.illuminant = "D75", .observer = "R"}),
+                  color::xyz2lab(dev(xyz), {.illuminant = "D75", .observer = "R"}));
+  EXPECT_ARRAY_NEAR(golden("xyz2lab__xyz_issue7"), color::xyz2lab(dev(golden("in_xyz_issue7"))), 1e-13, 1e-12);
+}
+
+TEST(GpuColorFast, StridedViewsAndStreams) {
+  CUSK_REQUIRE_GPU();
+  const Array u8 = rgb_of({300, 257, 3}, DType::uint8, 1000);
+  const Array f64 = rgb_of({300, 257, 3}, DType::float64, 1001);
+  const std::initializer_list<Slice> crop = {Slice{3, 290, 2}, Slice{1, 250, 3}, Slice{std::nullopt, std::nullopt, -1}};
+  for (const Array* h : {&u8, &f64}) {
+    SCOPED_TRACE(cuskimage::dtype_name(h->dtype()));
+    const Array d = dev(*h);
+    // Strided pixels with reversed channels; channels first; an unaligned start (strided kernel).
+    EXPECT_ARRAY_EQ(color::rgb2hsv(h->slice(crop)), color::rgb2hsv(d.slice(crop)));
+    EXPECT_ARRAY_EQ(color::rgb2hsv(h->transpose({2, 0, 1}), {.channel_axis = 0}),
+                    color::rgb2hsv(d.transpose({2, 0, 1}), {.channel_axis = 0}));
+    const std::initializer_list<Slice> shift = {Slice{1, std::nullopt, 1}};
+    EXPECT_ARRAY_EQ(color::rgb2hsv(h->slice(shift)), color::rgb2hsv(d.slice(shift)));
+    if (h->dtype() == DType::uint8) {
+      EXPECT_ARRAY_EQ(color::rgb2lab(h->slice(crop)), color::rgb2lab(d.slice(crop)));
+      EXPECT_ARRAY_EQ(color::rgb2lab(h->transpose({2, 0, 1}), {.channel_axis = 0}),
+                      color::rgb2lab(d.transpose({2, 0, 1}), {.channel_axis = 0}));
+      EXPECT_ARRAY_EQ(color::rgb2lab(h->slice(shift)), color::rgb2lab(d.slice(shift)));
+      // Into a strided device view.
+      Array big_out = Array::zeros({3, 310, 270}, DType::float64, Device::cuda());
+      Array view = big_out.slice({Slice{}, Slice{5, 305, 1}, Slice{7, 264, 1}});
+      color::rgb2lab_into(d.transpose({2, 0, 1}), view, {.channel_axis = 0});
+      EXPECT_ARRAY_EQ(color::rgb2lab(*h).transpose({2, 0, 1}), view);
+    }
+  }
+  // A non-default stream, with the legacy default stream held busy, for every instantiation (run
+  // once before: a kernel's first use loads it, which may wait for the spinning kernel).
+  const Array d8 = dev(u8), d64 = dev(f64), d32 = dev(f64.astype(DType::float32)), d16 = dev(u8.astype(DType::uint16));
+  auto convert_all = [&](const Stream& s) {
+    for (const Array* d : {&d8, &d64, &d32, &d16}) {
+      Array a = color::rgb2hsv(*d, {}, s);
+      Array b = color::rgb2lab(*d, {}, s);
+      Array c = color::xyz2lab(*d, {}, s);
+    }
+    s.synchronize();
+  };
+  convert_all(Stream::create());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream(convert_all));
+  const Stream s = Stream::create();
+  const Array hs = color::rgb2hsv(d8, {}, s), ls = color::rgb2lab(d8, {}, s), h64 = color::rgb2hsv(d64, {}, s);
+  s.synchronize();
+  EXPECT_ARRAY_EQ(color::rgb2hsv(u8), hs);
+  EXPECT_ARRAY_EQ(color::rgb2lab(u8), ls);
+  EXPECT_ARRAY_EQ(color::rgb2hsv(f64), h64);
 }

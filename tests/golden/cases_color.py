@@ -38,8 +38,38 @@ def rgb_cases(g):
     }
 
 
+def issue7_cases(g):
+    """rgb2lab / rgb2hsv inputs for the tight checks of tests/color/test_color.cpp (issue 7's fast
+    paths): every grey level, ties between channels, primaries; float64 edge values."""
+    rng = g.rng(77)
+    u8 = rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    px = u8.reshape(-1, 3)
+    px[:256] = np.arange(256, dtype=np.uint8)[:, None]            # every grey level
+    lv = rng.integers(0, 256, (3, 128, 2), dtype=np.uint8)
+    hi, lo = np.maximum(lv[..., 0], lv[..., 1]), np.minimum(lv[..., 0], lv[..., 1])
+    px[256:384] = np.stack([hi[0], hi[0], lo[0]], -1)              # r = g >= b
+    px[384:512] = np.stack([hi[1], lo[1], hi[1]], -1)              # r = b >= g
+    px[512:640] = np.stack([lo[2], hi[2], hi[2]], -1)              # g = b >= r
+    px[640:646] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0], [1, 0, 0], [0, 1, 2]]
+    g.save("in_u8_issue7", u8)
+    g.save("rgb2lab__u8_issue7", sc.rgb2lab(u8))
+    g.save("rgb2lab__u8_issue7_D50_10", sc.rgb2lab(u8, illuminant="D50", observer="10"))
+    g.save("rgb2hsv__u8_issue7", sc.rgb2hsv(u8))
+    f64 = rng.random((8, 9, 3))
+    f = f64.reshape(-1, 3)
+    f[:12] = [[0.5, -0.0, 0.0], [0.0, -0.0, -0.0], [1e-310, 0, 0], [2.0, 1.0, 0.5], [-0.5, -1.0, -0.2],
+              [0.0, -0.5, -1.0], [1e3, 1e20, 1e60], [1e100, 1e-3, 0.5], [np.inf, 0.0, 0.0],
+              [0.3, 0.3, 0.3], [0.04045, 0.0031308, 0.008856], [1e-5, 2e-5, 0.0]]
+    g.save("in_f64_issue7", f64)
+    g.save("rgb2hsv__f64_issue7", sc.rgb2hsv(f64))
+    g.save("rgb2lab__f64_issue7", sc.rgb2lab(f64[1:]))  # row 0 holds the infinite pixel
+    g.save("in_xyz_issue7", sc.rgb2xyz(f64[1:]))
+    g.save("xyz2lab__xyz_issue7", sc.xyz2lab(sc.rgb2xyz(f64[1:])))
+
+
 def generate(g):
     warnings.simplefilter("ignore")
+    issue7_cases(g)
     cases = rgb_cases(g)
     for name, a in cases.items():
         g.save(f"in_{name}", a)
