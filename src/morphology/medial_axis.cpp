@@ -101,11 +101,12 @@ MedialAxisResult medial_axis_cuda(const Array& image, const MedialAxisOptions& o
                                           " foreground pixels; the CUDA backend handles up to 2^32");
   // The EDT is queued first so that the device works while the host draws numpy's targets.
   Array dist = ndimage::distance_transform_edt(f.masked, {}, stream).distances;
-  const std::vector<std::uint32_t> targets = detail::NumpyPermutation(opts.rng).shuffle_targets(f.count);
-  std::vector<std::uint32_t> padded = targets;
-  if (padded.empty()) padded.push_back(0);
-  const Array d_targets =
-      Array::from_vector(padded, {static_cast<std::int64_t>(padded.size())}).to(image.device(), stream);
+  std::vector<std::uint32_t> targets = detail::NumpyPermutation(opts.rng).shuffle_targets(f.count);
+  if (targets.empty()) targets.push_back(0);
+  // Uploaded straight from the vector (the copy returns once the bytes are in pinned staging).
+  const Array d_targets = Array::wrap(targets.data(), {static_cast<std::int64_t>(targets.size())}, DType::uint32,
+                                      Device::cpu())
+                              .to(image.device(), stream);
   r.skeleton = detail::cuda_medial_axis(image_b, mask_b, f, dist, d_targets, s);
   if (opts.return_distance) r.distance = std::move(dist);
   return r;
