@@ -353,15 +353,8 @@ struct Borderline {
 };
 
 struct PairArgs {
-  const std::int32_t* run_obj;
-  const std::int64_t* run_start;
-  const u64* run_cell;
-  const double* run_lo;
-  const double* run_hi;
-  const std::int64_t* cell_first;
-  const double* s_pos;
+  RodRuns runs;
   const std::int64_t* s_pix;
-  std::int64_t nr;
   RodGrid grid;
   RodMetric metric;
   u64* rec;
@@ -372,113 +365,28 @@ struct PairArgs {
   u64* bl_count;
 };
 
-/// The test between two boxes (a point is a box with lo == hi): `far` compares the farthest pair of
-/// corners (1: every pair is within), else the nearest (0: no pair is within). Rounding is monotone,
-/// so for p = 1, 2, inf both bounds hold for the CPU's arithmetic on every point pair; for other p
-/// the margin form is used (never the exact-integer shortcut, which the points may not take).
-__device__ int box_test(const RodMetric& m, const double* alo, const double* ahi, const double* blo, const double* bhi,
-                        bool far) {
-  double x[kRodMaxDims];
-  for (int d = 0; d < m.nd; ++d) {
-    if (far) {
-      const double u = bhi[d] - alo[d], v = ahi[d] - blo[d];
-      x[d] = u > v ? u : v;
-    } else {
-      x[d] = blo[d] > ahi[d] ? blo[d] - ahi[d] : (alo[d] > bhi[d] ? alo[d] - bhi[d] : 0.0);
-    }
-  }
-  if (m.kind == 3) {
-    RodMetric g = m;
-    g.p_int = 0;
-    return g.eval(x);
-  }
-  return m.eval(x);
-}
-
+/// One thread per run (rod_run_pairs); records are buffered per thread and appended per warp.
 __global__ void __launch_bounds__(kThreads) pairs_kernel(PairArgs A) {
   const std::int64_t ra = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const RodMetric& m = A.metric;
-  const int nd = m.nd;
   u64 local[kLocal];
   int nl = 0;
-  auto flush = [&] {
-    const u64 base = atomicAdd(A.rec_count, static_cast<u64>(nl));
-    for (int k = 0; k < nl; ++k)
-      if (base + k < A.rec_cap) A.rec[base + k] = local[k];
-    nl = 0;
-  };
-  if (ra < A.nr) {
-    const std::int32_t a = A.run_obj[ra];
-    std::int64_t cc[kRodMaxDims];
-    {
-      std::int64_t rem = static_cast<std::int64_t>(A.run_cell[ra]);
-      for (int d = nd - 1; d >= 0; --d) {
-        cc[d] = rem % A.grid.ncell[d];
-        rem /= A.grid.ncell[d];
-      }
-    }
-    const double* alo = A.run_lo + ra * nd;
-    const double* ahi = A.run_hi + ra * nd;
-    std::int32_t cache[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-    int cpos = 0;
-    int total = 1;
-    for (int d = 0; d < nd; ++d) total *= 3;
-    for (int t = 0; t < total; ++t) {
-      std::int64_t c = 0;
-      bool inside = true;
-      int rem = t;
-      for (int d = nd - 1; d >= 0; --d) {
-        const std::int64_t x = cc[d] + (rem % 3) - 1;
-        rem /= 3;
-        inside = inside && x >= 0 && x < A.grid.ncell[d];
-        c += x * A.grid.cstride[d];
-      }
-      if (!inside) continue;
-      std::int64_t lo = A.cell_first[c], hi = A.cell_first[c + 1];
-      while (lo < hi) {  // runs of a cell are sorted by object: the first with object > a
-        const std::int64_t mid = (lo + hi) >> 1;
-        if (A.run_obj[mid] <= a)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      for (std::int64_t rb = lo; rb < A.cell_first[c + 1]; ++rb) {
-        const std::int32_t b = A.run_obj[rb];
-        bool known = false;
-        for (int q = 0; q < 8; ++q) known = known || cache[q] == b;
-        if (known) continue;
-        const double* blo = A.run_lo + rb * nd;
-        const double* bhi = A.run_hi + rb * nd;
-        if (box_test(m, alo, ahi, blo, bhi, false) == 0) continue;
-        bool hit = box_test(m, alo, ahi, blo, bhi, true) == 1;
-        for (std::int64_t sa = A.run_start[ra]; sa < A.run_start[ra + 1] && !hit; ++sa) {
-          const double* pa = A.s_pos + sa * nd;
-          if (box_test(m, pa, pa, blo, bhi, false) == 0) continue;
-          if (box_test(m, pa, pa, blo, bhi, true) == 1) {
-            hit = true;
-            break;
+  if (ra < A.runs.nr) {
+    const std::int32_t a = A.runs.run_obj[ra];
+    rod_run_pairs(
+        A.runs, A.grid, A.metric, ra,
+        [&](std::int32_t b) {
+          if (nl == kLocal) {  // full: append this thread's records alone
+            const u64 base = atomicAdd(A.rec_count, static_cast<u64>(nl));
+            for (int k = 0; k < nl; ++k)
+              if (base + k < A.rec_cap) A.rec[base + k] = local[k];
+            nl = 0;
           }
-          for (std::int64_t sb = A.run_start[rb]; sb < A.run_start[rb + 1]; ++sb) {
-            const double* pb = A.s_pos + sb * nd;
-            double x[kRodMaxDims];
-            for (int d = 0; d < nd; ++d) x[d] = fabs(pa[d] - pb[d]);
-            const int r = m.eval(x);
-            if (r == 1) {
-              hit = true;
-              break;
-            }
-            if (r < 0) {
-              const u64 slot = atomicAdd(A.bl_count, 1ull);
-              if (slot < A.bl_cap) A.bl[slot] = Borderline{A.s_pix[sa], A.s_pix[sb], a, b};
-            }
-          }
-        }
-        if (!hit) continue;
-        if (nl == kLocal) flush();
-        local[nl++] = (static_cast<u64>(a) << 32) | static_cast<std::uint32_t>(b);
-        cache[cpos++ & 7] = b;
-      }
-    }
+          local[nl++] = (static_cast<u64>(a) << 32) | static_cast<std::uint32_t>(b);
+        },
+        [&](std::int64_t sa, std::int64_t sb, std::int32_t b) {
+          const u64 slot = atomicAdd(A.bl_count, 1ull);
+          if (slot < A.bl_cap) A.bl[slot] = Borderline{A.s_pix[sa], A.s_pix[sb], a, b};
+        });
   }
   // Warp-aggregated append of every lane's buffered records.
   const unsigned lane = threadIdx.x & 31u;
@@ -779,17 +687,18 @@ Array run(const Array& labels, const RodDeviceArgs& args, const Stream& s) {
 
   // Neighbour pairs (re-run with larger buffers when the first guess was short).
   Array counts = Array::empty({2}, DType::uint64, dev, s);
-  u64 rec_cap = static_cast<u64>(std::max<std::int64_t>(4 * nr, 4096)), bl_cap = 1024;
+  u64 rec_cap = static_cast<u64>(std::max<std::int64_t>(8 * nr, 1 << 20)), bl_cap = 1024;
   Array rec, bl;
   u64 host_counts[2] = {0, 0};
   for (;;) {
     rec = Array::empty({static_cast<std::int64_t>(rec_cap)}, DType::uint64, dev, s);
     bl = Array::empty({static_cast<std::int64_t>(bl_cap * sizeof(Borderline))}, DType::uint8, dev, s);
     CUSK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, 2 * sizeof(u64), h));
-    PairArgs pa{cptr<std::int32_t>(run_obj), cptr<std::int64_t>(run_start), cptr<u64>(run_cell), cptr<double>(run_lo),
-                cptr<double>(run_hi), cptr<std::int64_t>(cell_first), cptr<double>(s_pos), cptr<std::int64_t>(s_pix),
-                nr, grid, RodMetric::make(args.p_norm, args.min_distance, nd), ptr<u64>(rec), rec_cap,
-                ptr<u64>(counts), ptr<Borderline>(bl), bl_cap, ptr<u64>(counts) + 1};
+    const RodRuns runs{cptr<std::int32_t>(run_obj), cptr<std::int64_t>(run_start), cptr<std::uint64_t>(run_cell),
+                       cptr<double>(run_lo),          cptr<double>(run_hi),         cptr<std::int64_t>(cell_first),
+                       cptr<double>(s_pos),           nr};
+    PairArgs pa{runs, cptr<std::int64_t>(s_pix), grid, RodMetric::make(args.p_norm, args.min_distance, nd),
+                ptr<u64>(rec), rec_cap, ptr<u64>(counts), ptr<Borderline>(bl), bl_cap, ptr<u64>(counts) + 1};
     pairs_kernel<<<exact_blocks(nr, kThreads), kThreads, 0, h>>>(pa);
     CUSK_CUDA_CHECK_LAUNCH();
     CUSK_CUDA_CHECK(cudaMemcpyAsync(host_counts, counts.data(), sizeof(host_counts), cudaMemcpyDeviceToHost, h));

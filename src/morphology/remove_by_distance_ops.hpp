@@ -178,6 +178,120 @@ struct RodGrid {
   }
 };
 
+// ---- the neighbour search of one run (the CUDA pair kernel's thread; also run by the tests) ---------
+
+/// Boundary points sorted by (cell, object, pixel); a run is one object's points in one cell.
+struct RodRuns {
+  const std::int32_t* run_obj;    // nr
+  const std::int64_t* run_start;  // nr + 1: first sorted point of each run
+  const std::uint64_t* run_cell;  // nr
+  const double* run_lo;           // nr x nd: the bounding box of its points
+  const double* run_hi;
+  const std::int64_t* cell_first;  // cells + 1: first run of each cell
+  const double* s_pos;             // sorted points' scaled coordinates (points x nd)
+  std::int64_t nr;
+};
+
+/// The test between two boxes (a point is a box with lo == hi): `far` compares the farthest pair of
+/// corners (1: every point pair is within), else the nearest (0: no point pair is within). Rounding
+/// is monotone, so for p = 1, 2, inf both bounds hold for the CPU's arithmetic on every point pair;
+/// for other p the margin form is used (never the exact-integer path, which the points may not take).
+CUSK_HD int rod_box_test(const RodMetric& m, const double* alo, const double* ahi, const double* blo, const double* bhi,
+                         bool far) {
+  double x[kRodMaxDims];
+  for (int d = 0; d < m.nd; ++d) {
+    if (far) {
+      const double u = bhi[d] - alo[d], v = ahi[d] - blo[d];
+      x[d] = u > v ? u : v;
+    } else {
+      x[d] = blo[d] > ahi[d] ? blo[d] - ahi[d] : (alo[d] > bhi[d] ? alo[d] - bhi[d] : 0.0);
+    }
+  }
+  if (m.kind == 3) {
+    RodMetric g = m;
+    g.p_int = 0;
+    return g.eval(x);
+  }
+  return m.eval(x);
+}
+
+/// For run `ra` of object a: hit(b) once per run of each object b > a in the same or an adjacent
+/// cell with a point pair within the distance (objects hit recently by this run are skipped), and
+/// borderline(sa, sb, b) for point pairs the metric leaves to the host.
+template <class Hit, class Borderline>
+CUSK_HD void rod_run_pairs(const RodRuns& R, const RodGrid& grid, const RodMetric& m, std::int64_t ra, Hit&& hit,
+                           Borderline&& borderline) {
+  const int nd = m.nd;
+  const std::int32_t a = R.run_obj[ra];
+  std::int64_t cc[kRodMaxDims];
+  {
+    std::int64_t rem = static_cast<std::int64_t>(R.run_cell[ra]);
+    for (int d = nd - 1; d >= 0; --d) {
+      cc[d] = rem % grid.ncell[d];
+      rem /= grid.ncell[d];
+    }
+  }
+  const double* alo = R.run_lo + ra * nd;
+  const double* ahi = R.run_hi + ra * nd;
+  std::int32_t cache[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  int cpos = 0;
+  int total = 1;
+  for (int d = 0; d < nd; ++d) total *= 3;
+  for (int t = 0; t < total; ++t) {
+    std::int64_t c = 0;
+    bool inside = true;
+    int rem = t;
+    for (int d = nd - 1; d >= 0; --d) {
+      const std::int64_t x = cc[d] + (rem % 3) - 1;
+      rem /= 3;
+      inside = inside && x >= 0 && x < grid.ncell[d];
+      c += x * grid.cstride[d];
+    }
+    if (!inside) continue;
+    std::int64_t lo = R.cell_first[c];
+    const std::int64_t end = R.cell_first[c + 1];
+    for (std::int64_t hi = end; lo < hi;) {  // a cell's runs are sorted by object: the first with object > a
+      const std::int64_t mid = (lo + hi) >> 1;
+      if (R.run_obj[mid] <= a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    for (std::int64_t rb = lo; rb < end; ++rb) {
+      const std::int32_t b = R.run_obj[rb];
+      bool known = false;
+      for (int q = 0; q < 8; ++q) known = known || cache[q] == b;
+      if (known) continue;
+      const double* blo = R.run_lo + rb * nd;
+      const double* bhi = R.run_hi + rb * nd;
+      if (rod_box_test(m, alo, ahi, blo, bhi, false) == 0) continue;
+      bool near = rod_box_test(m, alo, ahi, blo, bhi, true) == 1;
+      for (std::int64_t sa = R.run_start[ra]; sa < R.run_start[ra + 1] && !near; ++sa) {
+        const double* pa = R.s_pos + sa * nd;
+        if (rod_box_test(m, pa, pa, blo, bhi, false) == 0) continue;
+        if (rod_box_test(m, pa, pa, blo, bhi, true) == 1) {
+          near = true;
+          break;
+        }
+        for (std::int64_t sb = R.run_start[rb]; sb < R.run_start[rb + 1]; ++sb) {
+          const double* pb = R.s_pos + sb * nd;
+          double x[kRodMaxDims];
+          for (int d = 0; d < nd; ++d) x[d] = pa[d] > pb[d] ? pa[d] - pb[d] : pb[d] - pa[d];
+          const int r = m.eval(x);
+          if (r == 1) {
+            near = true;
+            break;
+          }
+          if (r < 0) borderline(sa, sb, b);
+        }
+      }
+      if (!near) continue;
+      hit(b);
+      cache[cpos++ & 7] = b;
+    }
+  }
+}
+
 // ---- CUDA backend ----------------------------------------------------------------------------------
 
 /// What the CUDA backend needs from the host side: validated options, the label image contiguous on

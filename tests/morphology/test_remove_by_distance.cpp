@@ -19,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -274,6 +275,165 @@ TEST(MorphologyRemoveByDistance, DeviceMetricAgreesWithCpu) {
   EXPECT_EQ(m3.eval(off), 0);
 }
 
+Array blob_labels(const Shape& shape, std::uint64_t seed, int size, double level) {
+  const Array noise = cusktest::random_array(shape, DType::float64, seed);
+  const Array s = ndimage::uniform_filter(noise, {.size = {size}});
+  const std::vector<double> v = s.to_vector<double>();
+  std::vector<std::uint8_t> m(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) m[i] = v[i] > level;
+  return measure::label(Array::from_vector(m, shape).astype(DType::bool_), {.connectivity = 1});
+}
+
+/// The CUDA backend's point structure built on the host: boundary points sorted by (cell, object,
+/// pixel), runs with boxes, the first run of each cell.
+struct HostRuns {
+  std::vector<std::int32_t> run_obj;
+  std::vector<std::int64_t> run_start, cell_first;
+  std::vector<std::uint64_t> run_cell;
+  std::vector<double> lo, hi, s_pos;
+  std::vector<std::int32_t> s_obj;
+  rd::RodGrid grid;
+  rd::RodRuns view() const {
+    return {run_obj.data(), run_start.data(), run_cell.data(), lo.data(), hi.data(), cell_first.data(), s_pos.data(),
+            static_cast<std::int64_t>(run_obj.size())};
+  }
+};
+
+HostRuns build_runs(const std::vector<std::int64_t>& lab, const Shape& shape, double r, const std::vector<double>& sp,
+                    double p, std::int64_t coarsen_to) {
+  const int nd = static_cast<int>(shape.size());
+  const std::int64_t n = static_cast<std::int64_t>(lab.size());
+  const bool iso = std::all_of(sp.begin(), sp.end(), [&](double v) { return v == sp[0]; });
+  const int conn = (iso && p <= 2) ? 1 : nd;
+  std::vector<std::int64_t> border;
+  std::vector<std::int64_t> c(nd);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!lab[i]) continue;
+    std::int64_t rem = i;
+    for (int d = nd - 1; d >= 0; --d) c[d] = rem % shape[d], rem /= shape[d];
+    bool is_border = false;
+    int total = 1;
+    for (int d = 0; d < nd; ++d) total *= 3;
+    for (int t = 0; t < total && !is_border; ++t) {
+      int tr = t, steps = 0;
+      std::int64_t q = 0, stride = 1;
+      bool inside = true;
+      for (int d = nd - 1; d >= 0; --d) {
+        const int o = tr % 3 - 1;
+        tr /= 3;
+        steps += o != 0;
+        inside = inside && c[d] + o >= 0 && c[d] + o < shape[d];
+        q += (c[d] + o) * stride;
+        stride *= shape[d];
+      }
+      if (steps == 0 || steps > conn || !inside) continue;
+      is_border = lab[q] != lab[i];
+    }
+    if (is_border) border.push_back(i);
+  }
+  std::vector<std::int64_t> labels;
+  for (auto i : border) labels.push_back(lab[i]);
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  HostRuns h;
+  h.grid = rd::RodGrid::make(shape, r, sp);
+  if (coarsen_to > 0) h.grid.coarsen(shape, coarsen_to);
+  struct Pt {
+    std::uint64_t cell;
+    std::int32_t obj;
+    std::int64_t pix;
+  };
+  std::vector<Pt> pts;
+  for (auto i : border) {
+    std::int64_t rem = i, cell = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      cell += (rem % shape[d]) / h.grid.w[d] * h.grid.cstride[d];
+      rem /= shape[d];
+    }
+    const auto o = static_cast<std::int32_t>(std::lower_bound(labels.begin(), labels.end(), lab[i]) - labels.begin());
+    pts.push_back({static_cast<std::uint64_t>(cell), o, i});
+  }
+  std::sort(pts.begin(), pts.end(), [](const Pt& x, const Pt& y) {
+    return x.cell != y.cell ? x.cell < y.cell : x.obj != y.obj ? x.obj < y.obj : x.pix < y.pix;
+  });
+  for (std::size_t s = 0; s < pts.size(); ++s) {
+    std::int64_t rem = pts[s].pix;
+    std::vector<double> pos(nd);
+    for (int d = nd - 1; d >= 0; --d) pos[d] = static_cast<double>(rem % shape[d]) * sp[d], rem /= shape[d];
+    h.s_pos.insert(h.s_pos.end(), pos.begin(), pos.end());
+    h.s_obj.push_back(pts[s].obj);
+    if (s == 0 || pts[s].cell != pts[s - 1].cell || pts[s].obj != pts[s - 1].obj) {
+      h.run_start.push_back(static_cast<std::int64_t>(s));
+      h.run_obj.push_back(pts[s].obj);
+      h.run_cell.push_back(pts[s].cell);
+      h.lo.insert(h.lo.end(), pos.begin(), pos.end());
+      h.hi.insert(h.hi.end(), pos.begin(), pos.end());
+    }
+    for (int d = 0; d < nd; ++d) {
+      double& l = h.lo[(h.run_obj.size() - 1) * nd + d];
+      double& u = h.hi[(h.run_obj.size() - 1) * nd + d];
+      l = std::min(l, pos[d]);
+      u = std::max(u, pos[d]);
+    }
+  }
+  h.run_start.push_back(static_cast<std::int64_t>(pts.size()));
+  for (std::int64_t cell = 0; cell <= h.grid.cells; ++cell)
+    h.cell_first.push_back(std::lower_bound(h.run_cell.begin(), h.run_cell.end(), static_cast<std::uint64_t>(cell)) -
+                           h.run_cell.begin());
+  return h;
+}
+
+TEST(MorphologyRemoveByDistance, RunPairSearchFindsExactlyTheNearPairs) {
+  // rod_run_pairs (the CUDA pair kernel's thread) over every run, borderline pairs decided with the
+  // CPU's arithmetic, against all pairs of boundary points of different objects.
+  const double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 g(31);
+  int cases = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    const bool vol = trial % 6 == 5;
+    const Shape shape = vol ? Shape{9, 11, 13} : Shape{30 + trial, 41 - trial / 2};
+    const std::int64_t n = shape_size(shape);
+    std::vector<std::int64_t> lab(static_cast<std::size_t>(n), 0);
+    if (trial % 2 == 0) {  // scattered labels
+      for (auto& v : lab) v = g() % 100 < 12 ? 1 + static_cast<std::int64_t>(g() % 40) : 0;
+    } else {  // labelled blobs
+      const Array b = blob_labels(shape, static_cast<std::uint64_t>(trial), 3, 0.55);
+      lab = b.to_vector<std::int64_t>();
+    }
+    const double ps[] = {2.0, 1.0, inf, 3.0, 2.5};
+    const double rs[] = {0.0, 1.0, std::sqrt(2.0), 3.0, 6.5};
+    const double p = ps[trial % 5], r = rs[(trial / 5) % 5];
+    std::vector<double> sp(shape.size(), 1.0);
+    if (trial % 4 == 1) sp[0] = 1.5, sp[1] = 0.75;
+    if (trial % 4 == 3) sp[0] = 0.7, sp[1] = 1.3;
+    const HostRuns h = build_runs(lab, shape, r, sp, p, trial % 3 == 2 ? 16 : 0);
+    const int nd = static_cast<int>(shape.size());
+    const rd::RodMetric m = rd::RodMetric::make(p, r, nd);
+    auto within = [&](std::int64_t sa, std::int64_t sb) {
+      std::vector<double> x(nd);
+      for (int d = 0; d < nd; ++d) x[d] = std::abs(h.s_pos[sa * nd + d] - h.s_pos[sb * nd + d]);
+      return cpu_within(x, p, r);
+    };
+    std::set<std::pair<int, int>> got, want;
+    const rd::RodRuns view = h.view();
+    for (std::int64_t ra = 0; ra < view.nr; ++ra) {
+      const int a = h.run_obj[ra];
+      rd::rod_run_pairs(
+          view, h.grid, m, ra, [&](std::int32_t b) { got.insert({a, b}); },
+          [&](std::int64_t sa, std::int64_t sb, std::int32_t b) {
+            if (within(sa, sb)) got.insert({a, b});
+          });
+    }
+    const std::int64_t pts = static_cast<std::int64_t>(h.s_obj.size());
+    for (std::int64_t sa = 0; sa < pts; ++sa)
+      for (std::int64_t sb = 0; sb < pts; ++sb)
+        if (h.s_obj[sa] < h.s_obj[sb] && within(sa, sb)) want.insert({h.s_obj[sa], h.s_obj[sb]});
+    EXPECT_EQ(want, got) << "trial " << trial << " p " << p << " r " << r;
+    cases += !want.empty();
+  }
+  EXPECT_GT(cases, 12);  // most cases have near pairs
+}
+
 TEST(MorphologyRemoveByDistance, RoundsEqualGreedyOrder) {
   // The device's rounds on random neighbour graphs and priorities with ties: an object is removed
   // when an earlier neighbour is kept and kept when all earlier neighbours are removed, reading
@@ -343,15 +503,6 @@ void expect_device_equals_cpu(const Array& host, double r, const RemoveObjectsBy
   const Array dev = remove_objects_by_distance(host.to(Device::cuda()), r, clone(o, priority_on_device));
   ASSERT_TRUE(dev.device().is_cuda());
   EXPECT_ARRAY_EQ(cpu, dev);
-}
-
-Array blob_labels(const Shape& shape, std::uint64_t seed, int size, double level) {
-  const Array noise = cusktest::random_array(shape, DType::float64, seed);
-  const Array s = ndimage::uniform_filter(noise, {.size = {size}});
-  const std::vector<double> v = s.to_vector<double>();
-  std::vector<std::uint8_t> m(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) m[i] = v[i] > level;
-  return measure::label(Array::from_vector(m, shape).astype(DType::bool_), {.connectivity = 1});
 }
 
 /// Each pixel with probability p its own object, labels in raster order.
