@@ -13,10 +13,11 @@
 //   grid        points in cells of > min_distance / spacing + 1 pixels (the CPU's grid, widened
 //               when it would have more cells than 2x the points), sorted by (cell, object, pixel);
 //               a run is one object's points in one cell, with its bounding box.
-//   pairs       one thread per run of object a visits the runs of objects b > a in its own and the
-//               adjacent cells: boxes farther apart than min_distance are skipped, boxes whose
-//               farthest corners are within it are neighbours without a point test, the rest are
-//               tested point by point with the CPU's arithmetic (RodMetric, shared with the tests;
+//   pairs       one thread per (run of object a, adjacent cell) (per run above 3-D) visits the runs
+//               of objects b > a there (rod_run_pairs, shared with the tests): boxes farther apart
+//               than min_distance are skipped, boxes whose farthest corners are within it are
+//               neighbours without a point test, the rest are tested point by point with the CPU's
+//               arithmetic (RodMetric;
 //               p other than 1, 2, inf: exact for integer powers, else pairs within 1e-12 of the
 //               bound are decided on the host with glibc's pow). Pairs (a, b) are appended with
 //               warp-aggregated atomics, then sorted and made unique.
@@ -26,10 +27,12 @@
 //               launch decides at least one; each block loops over its 1024 objects until it makes
 //               no progress (chains of equal priorities follow label order, i.e. stay in a block).
 //   clear       one pass writes the labels of removed objects as 0.
-// Bytes (4096^2 int32 labels of blobs, ~1.5 M boundary pixels): the label image is read ~4x (stats,
-// boundary, sizes, clear: 256 MB) and written once (64 MB); the points' sorts and arrays ~100 MB;
-// floor ~0.1 ms. The pair tests depend on min_distance (runs within reach x points per straddling
-// run); predicted ~1.5-3 ms at min_distance 5 (two sorts, ~8 host round trips, the pair kernel).
+// Bytes (the benchmark: labels of 4096^2 blobs, int32, 21 k objects, 3.6 M boundary pixels; 337 k
+// runs at min_distance 5, 58 k at 20): the label image is read ~4x (stats, boundary, sizes, clear:
+// 268 MB) and written once (67 MB); the boundary list (n x 8 B written by the selection: 134 MB)
+// and the points' sorts and arrays (~110 B per point: 400 MB): ~0.85 GB, floor ~0.2 ms. The pair
+// search is compute bound (a host core needs 160 ms at 5 and 260 ms at 20 for it) and uneven per
+// thread; predicted ~2-4 ms at min_distance 5 and ~3-6 ms at 20, with ~8 host round trips.
 // Scaling caveat: the relation has one entry per pair of objects within min_distance, so for a
 // min_distance spanning many objects it grows quadratically, unlike the CPU's greedy scan.
 #include <cuda_runtime.h>
@@ -354,6 +357,7 @@ struct Borderline {
 
 struct PairArgs {
   RodRuns runs;
+  int split;  // threads per run: 3^nd (one adjacent cell each) up to 3-D, else 1
   const std::int64_t* s_pix;
   RodGrid grid;
   RodMetric metric;
@@ -365,9 +369,12 @@ struct PairArgs {
   u64* bl_count;
 };
 
-/// One thread per run (rod_run_pairs); records are buffered per thread and appended per warp.
+/// One thread per run and adjacent cell (rod_run_pairs); records are buffered per thread and
+/// appended per warp.
 __global__ void __launch_bounds__(kThreads) pairs_kernel(PairArgs A) {
-  const std::int64_t ra = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t tid = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t ra = tid / A.split;
+  const int only = A.split == 1 ? -1 : static_cast<int>(tid - ra * A.split);
   u64 local[kLocal];
   int nl = 0;
   if (ra < A.runs.nr) {
@@ -386,7 +393,8 @@ __global__ void __launch_bounds__(kThreads) pairs_kernel(PairArgs A) {
         [&](std::int64_t sa, std::int64_t sb, std::int32_t b) {
           const u64 slot = atomicAdd(A.bl_count, 1ull);
           if (slot < A.bl_cap) A.bl[slot] = Borderline{A.s_pix[sa], A.s_pix[sb], a, b};
-        });
+        },
+        only);
   }
   // Warp-aggregated append of every lane's buffered records.
   const unsigned lane = threadIdx.x & 31u;
@@ -687,6 +695,7 @@ Array run(const Array& labels, const RodDeviceArgs& args, const Stream& s) {
 
   // Neighbour pairs (re-run with larger buffers when the first guess was short).
   Array counts = Array::empty({2}, DType::uint64, dev, s);
+  const int split = nd == 1 ? 3 : nd == 2 ? 9 : nd == 3 ? 27 : 1;
   u64 rec_cap = static_cast<u64>(std::max<std::int64_t>(8 * nr, 1 << 20)), bl_cap = 1024;
   Array rec, bl;
   u64 host_counts[2] = {0, 0};
@@ -697,9 +706,9 @@ Array run(const Array& labels, const RodDeviceArgs& args, const Stream& s) {
     const RodRuns runs{cptr<std::int32_t>(run_obj), cptr<std::int64_t>(run_start), cptr<std::uint64_t>(run_cell),
                        cptr<double>(run_lo),          cptr<double>(run_hi),         cptr<std::int64_t>(cell_first),
                        cptr<double>(s_pos),           nr};
-    PairArgs pa{runs, cptr<std::int64_t>(s_pix), grid, RodMetric::make(args.p_norm, args.min_distance, nd),
-                ptr<u64>(rec), rec_cap, ptr<u64>(counts), ptr<Borderline>(bl), bl_cap, ptr<u64>(counts) + 1};
-    pairs_kernel<<<exact_blocks(nr, kThreads), kThreads, 0, h>>>(pa);
+    PairArgs pa{runs,          split,   cptr<std::int64_t>(s_pix), grid, RodMetric::make(args.p_norm, args.min_distance, nd),
+                ptr<u64>(rec), rec_cap, ptr<u64>(counts),          ptr<Borderline>(bl), bl_cap, ptr<u64>(counts) + 1};
+    pairs_kernel<<<exact_blocks(nr * split, kThreads), kThreads, 0, h>>>(pa);
     CUSK_CUDA_CHECK_LAUNCH();
     CUSK_CUDA_CHECK(cudaMemcpyAsync(host_counts, counts.data(), sizeof(host_counts), cudaMemcpyDeviceToHost, h));
     s.synchronize();

@@ -217,10 +217,11 @@ CUSK_HD int rod_box_test(const RodMetric& m, const double* alo, const double* ah
 
 /// For run `ra` of object a: hit(b) once per run of each object b > a in the same or an adjacent
 /// cell with a point pair within the distance (objects hit recently by this run are skipped), and
-/// borderline(sa, sb, b) for point pairs the metric leaves to the host.
+/// borderline(sa, sb, b) for point pairs the metric leaves to the host. `only` >= 0 restricts the
+/// search to one of the 3^nd cells (its offset index), so that several threads can share a run.
 template <class Hit, class Borderline>
 CUSK_HD void rod_run_pairs(const RodRuns& R, const RodGrid& grid, const RodMetric& m, std::int64_t ra, Hit&& hit,
-                           Borderline&& borderline) {
+                           Borderline&& borderline, int only = -1) {
   const int nd = m.nd;
   const std::int32_t a = R.run_obj[ra];
   std::int64_t cc[kRodMaxDims];
@@ -237,7 +238,7 @@ CUSK_HD void rod_run_pairs(const RodRuns& R, const RodGrid& grid, const RodMetri
   int cpos = 0;
   int total = 1;
   for (int d = 0; d < nd; ++d) total *= 3;
-  for (int t = 0; t < total; ++t) {
+  for (int t = only < 0 ? 0 : only; t < (only < 0 ? total : only + 1); ++t) {
     std::int64_t c = 0;
     bool inside = true;
     int rem = t;
