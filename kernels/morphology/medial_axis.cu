@@ -1,11 +1,22 @@
 // CUDA medial_axis: scikit-image's ordered removal, reproduced exactly on the device.
 //
+// HOST STEP: one part is not on the device. numpy's shuffle draws j_i = random_interval(i) by
+// masked rejection on a PCG64 stream, so where each draw starts depends on how many draws all the
+// earlier ones rejected: a sequential scan through ~1.39 draws per pixel. It runs on the host
+// (src/morphology/medial_axis.cpp, numpy_permutation.hpp: PCG64 outputs in parallel blocks, one
+// branch-light acceptance pass, ~2-3 ms per million foreground pixels) and only its result, the
+// uint32 targets (4 B per foreground pixel), is uploaded. (A device version was prototyped: bounding
+// each draw's acceptance by the possible accept counts before it needs ~100 global rounds for 2 M
+// draws, one per octave of the mask in the worst stretch, i.e. no faster than the host scan.)
+// Everything else -- the swaps of the shuffle, the order, the removal -- runs on the device.
+//
 // scikit-image visits the foreground pixels once each, in lexsort order of (distance, cornerness,
 // tie-break) with the tie-break numpy's default_rng(rng).permutation, and removes a pixel when the
 // 3x3 table says so given its neighbours' state at that moment. A pixel's decision reads only its
 // 8 neighbours: the earlier ones (in the order) at their decided value, the later ones still
-// foreground. So the order is never materialised; only "which neighbours come earlier" is needed,
-// and the decisions are taken in waves:
+// foreground. So the order is never materialised (no sort is needed: the lexsort comparison is
+// evaluated between neighbours); only "which neighbours come earlier" is needed, and the decisions
+// are taken in waves:
 //   foreground  the masked image and the C-order list of its foreground (cub::DeviceSelect); the
 //               host reads the count once.
 //   shuffle     numpy's Fisher-Yates on arange(count), given its targets j_i (drawn on the host,
