@@ -34,19 +34,18 @@ CUSK_CLI_COMMANDS(morphology_edt) {
                     &morphology::isotropic_dilation));
   reg.add(isotropic("isotropic_opening", "Isotropic erosion then dilation.", &morphology::isotropic_opening));
   reg.add(isotropic("isotropic_closing", "Isotropic dilation then erosion.", &morphology::isotropic_closing));
-  reg.add(Command("morphology.medial_axis", "Medial axis of a 2-D binary image (runs on the CPU; scikit-image's exact result for the seed).")
+  reg.add(Command("morphology.medial_axis", "Medial axis of a 2-D binary image (scikit-image's exact result for the seed).")
               .input("image", "binary 2-D image (non-zero = foreground)")
               .optional_input("mask", "only pixels where the mask is non-zero are used")
               .param(Param::integer("rng", "0", "seed of numpy's default_rng used for tie-breaking"))
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 morphology::MedialAxisOptions o;
-                // The ordered removal exists on the CPU only: run there whatever --device says.
-                if (inv.num_inputs() > 1) o.mask = inv.input(1).to(Device::cpu(), inv.stream());
+                if (inv.num_inputs() > 1) o.mask = inv.input(1).share();
                 const std::int64_t seed = inv.integer("rng");
                 if (seed < 0) throw UsageError(inv.name() + ": --rng must be a non-negative integer");
                 o.rng = static_cast<std::uint64_t>(seed);
-                return std::move(morphology::medial_axis(inv.input(0).to(Device::cpu(), inv.stream()), o, inv.stream()).skeleton);
+                return std::move(morphology::medial_axis(inv.input(0), o, inv.stream()).skeleton);
               }));
 }
 

@@ -1,160 +1,30 @@
-// skimage.morphology.medial_axis on the CPU: the EDT (ndimage::distance_transform_edt), each pixel's
+// skimage.morphology.medial_axis: the EDT (ndimage::distance_transform_edt), each pixel's
 // cornerness, and one ordered pass of the 3x3 removal table, in scikit-image's order (distance, then
 // cornerness, then numpy's default_rng(rng).permutation as the tie-break; the generator is
-// reproduced below so that integer seeds give scikit-image's exact skeleton).
+// reproduced in numpy_permutation.hpp so that integer seeds give scikit-image's exact skeleton).
+//
+// CPU: the order is sorted and the pass runs pixel by pixel. CUDA (kernels/morphology/medial_axis.cu):
+// everything runs on the device except the acceptance scan of numpy's bounded draws (the Fisher-Yates
+// targets), which is sequential through the number of accepted draws and runs here on the host
+// (parallel PCG64 blocks, one sequential pass); the targets are uploaded once and the swaps, the
+// order and the removal run on the device.
 #include <algorithm>
-#include <array>
-#include <cstdlib>
 #include <cstdint>
 #include <numeric>
 #include <vector>
 
 #include "cuskimage/morphology.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
+#include "src/morphology/medial_axis_ops.hpp"
+#include "src/morphology/numpy_permutation.hpp"
 
 namespace cuskimage::morphology {
 
 namespace {
 
 constexpr std::string_view kFn = "morphology.medial_axis";
-
-// ---- numpy's default_rng(seed).permutation(n) ---------------------------------------------------------
-// SeedSequence(seed).generate_state(4, uint64) seeds PCG64 (128-bit LCG, XSL-RR output); shuffle draws
-// j = random_interval(i) for i = n-1 .. 1 (masked rejection on buffered 32-bit halves while i < 2^32).
-class NumpyPermutation {
- public:
-  explicit NumpyPermutation(std::uint64_t seed) {
-    std::vector<std::uint32_t> entropy;
-    do {
-      entropy.push_back(static_cast<std::uint32_t>(seed));
-      seed >>= 32;
-    } while (seed != 0);
-    std::uint32_t hash = 0x43b0d7e5u;
-    auto hashmix = [&](std::uint32_t v) {
-      v ^= hash;
-      hash *= 0x931e8875u;
-      v *= hash;
-      v ^= v >> 16;
-      return v;
-    };
-    auto mix = [](std::uint32_t x, std::uint32_t y) {
-      std::uint32_t r = 0xca01f9ddu * x - 0x4973f715u * y;
-      return r ^ (r >> 16);
-    };
-    std::array<std::uint32_t, 4> pool{};
-    for (std::size_t i = 0; i < 4; ++i) pool[i] = hashmix(i < entropy.size() ? entropy[i] : 0u);
-    for (std::size_t a = 0; a < 4; ++a)
-      for (std::size_t b = 0; b < 4; ++b)
-        if (a != b) pool[b] = mix(pool[b], hashmix(pool[a]));
-    for (std::size_t a = 4; a < entropy.size(); ++a)
-      for (std::size_t b = 0; b < 4; ++b) pool[b] = mix(pool[b], hashmix(entropy[a]));
-    std::uint32_t hb = 0x8b51f9ddu;
-    std::uint64_t w[4];
-    for (int i = 0; i < 8; ++i) {
-      std::uint32_t v = pool[i % 4];
-      v ^= hb;
-      hb *= 0x58f38dedu;
-      v *= hb;
-      v ^= v >> 16;
-      if (i % 2 == 0)
-        w[i / 2] = v;
-      else
-        w[i / 2] |= static_cast<std::uint64_t>(v) << 32;
-    }
-    const U128 initstate = (static_cast<U128>(w[0]) << 64) | w[1];
-    const U128 initseq = (static_cast<U128>(w[2]) << 64) | w[3];
-    inc_ = (initseq << 1) | 1;
-    state_ = 0;
-    step();
-    state_ += initstate;
-    step();
-  }
-
-  std::vector<std::int64_t> permutation(std::int64_t n) {
-    std::vector<std::int64_t> a(static_cast<std::size_t>(n));
-    std::iota(a.begin(), a.end(), 0);
-    for (std::int64_t i = n - 1; i > 0; --i) std::swap(a[i], a[interval(static_cast<std::uint64_t>(i))]);
-    return a;
-  }
-
- private:
-  using U128 = unsigned __int128;
-  static constexpr U128 kMult = (static_cast<U128>(2549297995355413924ull) << 64) | 4865540595714422341ull;
-
-  void step() { state_ = state_ * kMult + inc_; }
-  std::uint64_t next64() {
-    step();
-    const std::uint64_t x = static_cast<std::uint64_t>(state_ >> 64) ^ static_cast<std::uint64_t>(state_);
-    const unsigned rot = static_cast<unsigned>(state_ >> 122);
-    return (x >> rot) | (x << ((64 - rot) & 63));
-  }
-  std::uint32_t next32() {
-    if (has32_) {
-      has32_ = false;
-      return buf32_;
-    }
-    const std::uint64_t v = next64();
-    has32_ = true;
-    buf32_ = static_cast<std::uint32_t>(v >> 32);
-    return static_cast<std::uint32_t>(v);
-  }
-  std::uint64_t interval(std::uint64_t max) {
-    std::uint64_t mask = max;
-    for (int sh : {1, 2, 4, 8, 16, 32}) mask |= mask >> sh;
-    if (max <= 0xffffffffull) {
-      for (;;) {
-        const std::uint64_t v = next32() & mask;
-        if (v <= max) return v;
-      }
-    }
-    for (;;) {
-      const std::uint64_t v = next64() & mask;
-      if (v <= max) return v;
-    }
-  }
-
-  U128 state_ = 0, inc_ = 0;
-  bool has32_ = false;
-  std::uint32_t buf32_ = 0;
-};
-
-// ---- the 3x3 tables (bit k of a configuration: neighbour (k / 3, k % 3), bit 4 the centre) -------------
-/// Number of 8-connected components of the set bits of a 3x3 configuration.
-int components(int config) {
-  int seen = 0, count = 0;
-  for (int start = 0; start < 9; ++start) {
-    if (!(config >> start & 1) || (seen >> start & 1)) continue;
-    ++count;
-    int stack[9], top = 0;
-    stack[top++] = start;
-    seen |= 1 << start;
-    while (top > 0) {
-      const int p = stack[--top];
-      for (int q = 0; q < 9; ++q) {
-        if (!(config >> q & 1) || (seen >> q & 1)) continue;
-        if (std::abs(p / 3 - q / 3) <= 1 && std::abs(p % 3 - q % 3) <= 1) {
-          seen |= 1 << q;
-          stack[top++] = q;
-        }
-      }
-    }
-  }
-  return count;
-}
-
-/// scikit-image's table: keep the centre if removing it changes the number of components in the
-/// 3x3 window, or if the window holds fewer than 3 pixels (an end point); never keep a background centre.
-std::array<std::uint8_t, 512> keep_table() {
-  std::array<std::uint8_t, 512> t{};
-  for (int c = 0; c < 512; ++c) {
-    const bool centre = c & 16;
-    const bool changes = components(c) != components(c & ~16);
-    const bool few = __builtin_popcount(static_cast<unsigned>(c)) < 3;
-    t[c] = centre && (changes || few);
-  }
-  return t;
-}
 
 /// The 3x3 configuration of (i, j) in `img` (outside the image: background).
 int config_at(const std::uint8_t* img, std::int64_t rows, std::int64_t cols, std::int64_t i, std::int64_t j) {
@@ -168,21 +38,8 @@ int config_at(const std::uint8_t* img, std::int64_t rows, std::int64_t cols, std
   return c;
 }
 
-}  // namespace
-
-MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
-  using cuskimage::detail::expect;
-  cuskimage::detail::expect_ndim(image, kFn, "image", 2, 2);
+MedialAxisResult medial_axis_cpu(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
   const bool has_mask = opts.mask.valid();
-  if (has_mask) {
-    cuskimage::detail::expect_same_shape(image, opts.mask, kFn, "image", "mask");
-    cuskimage::detail::expect_same_device(image, opts.mask, kFn, "image", "mask");
-  }
-  if (image.device().is_cuda())
-    cuskimage::detail::fail<NotSupported>(
-        kFn, "argument 'image' is on ", image.device().str(),
-        ": the ordered removal is sequential (each decision sees the earlier ones) and runs on the CPU only; "
-        "copy the image to the host");
   const std::int64_t rows = image.shape(0), cols = image.shape(1), n = rows * cols;
   const std::vector<std::uint8_t> img = image.astype(DType::bool_).to_vector<std::uint8_t>();
   std::vector<std::uint8_t> msk(static_cast<std::size_t>(n), 1);
@@ -204,7 +61,7 @@ MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, 
   for (std::int64_t t = 0; t < m; ++t)
     corner[t] = 9 - __builtin_popcount(static_cast<unsigned>(config_at(result.data(), rows, cols, fg[t] / cols,
                                                                        fg[t] % cols)));
-  const std::vector<std::int64_t> tiebreak = NumpyPermutation(opts.rng).permutation(m);
+  const std::vector<std::int64_t> tiebreak = detail::NumpyPermutation(opts.rng).permutation(m);
   std::vector<std::int64_t> order(static_cast<std::size_t>(m));
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
@@ -214,10 +71,10 @@ MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, 
     return tiebreak[a] < tiebreak[b];
   });
 
-  static const std::array<std::uint8_t, 512> table = keep_table();
+  static const detail::MedialTable table = detail::medial_keep_table();
   for (const std::int64_t t : order) {
     const std::int64_t k = fg[t];
-    result[k] = table[config_at(result.data(), rows, cols, k / cols, k % cols) | 16];
+    result[k] = table.keep(static_cast<unsigned>(config_at(result.data(), rows, cols, k / cols, k % cols) | 16));
   }
   if (has_mask)
     for (std::int64_t k = 0; k < n; ++k)
@@ -225,6 +82,46 @@ MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, 
   r.skeleton = Array::from_vector(result, image.shape()).astype(DType::bool_);
   if (opts.return_distance) r.distance = std::move(dist);
   return r;
+}
+
+MedialAxisResult medial_axis_cuda(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
+  cuskimage::detail::DeviceGuard guard(image.device().index());
+  const cudaStream_t s = stream.handle();
+  const Array image_b = image.astype(DType::bool_, stream);
+  const Array mask_b = opts.mask.valid() ? opts.mask.astype(DType::bool_, stream) : Array();
+  MedialAxisResult r;
+  if (image.size() == 0) {
+    r.skeleton = image_b.share();
+    if (opts.return_distance) r.distance = Array::empty(image.shape(), DType::float64, image.device(), stream);
+    return r;
+  }
+  const detail::MedialForeground f = detail::cuda_medial_foreground(image_b, mask_b, s);
+  if (f.count - 1 > 0xffffffffll)
+    cuskimage::detail::fail<NotSupported>(kFn, "argument 'image' has ", f.count,
+                                          " foreground pixels; the CUDA backend handles up to 2^32");
+  // The EDT is queued first so that the device works while the host draws numpy's targets.
+  Array dist = ndimage::distance_transform_edt(f.masked, {}, stream).distances;
+  std::vector<std::uint32_t> targets = detail::NumpyPermutation(opts.rng).shuffle_targets(f.count);
+  if (targets.empty()) targets.push_back(0);
+  // Uploaded straight from the vector (the copy returns once the bytes are in pinned staging).
+  const Array d_targets = Array::wrap(targets.data(), {static_cast<std::int64_t>(targets.size())}, DType::uint32,
+                                      Device::cpu())
+                              .to(image.device(), stream);
+  r.skeleton = detail::cuda_medial_axis(image_b, mask_b, f, dist, d_targets, s);
+  if (opts.return_distance) r.distance = std::move(dist);
+  return r;
+}
+
+}  // namespace
+
+MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
+  cuskimage::detail::expect_ndim(image, kFn, "image", 2, 2);
+  if (opts.mask.valid()) {
+    cuskimage::detail::expect_same_shape(image, opts.mask, kFn, "image", "mask");
+    cuskimage::detail::expect_same_device(image, opts.mask, kFn, "image", "mask");
+  }
+  if (image.device().is_cuda()) return medial_axis_cuda(image, opts, stream);
+  return medial_axis_cpu(image, opts, stream);
 }
 
 }  // namespace cuskimage::morphology

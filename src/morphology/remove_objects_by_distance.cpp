@@ -1,4 +1,6 @@
-// skimage.morphology.remove_objects_by_distance (scikit-image 0.26), CPU only.
+// skimage.morphology.remove_objects_by_distance (scikit-image 0.26). CPU backend below; CUDA backend in
+// kernels/morphology/remove_by_distance.cu (same result: the relation between objects built once, the
+// greedy order resolved in rounds; see its header).
 // scikit-image keeps objects in order of decreasing priority (a stable sort of label-sorted pixels,
 // reversed: ties go to the higher label); each object still present when its turn comes is kept and
 // removes every other present object with a boundary pixel within min_distance (cKDTree's
@@ -15,8 +17,10 @@
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/morphology.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/validate.hpp"
+#include "src/morphology/remove_by_distance_ops.hpp"
 
 namespace cuskimage::morphology {
 
@@ -255,9 +259,6 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
 
 void validate(const Array& label_image, double min_distance, const RemoveObjectsByDistanceOptions& o) {
   cd::expect_valid(label_image, kFn, "label_image");
-  if (!label_image.device().is_cpu())
-    cd::fail<NotSupported>(kFn, " runs on the CPU backend only: objects are decided one after another in priority "
-                                "order; pass a host array");
   expect(label_image.ndim() >= 1, kFn, "label_image", "must have at least one dimension, got 0");
   const DType dt = label_image.dtype();
   expect(dt != DType::bool_ && dt != DType::float32 && dt != DType::float64, kFn, "label_image",
@@ -270,9 +271,51 @@ void validate(const Array& label_image, double min_distance, const RemoveObjects
     expect(ok, kFn, "spacing", "must contain exactly one positive factor for each dimension of `label_image`");
   }
   if (o.priority.valid()) {
-    if (!o.priority.device().is_cpu()) cd::fail<NotSupported>(kFn, " takes `priority` as a host array");
+    if (label_image.device().is_cpu() && !o.priority.device().is_cpu())
+      cd::fail<NotSupported>(kFn, ": a host label image takes `priority` as a host array");
+    expect(o.priority.device().is_cpu() || o.priority.device() == label_image.device(), kFn, "priority",
+           "must be a host array or on the label image's device ", label_image.device().str(), ", got ",
+           o.priority.device().str());
     expect(o.priority.ndim() == 1, kFn, "priority", "must be 1-D, got ", o.priority.ndim(), "-D");
   }
+  if (label_image.device().is_cuda() && label_image.ndim() > detail::kRodMaxDims)
+    cd::fail<NotSupported>(kFn, ": the CUDA backend handles up to ", detail::kRodMaxDims, " dimensions, got ",
+                           label_image.ndim());
+}
+
+/// The CPU's distance test between two flat pixel indices (the CUDA backend's borderline pairs).
+struct WithinCtx {
+  Shape shape;
+  std::vector<double> sp;
+  Within within;
+};
+
+bool within_pixels(const void* c, std::int64_t a, std::int64_t b) {
+  const WithinCtx& x = *static_cast<const WithinCtx*>(c);
+  const int nd = static_cast<int>(x.shape.size());
+  double pa[detail::kRodMaxDims], pb[detail::kRodMaxDims];
+  for (int d = nd - 1; d >= 0; --d) {
+    pa[d] = static_cast<double>(a % x.shape[d]) * x.sp[d];
+    pb[d] = static_cast<double>(b % x.shape[d]) * x.sp[d];
+    a /= x.shape[d];
+    b /= x.shape[d];
+  }
+  return x.within(pa, pb);
+}
+
+Array compute_cuda(const Array& label_image, double min_distance, const RemoveObjectsByDistanceOptions& o,
+                   const Stream& stream) {
+  cd::DeviceGuard guard(label_image.device().index());
+  const int nd = label_image.ndim();
+  detail::RodDeviceArgs a;
+  a.min_distance = min_distance;
+  a.p_norm = o.p_norm;
+  a.spacing = o.spacing.empty() ? std::vector<double>(static_cast<std::size_t>(nd), 1.0) : o.spacing;
+  if (o.priority.valid()) a.priority = o.priority.to(label_image.device(), stream).astype(DType::float64, stream);
+  const WithinCtx ctx{label_image.shape(), a.spacing, Within(o.p_norm, min_distance, nd)};
+  a.within = &within_pixels;
+  a.within_ctx = &ctx;
+  return detail::cuda_remove_objects_by_distance(label_image.contiguous(stream), a, stream.handle());
 }
 
 template <class T>
@@ -283,8 +326,10 @@ Array to_dtype(const std::vector<std::int64_t>& v, const Array& like) {
   return out;
 }
 
-Array compute(const Array& label_image, double min_distance, const RemoveObjectsByDistanceOptions& o) {
+Array compute(const Array& label_image, double min_distance, const RemoveObjectsByDistanceOptions& o,
+              const Stream& stream) {
   validate(label_image, min_distance, o);
+  if (label_image.device().is_cuda()) return compute_cuda(label_image, min_distance, o, stream);
   const std::vector<std::int64_t> res = remove_by_distance(read_labels(label_image), label_image.shape(), min_distance, o);
   return cd::dispatch<cd::IntegerTypes>(label_image.dtype(), kFn,
                                         [&]<class T>() { return to_dtype<T>(res, label_image); });
@@ -293,18 +338,20 @@ Array compute(const Array& label_image, double min_distance, const RemoveObjects
 }  // namespace
 
 Array remove_objects_by_distance(const Array& label_image, double min_distance, const RemoveObjectsByDistanceOptions& o,
-                                 const Stream&) {
-  return compute(label_image, min_distance, o);
+                                 const Stream& stream) {
+  return compute(label_image, min_distance, o, stream);
 }
 
 void remove_objects_by_distance_into(const Array& label_image, double min_distance, Array& out,
                                      const RemoveObjectsByDistanceOptions& o, const Stream& stream) {
+  cd::expect_valid(label_image, kFn, "label_image");
   cd::expect_valid(out, kFn, "out");
-  if (!out.device().is_cpu()) cd::fail<NotSupported>(kFn, " writes `out` on the CPU backend only; pass a host array");
+  expect(out.device() == label_image.device(), kFn, "out", "must be on the label image's device ",
+         label_image.device().str(), ", got ", out.device().str());
   expect(out.shape() == label_image.shape(), kFn, "out", "must have the label image's shape");
   expect(out.dtype() == label_image.dtype(), kFn, "out", "must have the label image's dtype ",
          dtype_name(label_image.dtype()), ", got ", dtype_name(out.dtype()));
-  const Array res = compute(label_image, min_distance, o);
+  const Array res = compute(label_image, min_distance, o, stream);
   out.copy_from(res, stream);
 }
 
