@@ -47,15 +47,15 @@ constexpr int min_blocks() {
   return HMAX <= 10 ? 4 : 3;
 }
 
-template <class S, bool Max, int HMAX>
+template <class S, bool Max, int HMAX, bool Sym>
 __global__ void __launch_bounds__(kThreads, min_blocks<HMAX>())
     chain_kernel(const S* __restrict__ in, S* __restrict__ out, Geom g, Mode mode, S cval, const Plan<HMAX> plan,
                  bool vec_ok, std::int64_t warps) {
   const std::int64_t warp_id = std::int64_t(blockIdx.x) * kWarpsPerBlock + (threadIdx.x >> 5);
   if (warp_id >= warps) return;  // whole warp
   DeviceXchg x;
-  chain_warp<S, Max, HMAX, kBlockRows>(in, out, g, mode, cval, plan, vec_ok, warp_id,
-                                       static_cast<int>(threadIdx.x & 31), x);
+  chain_warp<S, Max, HMAX, kBlockRows, Sym>(in, out, g, mode, cval, plan, vec_ok, warp_id,
+                                            static_cast<int>(threadIdx.x & 31), x);
 }
 
 /// Segments per column strip: the count that minimises (rows per segment + halo rows) x how far the
@@ -85,7 +85,9 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   std::memset(&plan, 0, sizeof(plan));
   if (!prepare_plan<HMAX>(runs, Ln::P, g, plan)) return false;
 
-  auto* kern = chain_kernel<S, Max, HMAX>;
+  // Symmetric plans (disk, ellipse, diamond, octagon, star, odd rectangles, balls) take the
+  // kernel without the one-sided and second moves.
+  auto* kern = plan.sym ? chain_kernel<S, Max, HMAX, true> : chain_kernel<S, Max, HMAX, false>;
   int dev = 0, sms = 0, blocks_per_sm = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));

@@ -93,6 +93,7 @@ struct Level {
 template <int HMAX>
 struct Plan {
   int npl;             // planes with a run
+  int sym;             // every level: symmetric steps only, and rows +d, -d both or neither
   int dy_min, dy_max;  // over every plane's rows
   int hg;              // halo groups (lanes) on each side of a warp's strip
   std::int64_t strips, segs, seg_rows;
@@ -262,21 +263,21 @@ CUSK_HD void store_vec(void* p, const std::uint32_t (&raw)[RAWW]) {
 /// columns x .. x + P - 1 mapped by `mode`.
 template <class T, class Ln>
 CUSK_HD void fetch(const T* __restrict__ in, const Geom& g, ndimage::Mode mode, T cval, bool vec_ok, std::int64_t zz,
-                   std::int64_t yy, std::int64_t x, std::uint32_t (&raw)[Ln::RAWW]) {
+                   std::int64_t yy, int x, std::uint32_t (&raw)[Ln::RAWW]) {
   if (zz < 0 || yy < 0) {
     for (int k = 0; k < Ln::RAWW; ++k) raw[k] = Ln::splat_raw(cval);
     return;
   }
   const T* row = in + (zz * g.ny + yy) * g.nx;
-  if (vec_ok && x >= 0 && x + Ln::P <= g.nx) {
+  if (vec_ok && x >= 0 && x + Ln::P <= static_cast<int>(g.nx)) {
     load_vec<Ln::RAWW>(row + x, raw);
     return;
   }
   // The edge lanes' path. `xe` is laundered so that the compiler keeps x + j out of registers
   // between calls (it would hoist all P of them out of the row loop).
-  std::int64_t xe = x;
+  int xe = x;
 #if defined(__CUDA_ARCH__)
-  asm volatile("" : "+l"(xe));
+  asm volatile("" : "+r"(xe));
 #endif
   for (int k = 0; k < Ln::RAWW; ++k) raw[k] = 0;
   for (int j = 0; j < Ln::P; ++j) {
@@ -292,7 +293,7 @@ CUSK_HD void fetch(const T* __restrict__ in, const Geom& g, ndimage::Mode mode, 
 /// lane of the warp must make the same calls. M input rows go through the chain together (they
 /// share its per-level control and interleave their shuffles); the ring holds R + M - 1 rows and
 /// shifts by M once per M input rows.
-template <class T, bool Max, int HMAX, int M, class X>
+template <class T, bool Max, int HMAX, int M, bool Sym, class X>
 CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geom& g, ndimage::Mode mode, T cval,
                         const Plan<HMAX>& plan, bool vec_ok, std::int64_t warp_id, int lane, X& xchg) {
   using Ln = Lanes<T>;
@@ -303,12 +304,12 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
   const std::int64_t strip = warp_id % plan.strips, rest = warp_id / plan.strips;
   const std::int64_t seg = rest % plan.segs, z = rest / plan.segs;
   if (z >= g.nz) return;  // whole warp
-  const int hg = plan.hg;
-  const std::int64_t strip_w = static_cast<std::int64_t>(32 - 2 * hg) * P;
-  const std::int64_t x = strip * strip_w + static_cast<std::int64_t>(lane - hg) * P;
-  const bool out_lane = lane >= hg && lane < 32 - hg && x < g.nx;
-  const std::int64_t ys = seg * plan.seg_rows;
-  const std::int64_t ye = ys + plan.seg_rows < g.ny ? ys + plan.seg_rows : g.ny;  // outputs [ys, ye)
+  // Rows, columns and planes are below 2^30 (prepare_plan): 32-bit row and column arithmetic.
+  const int hg = plan.hg, nx = static_cast<int>(g.nx), ny = static_cast<int>(g.ny);
+  const int x = static_cast<int>(strip) * ((32 - 2 * hg) * P) + (lane - hg) * P;
+  const bool out_lane = lane >= hg && lane < 32 - hg && x < nx;
+  const int ys = static_cast<int>(seg * plan.seg_rows);
+  const int ye = ys + static_cast<int>(plan.seg_rows) < ny ? ys + static_cast<int>(plan.seg_rows) : ny;  // [ys, ye)
   if (ys >= ye) return;
 
   // During the block of input rows r0 .. r0 + M - 1, ring slot s holds output row
@@ -321,12 +322,12 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
 
   // Input rows [r_first, r_use] contribute to the segment's outputs; the ring runs on to
   // ye - 1 + HMAX, where the last output row leaves it.
-  const std::int64_t r_first = ys + plan.dy_min, r_use = ye - 1 + plan.dy_max, r_end = ye - 1 + HMAX;
+  const int r_first = ys + plan.dy_min, r_use = ye - 1 + plan.dy_max, r_end = ye - 1 + HMAX;
   const int npl = plan.npl;
 
   // One-ahead prefetch of the next (row block, plane).
   std::uint32_t nxt[M][Ln::RAWW];
-  auto fetch_block = [&](std::int64_t r, int p) {
+  auto fetch_block = [&](int r, int p) {
     const std::int64_t zz = ndimage::detail::map_index(z + plan.dz[p], g.nz, mode);
     CUSK_UNROLL
     for (int m = 0; m < M; ++m)
@@ -334,7 +335,7 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
   };
   fetch_block(r_first, 0);
 
-  for (std::int64_t r0 = r_first; r0 <= r_end; r0 += M) {
+  for (int r0 = r_first; r0 <= r_end; r0 += M) {
     // Outputs r0 + m + HMAX enter the ring.
     CUSK_UNROLL
     for (int m = 0; m < M; ++m)
@@ -402,13 +403,24 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
         for (int d = HMAX; d >= 0; --d) {
           const std::uint32_t w = plan.lv[p][d];
           if (w == 0) continue;
-          move(w, 0);
-          if (w & Level::kUp0) update(d, true);
-          if (w & Level::kUm0) update(d, false);
-          if (w & (Level::kUp1 | Level::kUm1)) {
-            move(w, 1);
-            if (w & Level::kUp1) update(d, true);
-            if (w & Level::kUm1) update(d, false);
+          if constexpr (Sym) {
+            // Symmetric plan (Plan::sym): symmetric steps only, rows +d and -d both present.
+            const int ns = Level::sym(w, 0);
+#if defined(__CUDA_ARCH__)
+#pragma unroll 2
+#endif
+            for (int t = 0; t < ns; ++t) sym_step();
+            update(d, true);
+            if (d > 0) update(d, false);
+          } else {
+            move(w, 0);
+            if (w & Level::kUp0) update(d, true);
+            if (w & Level::kUm0) update(d, false);
+            if (w & (Level::kUp1 | Level::kUm1)) {
+              move(w, 1);
+              if (w & Level::kUp1) update(d, true);
+              if (w & Level::kUm1) update(d, false);
+            }
           }
         }
       }
@@ -417,7 +429,7 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
     if (out_lane) {
       CUSK_UNROLL
       for (int m = 0; m < M; ++m) {
-        const std::int64_t y = r0 + m - HMAX;
+        const int y = r0 + m - HMAX;
         if (y < ys || y >= ye) continue;
         W fin[NR];
         CUSK_UNROLL
@@ -425,11 +437,11 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
         std::uint32_t raw[Ln::RAWW];
         Ln::pack(fin, raw);
         T* orow = out + (z * g.ny + y) * g.nx;
-        if (vec_ok && x + P <= g.nx) {
+        if (vec_ok && x + P <= nx) {
           store_vec<Ln::RAWW>(orow + x, raw);
         } else {
           for (int j = 0; j < P; ++j)
-            if (x + j < g.nx) orow[x + j] = Ln::get(raw, j);
+            if (x + j < nx) orow[x + j] = Ln::get(raw, j);
         }
       }
     }
@@ -474,6 +486,7 @@ bool build_plan(const std::vector<RowRun>& runs, Plan<HMAX>& plan, int& wh) {
   };
   auto contains = [](const Run& outer, const Run& inner) { return outer.lo <= inner.lo && outer.hi >= inner.hi; };
   plan.npl = 0;
+  plan.sym = 1;
   plan.dy_min = INT_MAX, plan.dy_max = INT_MIN;
   wh = 0;
   std::size_t i = 0;
@@ -518,6 +531,8 @@ bool build_plan(const std::vector<RowRun>& runs, Plan<HMAX>& plan, int& wh) {
         cur = mv[k].to;
       }
       plan.lv[p][d] = w | Level::pack(sym[0], one[0], sym[1], one[1]);
+      const std::uint32_t both = d > 0 ? Level::kUp0 | Level::kUm0 : Level::kUp0;
+      if (n == 2 || one[0] != 0 || (n == 1 && w != both)) plan.sym = 0;
     }
   }
   return plan.npl > 0;
@@ -535,6 +550,8 @@ inline int chain_bucket(const std::vector<RowRun>& runs) {
 /// when the halo lanes would outnumber the working ones.
 template <int HMAX>
 bool prepare_plan(const std::vector<RowRun>& runs, int P, const Geom& g, Plan<HMAX>& plan) {
+  constexpr std::int64_t kMaxExtent = std::int64_t(1) << 30;
+  if (g.nx > kMaxExtent || g.ny > kMaxExtent || g.nz > kMaxExtent) return false;
   int wh = 0;
   if (!build_plan<HMAX>(runs, plan, wh)) return false;
   plan.hg = (wh + P - 1) / P;

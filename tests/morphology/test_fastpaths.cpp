@@ -194,13 +194,30 @@ TEST(MorphologyChainPlan, DiskAndAsymmetricLevels) {
   EXPECT_EQ(plan.lv[0][2], Level::kUp0 | Level::kUm0);
   EXPECT_EQ(plan.lv[0][1], Level::kUp0 | Level::kUm0 | Level::pack(1, 0, 0, 0));
   EXPECT_EQ(plan.lv[0][0], Level::kUp0 | Level::pack(1, 0, 0, 0));
+  EXPECT_EQ(plan.sym, 1);
   ASSERT_TRUE(chain::build_plan<2>(footprint_runs(asym_fp()), plan, wh));
+  EXPECT_EQ(plan.sym, 0);
   EXPECT_EQ(plan.lv[0][2], 0u);
   // d = 1: [0,0] -> [-1,0] (one left step) updates dy = -1, then -> [-1,1] (one right) dy = +1.
   EXPECT_EQ(plan.lv[0][1], Level::kUm0 | Level::kUp1 | Level::pack(0, -1, 0, 1));
   EXPECT_EQ(Level::one(plan.lv[0][1], 0), -1);
   EXPECT_EQ(Level::one(plan.lv[0][1], 1), 1);
   EXPECT_EQ(plan.lv[0][0], Level::kUp0 | Level::pack(1, 0, 0, 0));
+  // Symmetric: balls, odd rectangles, odd octagons, stars; not: even widths (one-sided steps), even heights
+  // (a row without its mirror).
+  chain::Plan<5> p5{};
+  std::vector<Array> sym, asym;
+  sym.push_back(ball(3).array().share());
+  sym.push_back(footprint_rectangle({3, 5}).array().share());
+  sym.push_back(octagon(3, 2).array().share());
+  sym.push_back(star(2));
+  asym.push_back(footprint_rectangle({3, 4}).array().share());
+  asym.push_back(footprint_rectangle({4, 3}).array().share());
+  for (const auto& [fps, want] : {std::pair{&sym, 1}, std::pair{&asym, 0}})
+    for (const Array& fp : *fps) {
+      ASSERT_TRUE(chain::build_plan<5>(footprint_runs(fp), p5, wh));
+      EXPECT_EQ(p5.sym, want) << shape_str(fp.shape());
+    }
 }
 
 // A warp of 32 lanes on the host: each lane is a coroutine running the kernel's chain_warp; an
@@ -272,10 +289,11 @@ struct HostXchg {
 };
 
 /// The row-chain pass of `img` (host, contiguous unless `shift` copies it one element off the
-/// buffer's alignment) over `segs` row segments per strip, every warp run on the host.
+/// buffer's alignment) over `segs` row segments per strip, every warp run on the host; `general`
+/// runs the kernel variant for any plan even where the symmetric one applies.
 template <class S>
 Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mode mode, S cval, std::int64_t segs,
-                    bool shift) {
+                    bool shift, bool general) {
   const auto runs = footprint_runs(fp);
   const int nd = img.ndim();
   chain::Geom g{1, 1, 1};
@@ -294,11 +312,22 @@ Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mod
     chain::set_segments(plan, g, segs);
     const bool vec_ok = chain::vector_ok<S>(chain::Lanes<S>::P, g.nx, in, op);
     const std::int64_t warps = plan.strips * plan.segs * g.nz;
+    const bool use_sym = plan.sym && !general;
     for (std::int64_t w = 0; w < warps; ++w) {
       const std::function<void(int)> body = [&](int lane) {
         HostXchg x{&warp, lane};
-        if (is_max) chain::chain_warp<S, true, H, chain::kBlockRows>(in, op, g, mode, cval, plan, vec_ok, w, lane, x);
-        else chain::chain_warp<S, false, H, chain::kBlockRows>(in, op, g, mode, cval, plan, vec_ok, w, lane, x);
+        // The variant the launcher takes (the symmetric one where the plan allows it), or with
+        // `general` the one for any plan.
+        auto pass = [&]<bool Mx, bool Sym>() {
+          chain::chain_warp<S, Mx, H, chain::kBlockRows, Sym>(in, op, g, mode, cval, plan, vec_ok, w, lane, x);
+        };
+        if (is_max) {
+          if (use_sym) pass.template operator()<true, true>();
+          else pass.template operator()<true, false>();
+        } else {
+          if (use_sym) pass.template operator()<false, true>();
+          else pass.template operator()<false, false>();
+        }
       };
       warp.run(body);
     }
@@ -318,7 +347,11 @@ void expect_chain_matches(const Array& img, const Array& fp, bool is_max, ndimag
                           std::int64_t segs, bool shift) {
   const ndimage::RankFilterOptions o{.footprint = fp.share(), .mode = mode, .cval = cval};
   const Array expected = is_max ? ndimage::maximum_filter(img, o) : ndimage::minimum_filter(img, o);
-  EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift));
+  EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, false));
+  chain::Plan<chain::kMaxH> plan{};
+  int wh = 0;
+  if (chain::build_plan(footprint_runs(fp), plan, wh) && plan.sym)  // else the first run was the general one
+    EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, true));
 }
 
 const std::vector<ndimage::Mode> kNdModes = {ndimage::Mode::reflect, ndimage::Mode::constant, ndimage::Mode::nearest,
@@ -383,7 +416,7 @@ TEST(MorphologyChainEmu, OneAndThreeDimensional) {
       ++k;
     }
   // ball(5) on a volume thinner than the ball, all planes through the boundary rule.
-  expect_chain_matches<std::uint8_t>(fresh({6, 13, 40}, DType::uint8, 799), ball(5).array(), false,
+  expect_chain_matches<std::uint8_t>(fresh({4, 12, 40}, DType::uint8, 799), ball(5).array(), false,
                                      ndimage::Mode::reflect, 0, 2, false);
   expect_chain_matches<std::uint8_t>(fresh({6, 13, 40}, DType::uint8, 798), octahedron(3).array(), true,
                                      ndimage::Mode::constant, 0, 1, false);
