@@ -1,14 +1,16 @@
-// Launcher of the row-chain erosion / dilation kernel (design, cost and packing: row_chain.cuh).
+// Launcher of the row-chain erosion / dilation kernel (design, packing: row_chain.cuh).
 //
-// 8192^2 uint8, disk(10): one read and one write of the image, 134 MB -> floor 0.032 ms at
-// 4.2 TB/s. Work per input row and 8-pixel lane: 10 symmetric unit steps (4 VIMNMX3 + 2 SHFL +
-// 2 PRMT each), 21 accumulator updates (4 VIMNMX each), ~20 ring moves, load/unpack/store ~15,
-// loop overhead ~30: ~280 instructions, i.e. ~35 per pixel, times the halos (224 of a warp's 256
-// columns are stored; ~1.1x rows per segment) ~45 per output pixel -> ~3e9 thread instructions,
-// ~0.1 ms of issue on 132 SMs (predicted 0.10-0.15 ms: the target is <= 0.5 ms, the previous
-// sparse-table kernel 1.03 ms). The kernel is issue-bound, not memory-bound: the input's halos
-// hit L2. 3-D ball(5) on 512^3: 11 planes per output row, ~97 footprint rows and ~35 unit steps
-// per row and lane -> ~0.5-0.8 ms (sparse-table kernel 8.74 ms; floor 0.064 ms).
+// Floor: one read and one write of the image. 8192^2 uint8: 134 MB -> 0.032 ms at 4.2 TB/s.
+// Work, disk(10) (11 levels, 10 unit steps, 21 rows; symmetric variant), per warp and block of 4
+// rows x 128 columns, from the sm_90 SASS: per level ~7 control + 16 VIMNMX updates, per unit step
+// 8 SHFL + 8 PRMT + 8 VIMNMX3 + ~5 loop/move, plus ~175 for the 4 loads, stores and the ring's
+// shift: ~760 warp instructions. 104 of the 128 columns are stored (3 halo lanes a side) and a
+// segment of ~316 rows reads 20 more: 172 k warp-blocks, ~1.0 M warp instructions per SM, i.e.
+// ~0.17 ms at 3 instructions per clock, ~0.2 ms at 2.5. Prediction 0.15-0.25 ms (target <= 0.5 ms;
+// the sparse-table kernel took 1.03 ms). Issue-bound: DRAM moves ~1.2x the floor's bytes (the
+// halo columns and rows hit L2). uint16 costs the same (also 2 samples per word), int32
+// twice as much (2 pixels per lane). 3-D ball(5) on 512^3: 11 planes per block, ~3300 warp
+// instructions per block, 335 k blocks -> ~1.5 ms (sparse-table kernel 8.74 ms; floor 0.064 ms).
 #include <cuda_runtime.h>
 
 #include <algorithm>
