@@ -49,7 +49,7 @@ void erosion_disk10(benchmark::State& st, morph::Decomposition d) {
 void BM_ErosionDisk10_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::none); }
 
 /// Erosion by disk(r) at 8192^2 uint8 for r = st.range(0): the row chain's work grows with the
-/// footprint's rows and half width (1 / 3 / 5 / 15 take its 2 / 5 / 5 / 15-row rings).
+/// footprint's rows and half width (radii 1 / 3 / 5 / 15 run its HMAX 2 / 5 / 5 / 15 kernels).
 void BM_ErosionDiskRadius_u8_8192(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   static const Array img = cuskbench::test_image({8192, 8192}, DType::uint8, Device::cuda());
