@@ -3,12 +3,14 @@
 // a 3x3 square (bool). Bytes moved: one read and one write of the image per footprint element
 // applied (the decompositions apply 6 and 10 elements), so pct_floor shows how close each element's
 // pass gets; the targets are for the whole call (disk(10) <= 0.5 ms, binary 3x3 <= 0.05 ms
-// against a one-pass floor of 0.032 ms). disk(10) and ball(5) run the sparse-table rows kernel
-// (kernels/morphology/rows2d.cu, predicted ~0.25-0.3 ms at 8192^2), binary 3x3 the dedicated
-// kernels/morphology/binary3x3.cu (predicted ~0.04-0.045 ms).
+// against a one-pass floor of 0.032 ms). disk(10) and ball(5) on integer images run the row-chain
+// kernel (kernels/morphology/row_chain.cu, predicted ~0.15-0.2 ms at 8192^2 for disk(10), ~1.5 ms
+// for ball(5) on 512^3; the sparse-table kernel before it took 1.03 and 8.74 ms), binary 3x3 the
+// dedicated kernels/morphology/binary3x3.cu (predicted ~0.04-0.045 ms).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <string>
 
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/morphology.hpp"
@@ -45,6 +47,28 @@ void erosion_disk10(benchmark::State& st, morph::Decomposition d) {
 }
 
 void BM_ErosionDisk10_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::none); }
+
+/// Erosion by disk(r) at 8192^2 uint8 for r = st.range(0): the row chain's work grows with the
+/// footprint's rows and half width (radii 1 / 3 / 5 / 15 run its HMAX 2 / 5 / 5 / 15 kernels).
+void BM_ErosionDiskRadius_u8_8192(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  static const Array img = cuskbench::test_image({8192, 8192}, DType::uint8, Device::cuda());
+  st.SetLabel("[8192, 8192] disk(" + std::to_string(st.range(0)) + ")");
+  const morph::GrayOptions opts{.footprint = morph::disk(st.range(0))};
+  cuskbench::run(st, 2.0 * static_cast<double>(img.nbytes()), [&](const Stream& s) { (void)morph::erosion(img, opts, s); });
+}
+
+/// disk(10) on int32 (one sample per 32-bit word: 2 pixels per lane, against 4 for uint8/uint16).
+void BM_ErosionDisk10_i32(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = cuskbench::test_image(shape_arg(st), DType::int32, Device::cuda());
+  if (img.ndim() != 2) {
+    st.SkipWithError("2-D footprint");
+    return;
+  }
+  const morph::GrayOptions opts{.footprint = morph::disk(10)};
+  cuskbench::run(st, 2.0 * static_cast<double>(img.nbytes()), [&](const Stream& s) { (void)morph::erosion(img, opts, s); });
+}
 void BM_ErosionDisk10Crosses_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::crosses); }
 void BM_ErosionDisk10Sequence_u8(benchmark::State& st) { erosion_disk10(st, morph::Decomposition::sequence); }
 
@@ -126,8 +150,10 @@ void BM_ErosionBall5_u8_512cube(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(BM_ErosionBall5_u8_512cube)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ErosionDiskRadius_u8_8192)->Arg(1)->Arg(3)->Arg(5)->Arg(15)->UseManualTime()->Unit(benchmark::kMillisecond);
 #define CUSK_MORPH_BENCH(fn) BENCHMARK(fn)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond)
 CUSK_MORPH_BENCH(BM_ErosionDisk10_u8);
+CUSK_MORPH_BENCH(BM_ErosionDisk10_i32);
 CUSK_MORPH_BENCH(BM_ErosionDisk10Crosses_u8);
 CUSK_MORPH_BENCH(BM_ErosionDisk10Sequence_u8);
 CUSK_MORPH_BENCH(BM_DilationDisk10_u8);

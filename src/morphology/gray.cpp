@@ -1,9 +1,11 @@
 // skimage.morphology.gray: erosion, dilation, opening, closing, white_tophat, black_tophat.
 // Every pass is an ndimage::minimum_filter / maximum_filter call (the CPU oracle or the CUDA
 // neighbourhood kernels, chosen by the image's device), except that on CUDA a footprint whose rows
-// are single runs (disk, diamond, ellipse, rectangle, ball, ...) takes the sparse-table kernel of
-// kernels/morphology/rows2d.cu (a full 3x3 bool one kernels/morphology/binary3x3.cu); the tophat
-// difference has its own element-wise kernel (kernels/morphology/tophat.cu).
+// are single runs (disk, diamond, ellipse, rectangle, ball, ...) takes a fast kernel: for integer
+// and bool images the row-chain kernel (kernels/morphology/row_chain.cu) when the runs nest,
+// else the sparse-table kernel of kernels/morphology/rows2d.cu (a full 3x3 bool footprint
+// kernels/morphology/binary3x3.cu); the tophat difference has its own element-wise kernel
+// (kernels/morphology/tophat.cu).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -140,6 +142,9 @@ Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, 
         cuda_binary3x3(src, out, is_max, cv, stream.handle());
         return out;
       }
+    }
+    if constexpr (std::is_integral_v<T>) {
+      if (cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
     }
     if (!cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return {};
     return out;

@@ -64,6 +64,14 @@ template <class T>
 bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
                       T cval, cudaStream_t stream);
 
+/// The same pass by the row-chain kernel (kernels/morphology/row_chain.cu) for integer and bool
+/// images: footprints whose rows are runs containing column 0, |dy| <= 15, that nest in the chain
+/// order of row_chain.cuh (disk, ellipse, diamond, octagon, rectangle, ball, ...). Returns false
+/// (launching nothing) for any other footprint; the caller then tries cuda_rows_minmax.
+template <class T>
+bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
+                       T cval, cudaStream_t stream);
+
 /// A full 3x3 binary erosion (AND, is_max false) or dilation (OR) of a contiguous 2-D or 3-D (per
 /// plane) bool image with a constant border `border`.
 void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, cudaStream_t stream);
