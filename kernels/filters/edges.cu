@@ -16,11 +16,13 @@
 // per block, its load phase (cp.async, wait, barrier) not overlapped with its own compute, 25 %
 // halo re-reads through L2, and an element-wise compute-then-store; a persistent cp.async ring
 // (commit 527eabf) measured 0.265 ms. The row kernel keeps K rows of 16-byte loads in flight per
-// thread continuously, re-reads 2R rows per strip (~0.3 % at 8192^2) and stores 16 bytes per lane.
-// Per 4 outputs (3x3, two windows): 72 FMAs, ~70 instructions of sqrt / divide / mask, 1 LDG.128,
-// 2 SHFL, 1 STG.128, ~10 of row bookkeeping: ~40 instructions per pixel, 0.08 ms of issue at full
-// rate under the 0.128 ms of DRAM. Predicted (H200, 8192^2 float32): sobel ~0.15 ms (target
-// 0.20), sobel_h/laplace ~0.14 ms, farid (5x5, 100 FMAs per pixel, ~140 registers) ~0.22 ms.
+// thread continuously, re-reads 2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane.
+// SASS per 4 outputs (3x3, two windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one
+// STG.128, the rest addressing and loop control: ~45 instructions per pixel, 0.09 ms of issue at
+// full rate under the 0.128 ms of DRAM (the magnitude's division by sqrt(2) became an exact
+// halving under the root: see magnitude2). Predicted (H200, 8192^2 float32): sobel ~0.15 ms
+// (target 0.20), sobel_h/laplace ~0.13 ms, farid (5x5, 100 FMAs per pixel, ~150 registers)
+// ~0.22 ms.
 //
 // stencil2d_kernel (the rest: widths not a multiple of 4, misaligned views, 5x5 float64): a
 // 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended input tile

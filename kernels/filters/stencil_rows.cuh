@@ -24,14 +24,20 @@ using ndimage::detail::map_index;
 // stencil2d_rows_kernel: no shared memory. A warp owns a 128-column segment (4 adjacent columns per
 // lane: one 16-byte load per row for float, two for double) and walks down a strip of rows keeping
 // the last K = 2R + 1 rows in registers, widened by R halo columns each side: lanes 1..30 take them
-// from their neighbours by shuffles, lane 0 / lane 31 (and the lanes at the image's right edge)
-// load them through the boundary mode's column map, which is fixed per lane and computed once.
-// Rows go through map_index (uniform per warp; constant mode's outside rows are cval). Each input
-// row is loaded once per strip plus 2R halo rows per strip; K rows are in flight per thread
-// (16 B each), so ~32 resident warps keep ~48 KB of loads in flight per SM. The sums are the tile
-// kernel's (same window, same dy-then-dx FMA order, same magnitude and mask steps), so both kernels
-// give identical results. Strip height: detail::plan_strips (kernels/ndimage/row_strips.cuh).
-// Floor (8192^2 float32): 537 MB + 2R/S of the reads, 0.128 ms; predicted ~0.15 ms for sobel.
+// from their neighbours by shuffles, lane 0 / lane 31 (and the last lane inside the image) load
+// them through the boundary mode's column map, which is fixed per lane and computed once. Rows
+// inside the image are a row-0 pointer plus row x pitch; the first K rows of a strip (which may lie
+// above the image) and the R below its last output + R - 1 (past the image in the last strip) go
+// through map_index, constant mode's outside rows being cval. Each input row is loaded once per
+// strip plus 2R halo rows per strip; K rows are in flight per thread (3 x 16 B for 3x3 float), and
+// ptxas's ~84 registers leave 5 blocks (20 warps) per SM: ~30 KB of loads in flight per SM.
+// The sums are the tile kernel's (same window, same dy-then-dx FMA order, same magnitude and mask
+// steps), so both kernels give identical results. Strip height: detail::plan_strips
+// (kernels/ndimage/row_strips.cuh): 200 rows at 8192^2 (656 blocks, one wave; halo 1 %).
+// SASS, 3x3 float, two windows, no mask: ~180 instructions per row step of 4 outputs (72 FFMA, 4
+// IEEE square roots with their range checks, 3 loads, 2 shuffles, one 16-byte store, the rest
+// addressing and loop control), ~45 per pixel: 0.09 ms of issue at 8192^2 at full rate, under the
+// 0.128 ms floor (537 MB + 2R/S of the reads). Predicted ~0.15 ms for sobel.
 constexpr int kRowWarps = 4;
 
 template <class T>
@@ -140,8 +146,8 @@ __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
     const std::int64_t off_ = std::int64_t(YR) * pitch;                                            \
     load4(reinterpret_cast<const T*>(vp + off_), rv[S]);                                           \
     _Pragma("unroll") for (int j_ = 0; j_ < R; ++j_) {                                             \
-      rl[S][j_] = *reinterpret_cast<const T*>(hl[j_] + off_);                                      \
-      rr[S][j_] = *reinterpret_cast<const T*>(hr[j_] + off_);                                      \
+      if (ldir) rl[S][j_] = *reinterpret_cast<const T*>(hl[j_] + off_);                            \
+      if (rdir) rr[S][j_] = *reinterpret_cast<const T*>(hr[j_] + off_);                            \
     }                                                                                              \
   } while (0)
   // Mapped row YM (-1: constant mode's cval row) into slot S.

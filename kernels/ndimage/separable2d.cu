@@ -11,8 +11,8 @@
 // double-buffered shared buffer. Why not the 128x32 tile kernel any more: at K = 25 it issued ~87
 // instructions per pixel (tile copy, axis-0 and axis-1 passes over shared memory, a staged
 // element-wise store), 0.176 ms of issue at full rate against the 0.128 ms floor, and measured
-// 0.303 ms; the row kernel issues ~60 (25 + 27.5 FMAs, the rest loads, stores and addressing) and
-// keeps the next chunk's loads in flight through the horizontal pass. Both add in the same order:
+// 0.303 ms; the row kernel issues ~64 (50 FMAs, the rest loads, stores and addressing) and keeps
+// the next chunk's loads in flight through the horizontal pass. Both add in the same order:
 // results are identical. Predicted (H200, 8192^2, sigma = 3, K = 25): float32 ~0.19 ms (issue
 // ~0.12 ms overlapping the 0.13 ms of DRAM), float64 ~0.33 ms (DFMA: 50 per pixel at 64/clk/SM is
 // 0.20 ms), 3840x2160 float32 ~0.035 ms, 512^2 ~0.012 ms; sigma = 1 (K = 9) float32 ~0.15 ms.

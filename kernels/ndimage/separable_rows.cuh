@@ -6,17 +6,23 @@
 // strip, one coalesced 4/8-byte load per row. Each sample is multiplied into the K partial sums it
 // belongs to (K rotating accumulators: with the rows unrolled by a multiple of K every index is a
 // compile-time constant); the sum that the sample completes is written to a chunk buffer in shared
-// memory. Chunks are G rows (a multiple of K, >= 16); the G samples of the next chunk are loaded
-// before the block synchronises, so loads stay in flight during the horizontal pass.
+// memory. Chunks are G rows (a multiple of K, >= 16); the first PF samples of the next chunk are
+// loaded before the block synchronises, so loads stay in flight during the horizontal pass (all G
+// would not fit beside the accumulators), the rest right after it. Rows outside the image go
+// through a per-block row map in shared memory (RowMap), so map_index's modulo arithmetic is not
+// inlined at every unrolled load.
 // Horizontal pass (axis -1) per chunk from shared memory: a task is 8 consecutive outputs of one
 // row, read as 16-byte vectors (the buffer's row pitch is 16 mod 32 bytes and lanes take
 // consecutive rows: conflict-free) and stored as 16-byte vectors when the rows are aligned. The
 // buffer is double-buffered: one barrier per chunk.
 // Both passes add in the tile kernel's order (output o: w[0] x[o] first, then w[1] x[o+1], ...
 // each an FMA), so results are the former fused kernel's bit for bit.
-// Per output pixel (K = 25, float): 25 x 256/232 vertical FMAs, 25 horizontal, 1 global load,
-// 1 shared store, 1 shared 16-byte load per 4 inputs, 1/4 of a 16-byte store: ~60 instructions
-// (the 128x32-tile kernel issued ~87). Halo: 2R rows per strip and 2R columns per band.
+// Per output pixel (K = 25, float; counted in the SASS): the vertical pass ~31 instructions per
+// input row (25 FFMA, the load and its address, the shared store) x 256/232 columns, the horizontal
+// ~29 (25 FFMA, 2 LDS.128, 1/4 STG.128, task addressing): ~64 per pixel, against ~87 for the
+// 128x32-tile kernel it replaces; 80 registers, 52 KB of shared memory, 3 blocks (24 warps) per
+// SM. Halo: 2R rows per strip (3 % at 8192^2: 750-row strips, 396 blocks, one wave) and 2R
+// columns per band (re-read from L2 by the neighbouring band).
 #pragma once
 
 #include <cstddef>
