@@ -339,14 +339,19 @@ int plan_kind(const Shape& shape, const Separable2d& p) {
   }
 }
 
-/// Raises the dynamic shared-memory limit of `kernel` once per device (a host-side attribute).
+/// Raises the dynamic shared-memory limit of `kernel` once per device (a host-side attribute);
+/// `max_carveout` also asks for the largest shared-memory carveout (several blocks of a kernel that
+/// streams its loads past L1 then fit on an SM).
 template <class Kernel>
-void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& done) {
+void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& done, bool max_carveout = false) {
   int dev = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   const std::uint64_t bit = std::uint64_t(1) << (dev & 63);
   if (done.load(std::memory_order_acquire) & bit) return;
   CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  if (max_carveout)
+    CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
   done.fetch_or(bit, std::memory_order_acq_rel);
 }
 
@@ -382,7 +387,7 @@ void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t
   for (int i = 0; i < K; ++i) w.y[i] = static_cast<T>(p.wy[i]), w.x[i] = static_cast<T>(p.wx[i]);
   auto* kernel = rows_impl::rows_kernel<T, K>;
   static std::atomic<std::uint64_t> smem_set{0};
-  allow_smem(kernel, G::smem, smem_set);
+  allow_smem(kernel, G::smem, smem_set, true);
   static std::atomic<int> occupancy[64];
   int sms = 1, resident = 1;
   cuskimage::detail::device_fill(kernel, G::NT, G::smem, sms, resident, occupancy);
