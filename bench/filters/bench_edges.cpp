@@ -1,9 +1,12 @@
 // Smoothing and edge filters over the standard shapes (GPU) and at 512x512 (CPU).
 // Bytes moved: one read and one write of the image (the fused kernels' design; a 3-D gaussian runs the
 // axis-0 pass, then the fused kernel over the planes, and moves twice that). 8192^2 float32: 537 MB,
-// floor 0.128 ms at 4.2 TB/s. Predicted after the perfsep rewrite (H200, 8192^2): gaussian sigma=3
-// f32 ~0.22 ms, sigma=1 ~0.15, f64 ~0.35, ndimage u8 sigma=3 ~0.45 (FP64-bound, exact), sobel ~0.16,
-// farid ~0.19; 192^3 sobel/farid/laplace ~0.03 ms, gaussian ~0.06 ms.
+// floor 0.128 ms at 4.2 TB/s. Shapes by DenseRange index: 0 = 512^2, 1 = 3840x2160, 2 = 8192^2,
+// 3 = 192^3.
+// Predicted after the row-strip kernels (H200, 8192^2 float32; kernels/filters/stencil_rows.cuh,
+// kernels/ndimage/separable_rows.cuh): sobel ~0.15 ms, sobel_h/laplace ~0.14, farid ~0.22, gaussian
+// sigma=3 ~0.19, sigma=1 ~0.15, sigma=3 float64 ~0.33; the tile kernel that unaligned widths keep
+// (BM_SobelOddWidth_f32, 8192 x 8190): ~0.23 ms as before.
 // Targets (H200, 8192^2 float32): gaussian sigma=3 <= 0.30 ms, sobel <= 0.20 ms (CuPy: 5.56 / 3.41 ms).
 #include <benchmark/benchmark.h>
 
@@ -58,6 +61,14 @@ void BM_GaussianFilter3_u8(benchmark::State& st) { gpu_case(st, DType::uint8, ga
 void BM_GaussianFilter3_u16(benchmark::State& st) { gpu_case(st, DType::uint16, gauss_nd_u8); }
 void BM_Gaussian1x3_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss13); }
 void BM_Sobel_f32(benchmark::State& st) { gpu_case(st, DType::float32, sobel); }
+void BM_Sobel_f64(benchmark::State& st) { gpu_case(st, DType::float64, sobel); }
+// A width that is not a multiple of 4: the tile kernel (the row kernel needs 16-byte rows).
+void BM_SobelOddWidth_f32(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = cuskbench::test_image({8192, 8190}, DType::float32, Device::cuda());
+  st.SetLabel("8192x8190");
+  cuskbench::run(st, 2.0 * static_cast<double>(img.nbytes()), [&](const Stream& s) { benchmark::DoNotOptimize(sobel(img, s)); });
+}
 void BM_SobelH_f32(benchmark::State& st) { gpu_case(st, DType::float32, sobel_h); }
 void BM_Scharr_f32(benchmark::State& st) { gpu_case(st, DType::float32, scharr); }
 void BM_Farid_f32(benchmark::State& st) { gpu_case(st, DType::float32, farid); }
@@ -81,6 +92,8 @@ CUSK_EDGES_BENCH(BM_GaussianFilter3_u8);
 CUSK_EDGES_BENCH(BM_GaussianFilter3_u16);
 CUSK_EDGES_BENCH_2D(BM_Gaussian1x3_f32);
 CUSK_EDGES_BENCH(BM_Sobel_f32);
+CUSK_EDGES_BENCH(BM_Sobel_f64);
+BENCHMARK(BM_SobelOddWidth_f32)->UseManualTime()->Unit(benchmark::kMillisecond);
 CUSK_EDGES_BENCH_2D(BM_SobelH_f32);
 CUSK_EDGES_BENCH(BM_Scharr_f32);
 CUSK_EDGES_BENCH(BM_Farid_f32);

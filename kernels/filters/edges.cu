@@ -1,24 +1,35 @@
 // CUDA kernels of the edge filters (sobel/scharr/prewitt/farid/roberts/laplace on 2-D float images)
 // and the element-wise steps of the edge and smoothing filters.
 //
-// stencil2d_kernel: one fused pass from the image to the result (one or two correlation windows,
-// the magnitude sqrt(a^2 + b^2) / sqrt(ndim) and the eroded mask applied in registers): no
-// intermediate arrays. Traffic: one read and one write, 8192^2 float32 = 537 MB, floor 0.128 ms at
-// 4.2 TB/s (scikit-image's form moves ~6x that: two convolutions, squares, sums, sqrt). With a mask:
-// + 67 MB (0.016 ms).
-// Predicted (H200, 8192^2 float32): sobel/scharr/prewitt/roberts ~0.16 ms, sobel_h/laplace ~0.15 ms,
-// farid (5x5, 50 FMAs per pixel) ~0.19 ms.
-// Why it measured 0.40 ms before: the tile load was latency-bound. Every element went through two
-// 64-bit map_index calls and a dependent 4-byte load, one in flight per thread: ~8 KB in flight per
-// SM where ~25 KB are needed. Interior tiles (all but the image's border ring) now copy their
-// extended tile with cp.async (16-byte copies when rows are 16-byte aligned): all of a block's loads
-// are in flight at once, without index mapping; border tiles keep the map_index path.
-// Design: a 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended
-// input tile (A = R rounded up to a 16-byte vector) sits in shared memory (halo re-reads ~25%, from
-// L2); each thread computes MY = 8 outputs down one column from a (MY + 2R) x (2R + 1) register
-// window (3.75 shared loads and 18 FMAs per output for 3x3), so the kernel stays memory-bound.
-// Weights are kernel parameters (constant bank, compile-time indices after unrolling). Sums are in T:
+// 2-D: one fused pass from the image to the result (one or two correlation windows, the magnitude
+// sqrt(a^2 + b^2) / sqrt(ndim) and the eroded mask applied in registers): no intermediate arrays.
+// Traffic: one read and one write, 8192^2 float32 = 537 MB, floor 0.128 ms at 4.2 TB/s
+// (scikit-image's form moves ~6x that: two convolutions, squares, sums, sqrt). With a mask: + 67 MB
+// (0.016 ms). Weights are kernel parameters (constant-bank operands of the FMAs). Sums are in T:
 // float32 images agree with scipy's double sums within ~1e-6 * sum|w| * max|input|.
+//
+// stencil2d_rows_kernel (kernels/filters/stencil_rows.cuh) for images whose width is a multiple of
+// 4 on 16-byte-aligned buffers (all but 5x5 float64 windows): no shared memory, each warp streams a
+// 128-column segment down a strip of rows with the last 2R + 1 rows in registers and the halo
+// columns from neighbour lanes by shuffles. Why: the tile kernel below measured 0.232 ms for sobel
+// at 8192^2 (Nsight: 0.28 ms at base clocks, 1.8 TB/s, neither memory- nor compute-bound): one tile
+// per block, its load phase (cp.async, wait, barrier) not overlapped with its own compute, 25 %
+// halo re-reads through L2, and an element-wise compute-then-store; a persistent cp.async ring
+// (commit 527eabf) measured 0.265 ms. The row kernel keeps K rows of 16-byte loads in flight per
+// thread continuously, re-reads 2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane.
+// SASS per 4 outputs (3x3, two windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one
+// STG.128, the rest addressing and loop control: ~45 instructions per pixel, 0.09 ms of issue at
+// full rate under the 0.128 ms of DRAM (the magnitude's division by sqrt(2) became an exact
+// halving under the root: see magnitude2). Predicted (H200, 8192^2 float32): sobel ~0.15 ms
+// (target 0.20), sobel_h/laplace ~0.13 ms, farid (5x5, 100 FMAs per pixel, ~150 registers)
+// ~0.22 ms.
+//
+// stencil2d_kernel (the rest: widths not a multiple of 4, misaligned views, 5x5 float64): a
+// 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended input tile
+// (A = R rounded up to a 16-byte vector) sits in shared memory, copied with cp.async in interior
+// tiles and through map_index in border tiles; each thread computes MY = 8 outputs down one column
+// from a (MY + 2R) x (2R + 1) register window. Both kernels sum in the same order (dy, then dx, one
+// FMA each) and apply the same magnitude and mask steps, so their results are identical.
 //
 // stencil3d_kernel: the same for 3-D volumes (sobel/scharr/prewitt/farid magnitude over the three
 // axes, their single-axis forms, laplace), separably: the kernels scikit-image builds are outer
@@ -29,9 +40,12 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/core/elementwise.cuh"
+#include "kernels/filters/stencil_rows.cuh"
+#include "kernels/ndimage/row_strips.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/filters/edges.hpp"
 #include "src/filters/stencil3d.hpp"
@@ -42,15 +56,10 @@ namespace {
 
 using ndimage::Mode;
 using ndimage::detail::map_index;
+using rows_impl::kRowWarps;
+using rows_impl::stencil2d_rows_kernel;
 
 constexpr int kTX = 32, kTY = 8, kMY = 8, kTileH = kTY * kMY;
-
-template <class T>
-struct StencilParams {
-  T wa[25], wb[25];
-  T root_ndim;
-  T cval;
-};
 
 template <class T, int R, bool TWO>
 __global__ void __launch_bounds__(kTX * kTY)
@@ -113,32 +122,66 @@ __global__ void __launch_bounds__(kTX * kTY)
         if constexpr (TWO) b = fma(p.wb[dy * K + dx], win[m + dy][dx], b);
       }
     T v = a;
-    if constexpr (TWO) {
-      const T a2 = a * a, b2 = b * b;  // NumPy's rounding steps: squares, sum, sqrt, divide
-      v = sqrt(a2 + b2) / p.root_ndim;
-    }
+    if constexpr (TWO) v = rows_impl::magnitude2(a, b);
     if (msk) v = v * static_cast<T>(msk[y * nx + x]);
     dst[y * nx + x] = v;
   }
 }
 
+template <class T, int R, bool TWO, bool MASK>
+void launch_rows(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
+                 Mode mode, const StencilParams<T>& p, cudaStream_t stream) {
+  auto* kernel = stencil2d_rows_kernel<T, R, TWO, MASK>;
+  static std::atomic<int> occupancy[64];
+  int sms = 1, resident = 1;
+  cuskimage::detail::device_fill(kernel, 32 * kRowWarps, 0, sms, resident, occupancy);
+  const std::int64_t segs = (nx + 127) / 128, col_blocks = (segs + kRowWarps - 1) / kRowWarps;
+  // ~24 resident warps hide the loads' latency.
+  const auto plan = cuskimage::detail::plan_strips(ny, 1, 2 * R, col_blocks, planes, sms, resident, 24 / kRowWarps);
+  const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(plan.strips), static_cast<unsigned>(planes));
+  kernel<<<grid, 32 * kRowWarps, 0, stream>>>(in, out, mask, static_cast<int>(ny), nx, mode, p,
+                                              static_cast<int>(plan.rows));
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
+/// False (nothing launched) when neither kernel fits the grid.
 template <class T, int R>
-void launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
+bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
                     const Stencil2d& s, cudaStream_t stream) {
   StencilParams<T> p{};
   for (int i = 0; i < 25; ++i) p.wa[i] = static_cast<T>(s.wa[i]), p.wb[i] = static_cast<T>(s.wb[i]);
   p.root_ndim = static_cast<T>(s.root_ndim);
   p.cval = static_cast<T>(s.cval);
+  const Mode mode = static_cast<Mode>(s.mode);
+  // Row strips when every lane's 4 columns are one aligned vector (the outputs too, and the mask's 4
+  // bytes); otherwise the tile kernel. 5x5 double windows keep the tile kernel (the row kernel
+  // would need ~250 registers).
+  if constexpr (sizeof(T) == 4 || R == 1) {
+    const bool rows = nx % 4 == 0 && nx * std::int64_t(sizeof(T)) < (std::int64_t(1) << 31) && ny <= (std::int64_t(1) << 30) &&
+                      reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
+                      (mask == nullptr || reinterpret_cast<std::uintptr_t>(mask) % 4 == 0);
+    if (rows) {
+      if (s.two)
+        mask ? launch_rows<T, R, true, true>(in, out, mask, planes, ny, nx, mode, p, stream)
+             : launch_rows<T, R, true, false>(in, out, mask, planes, ny, nx, mode, p, stream);
+      else
+        mask ? launch_rows<T, R, false, true>(in, out, mask, planes, ny, nx, mode, p, stream)
+             : launch_rows<T, R, false, false>(in, out, mask, planes, ny, nx, mode, p, stream);
+      return true;
+    }
+  }
+  if ((ny + kTileH - 1) / kTileH > 65535) return false;
   const dim3 grid(static_cast<unsigned>((nx + kTX - 1) / kTX), static_cast<unsigned>((ny + kTileH - 1) / kTileH),
                   static_cast<unsigned>(planes));
   const dim3 block(kTX, kTY);
   constexpr int V = 16 / static_cast<int>(sizeof(T));
   const bool vec = nx % V == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
   if (s.two)
-    stencil2d_kernel<T, R, true><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, static_cast<Mode>(s.mode), p, vec);
+    stencil2d_kernel<T, R, true><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, mode, p, vec);
   else
-    stencil2d_kernel<T, R, false><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, static_cast<Mode>(s.mode), p, vec);
+    stencil2d_kernel<T, R, false><<<grid, block, 0, stream>>>(in, out, mask, ny, nx, mode, p, vec);
   CUSK_CUDA_CHECK_LAUNCH();
+  return true;
 }
 
 }  // namespace
@@ -150,15 +193,14 @@ bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
   if (static_cast<Mode>(s.mode) == Mode::constant && static_cast<double>(static_cast<T>(s.cval)) != s.cval)
     return false;
-  if (planes > 65535 || (ny + kTileH - 1) / kTileH > 65535 || (s.R != 1 && s.R != 2)) return false;
+  // The kernels' magnitude divides by sqrt(2) (magnitude2): every 2-D plan's sqrt(ndim).
+  if (s.two && static_cast<T>(s.root_ndim) != std::sqrt(T(2))) return false;
+  if (planes > 65535 || (nx + 31) / 32 > 2147483647 || (s.R != 1 && s.R != 2)) return false;
   const T* ip = static_cast<const T*>(in.data());
   T* op = static_cast<T*>(out.data());
   const bool* mp = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
-  if (s.R == 1)
-    launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, stream);
-  else
-    launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, stream);
-  return true;
+  return s.R == 1 ? launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, stream)
+                  : launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, stream);
 }
 
 // ---- 3-D ------------------------------------------------------------------------------------------

@@ -4,35 +4,28 @@
 // Floors (H200, 4.2 TB/s; one read + one write of the image):
 //   8192^2 float32 537 MB -> 0.128 ms; float64 1074 MB -> 0.256 ms; uint8 134 MB -> 0.032 ms;
 //   3840x2160 float32 66 MB -> 0.016 ms; 512^2 float32 2 MB -> 0.5 us (launch-bound, ~3 us).
-// Predictions (sigma = 3, K = 25): float32 8192^2 ~0.22 ms (FMA issue ~0.15 ms overlapping the
-// 0.128 ms of DRAM); sigma = 1 ~0.15 ms; float64 ~0.35 ms (DFMA-bound, 64/clk/SM); uint8 ~0.45 ms
-// (FP64-bound: scipy's exact double order, ~85 DMUL/DADD per pixel; the floor is 0.032 ms).
 //
-// Why the previous kernel measured 0.87 ms against its predicted 0.15: its load phase was latency-
-// bound. Each thread fetched one 4-byte element at a time through two 64-bit map_index calls, and
-// 73 KB of shared memory left 3 blocks (24 warps) per SM: ~3 KB of loads in flight per SM where
-// Little's law needs ~25 KB (0.8 us x 32 GB/s per SM), i.e. ~0.5 TB/s. The weights were read from
-// shared memory next to every sample (1/3 of the axis-1 FMAs' operand traffic), and each call
-// uploaded the weights (an H2D copy: ~10 us of gap at small sizes).
+// Float and double images, centred windows of K = 3 .. 33 taps, equal on both axes: rows_kernel
+// (kernels/ndimage/separable_rows.cuh): the vertical pass streams each column down a strip of rows
+// through K rotating register accumulators, the horizontal pass runs per G-row chunk from a
+// double-buffered shared buffer. Why not the 128x32 tile kernel any more: at K = 25 it issued ~87
+// instructions per pixel (tile copy, axis-0 and axis-1 passes over shared memory, a staged
+// element-wise store), 0.176 ms of issue at full rate against the 0.128 ms floor, and measured
+// 0.303 ms; the row kernel issues ~64 (50 FMAs, the rest loads, stores and addressing) and keeps
+// the next chunk's loads in flight through the horizontal pass. Both add in the same order:
+// results are identical. Predicted (H200, 8192^2, sigma = 3, K = 25): float32 ~0.19 ms (issue
+// ~0.12 ms overlapping the 0.13 ms of DRAM), float64 ~0.33 ms (DFMA: 50 per pixel at 64/clk/SM is
+// 0.20 ms), 3840x2160 float32 ~0.035 ms, 512^2 ~0.012 ms; sigma = 1 (K = 9) float32 ~0.15 ms.
 //
-// Design (ptxas: float ~40-64 regs, no spills; smem float K=25 54 KB -> 4 blocks/SM):
-//  * The tap count K is a template parameter (float images: every odd K <= 33 with equal windows on
-//    both axes; integer images: buckets 5, 9, 13, 17, 25, 33 with narrower windows zero-padded), so
-//    the tap loops unroll completely and the weights are kernel parameters read as constant-bank
-//    operands of the FMAs (no loads, no upload, no synchronisation).
-//  * Tile TW x TH outputs (float 128 x 32; 8-byte types 128 x 16), 256 threads. Interior tiles copy
-//    the extended input with cp.async (16-byte when rows are 16-byte aligned, else element-wise):
-//    a block's whole 34 KB tile is in flight at once, no registers, no index mapping. Only tiles that
-//    touch the border take the map_index path.
-//  * Axis 0: thread per (column, MV rows), lanes on consecutive columns (conflict-free); axis 1:
-//    thread per (row, MH columns), lanes on consecutive rows of an odd-pitch intermediate (conflict-
-//    free); the results are staged in shared memory and stored row-wise (coalesced).
-//  * float/double: each sample loaded once per thread and scattered into its MV (MH) accumulators:
-//    ~2.2 x K FMAs and ~6 shared loads per output pixel. Integer images keep a register window of
-//    doubles and sum in scipy's symmetric order with separately rounded products (add_product), so
-//    the result is the CPU backend's bit for bit.
-// Float windows wider than 33 taps (sigma > 4 at truncate 4), off-centre, or different per axis run
-// the runtime-K kernel at the bottom (its interior tiles also load with cp.async).
+// uint8 / uint16 (exact): fused_kernel, the tile kernel, keeping scipy's double sums: a register
+// window of doubles summed in scipy's symmetric order with separately rounded products
+// (add_product), so the result is the CPU backend's bit for bit. ~0.45 ms for uint8 8192^2 (FP64-
+// bound, ~85 DMUL/DADD per pixel; the floor is 0.032 ms). Tile 128 x 16 outputs, 256 threads;
+// axis 0: thread per (column, 8 rows), lanes on consecutive columns; axis 1: thread per (row, 8
+// columns), lanes on consecutive rows of an odd-pitch intermediate (conflict-free); results staged
+// in shared memory and stored row-wise.
+// Float windows wider than 33 taps, off-centre, or different per axis run the runtime-K kernel at
+// the bottom (its interior tiles load with cp.async).
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -42,6 +35,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/ndimage/row_strips.cuh"
+#include "kernels/ndimage/separable_rows.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/ndimage/boundary.hpp"
 #include "src/ndimage/separable2d.hpp"
@@ -59,24 +54,13 @@ struct Geom {
   Mode my, mx;
 };
 
-template <int Bytes>
-struct Policy;
-template <>
-struct Policy<4> {
-  static constexpr int TW = 128, TH = 32, MV = 8, MH = 16;
-};
-template <>
-struct Policy<8> {
-  static constexpr int TW = 128, TH = 16, MV = 8, MH = 8;
-};
-
-/// Compile-time geometry of the tiled kernel for working type W (the shared-memory tile's type) and K taps.
-template <class W, int K>
+/// Compile-time geometry of the exact tile kernel (working type double) for K taps.
+template <int K>
 struct Geo {
-  using P_ = Policy<sizeof(W)>;
-  static constexpr int TW = P_::TW, TH = P_::TH, MV = P_::MV, MH = P_::MH;
+  using W = double;
+  static constexpr int TW = 128, TH = 16, MV = 8, MH = 8;
   static constexpr int R = K / 2;
-  static constexpr int V = 16 / static_cast<int>(sizeof(W));  // elements per 16-byte copy
+  static constexpr int V = 16 / static_cast<int>(sizeof(W));  // elements per 16 bytes
   static constexpr int A = (R + V - 1) / V * V;                // left halo, rounded up to whole vectors
   static constexpr int ROWS = TH + 2 * R, P = TW + 2 * A;      // input tile: ROWS x P
   static constexpr int NC = TW + 2 * R, PI = NC + 1;           // axis-0 results: TH x NC, odd pitch PI
@@ -91,11 +75,6 @@ template <class W, int K>
 struct Taps {
   W y[K], x[K];
 };
-
-template <class Tin, class W>
-constexpr int min_blocks() {
-  return std::is_integral_v<Tin> ? 2 : (sizeof(W) == 4 ? 4 : 3);
-}
 
 /// scipy's symmetric (flip = 0) or antisymmetric (flip = sign bit) window sum over win[m .. m+K-1]:
 /// centre product, then pairs from the outside in, each product rounded before the add.
@@ -112,14 +91,14 @@ __device__ __forceinline__ double exact_sum(const double (&win)[N], int m, const
   return t;
 }
 
-template <class Tin, class W, int K>
-__global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
-    fused_kernel(const Tin* __restrict__ in, Tin* __restrict__ out, Geom g, Taps<W, K> w, W cval, bool vec,
+template <class Tin, int K>
+__global__ void __launch_bounds__(kThreads, 2)
+    fused_kernel(const Tin* __restrict__ in, Tin* __restrict__ out, Geom g, Taps<double, K> w, double cval,
                  int flip_y, int flip_x) {
-  using G = Geo<W, K>;
-  constexpr bool kExact = std::is_integral_v<Tin>;
+  using G = Geo<K>;
+  using W = double;
   constexpr int TW = G::TW, TH = G::TH, MV = G::MV, MH = G::MH, R = G::R, A = G::A, ROWS = G::ROWS, P = G::P,
-                NC = G::NC, PI = G::PI, PS = G::PS, V = G::V;
+                NC = G::NC, PI = G::PI, PS = G::PS;
   extern __shared__ __align__(16) unsigned char smem[];
   W* tile = reinterpret_cast<W*>(smem);  // ROWS x P: input rows y0-R.., columns x0-A..
   W* inter = tile + ROWS * P;            // TH x PI: axis-0 results for columns x0-R..
@@ -133,27 +112,10 @@ __global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
   // ---- load ----
   const bool interior = ys >= 0 && ys + ROWS <= g.ny && xs >= 0 && xs + P <= g.nx;
   if (interior) {
-    if constexpr (!kExact) {
-      if (vec) {
-        constexpr int VPR = P / V;
-        for (int i = t; i < ROWS * VPR; i += kThreads) {
-          const int r = i / VPR, c = (i - r * VPR) * V;
-          __pipeline_memcpy_async(tile + r * P + c, src + (ys + r) * g.nx + xs + c, 16);
-        }
-      } else {
-        for (int i = t; i < ROWS * P; i += kThreads) {
-          const int r = i / P, c = i - r * P;
-          __pipeline_memcpy_async(tile + i, src + (ys + r) * g.nx + xs + c, sizeof(W));
-        }
-      }
-      __pipeline_commit();
-      __pipeline_wait_prior(0);
-    } else {
 #pragma unroll 4
-      for (int i = t; i < ROWS * P; i += kThreads) {
-        const int r = i / P, c = i - r * P;
-        tile[i] = static_cast<W>(src[(ys + r) * g.nx + xs + c]);
-      }
+    for (int i = t; i < ROWS * P; i += kThreads) {
+      const int r = i / P, c = i - r * P;
+      tile[i] = static_cast<W>(src[(ys + r) * g.nx + xs + c]);
     }
   } else {
     const int lane = t & 31, warp = t >> 5;
@@ -180,26 +142,11 @@ __global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
       continue;
     }
     const W* col = tile + r0 * P + (A - R) + j;
-    if constexpr (kExact) {
-      double win[MV + K - 1];
+    double win[MV + K - 1];
 #pragma unroll
-      for (int i = 0; i < MV + K - 1; ++i) win[i] = col[i * P];
+    for (int i = 0; i < MV + K - 1; ++i) win[i] = col[i * P];
 #pragma unroll
-      for (int m = 0; m < MV; ++m) dst[m * PI] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.y, flip_y)));
-    } else {
-      W acc[MV];
-#pragma unroll
-      for (int m = 0; m < MV; ++m) acc[m] = W(0);
-#pragma unroll
-      for (int i = 0; i < MV + K - 1; ++i) {
-        const W s = col[i * P];
-#pragma unroll
-        for (int m = 0; m < MV; ++m)
-          if (i - m >= 0 && i - m < K) acc[m] = fma(w.y[i - m], s, acc[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < MV; ++m) dst[m * PI] = acc[m];
-    }
+    for (int m = 0; m < MV; ++m) dst[m * PI] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.y, flip_y)));
   }
   __syncthreads();
 
@@ -208,26 +155,11 @@ __global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
     const int row = t % TH, seg = t / TH;
     const W* line = inter + row * PI + seg * MH;
     W* st = stage + row * PS + seg * MH;
-    if constexpr (kExact) {
-      double win[MH + K - 1];
+    double win[MH + K - 1];
 #pragma unroll
-      for (int i = 0; i < MH + K - 1; ++i) win[i] = line[i];
+    for (int i = 0; i < MH + K - 1; ++i) win[i] = line[i];
 #pragma unroll
-      for (int m = 0; m < MH; ++m) st[m] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.x, flip_x)));
-    } else {
-      W acc[MH];
-#pragma unroll
-      for (int m = 0; m < MH; ++m) acc[m] = W(0);
-#pragma unroll
-      for (int i = 0; i < MH + K - 1; ++i) {
-        const W s = line[i];
-#pragma unroll
-        for (int m = 0; m < MH; ++m)
-          if (i - m >= 0 && i - m < K) acc[m] = fma(w.x[i - m], s, acc[m]);
-      }
-#pragma unroll
-      for (int m = 0; m < MH; ++m) st[m] = acc[m];
-    }
+    for (int m = 0; m < MH; ++m) st[m] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.x, flip_x)));
   }
   __syncthreads();
 
@@ -373,12 +305,10 @@ int bucket_for(std::int64_t ky, std::int64_t kx) {
       if (std::max(ky, kx) <= b) return b;
     return 0;
   } else {
-    return ky == kx && ky % 2 == 1 && ky <= kMaxTaps ? static_cast<int>(ky) : 0;
+    // (A single tap runs the runtime-K kernel: the row kernel's smallest window is 3.)
+    return ky == kx && ky % 2 == 1 && ky >= 3 && ky <= kMaxTaps ? static_cast<int>(ky) : 0;
   }
 }
-
-template <class T>
-using Work = std::conditional_t<std::is_integral_v<T>, double, T>;
 
 /// The bucket K (> 0) for the templated kernel, 0 for the runtime-K kernel, -1 when nothing fits.
 template <class T>
@@ -396,12 +326,12 @@ int plan_kind(const Shape& shape, const Separable2d& p) {
   if constexpr (std::is_integral_v<T>) {
     // Exact: scipy's symmetric summation order (zero padding adds exact zeros first).
     if (K == 0 || p.sy == 0 || p.sx == 0) return -1;
-    if ((ny + Policy<8>::TH - 1) / Policy<8>::TH > 65535) return -1;
+    if ((ny + Geo<5>::TH - 1) / Geo<5>::TH > 65535) return -1;
     return K;
   } else {
     // Constant mode needs cval exactly in T (else the pass form keeps it as double).
     if (constant && static_cast<double>(static_cast<T>(p.cval)) != p.cval) return -1;
-    if (K > 0 && (ny + Policy<sizeof(T)>::TH - 1) / Policy<sizeof(T)>::TH <= 65535) return K;
+    if (K > 0 && ny <= (std::int64_t(1) << 30)) return K;  // row kernel: int rows, grid.y <= 65535 strips
     if (ky > 4096 || kx > 4096 || legacy_smem<T>(static_cast<int>(ky), static_cast<int>(kx)) > kLegacySmemMax ||
         (ny + legacy_th<T>() - 1) / legacy_th<T>() > 65535)
       return -1;
@@ -409,37 +339,65 @@ int plan_kind(const Shape& shape, const Separable2d& p) {
   }
 }
 
-/// Raises the dynamic shared-memory limit of `kernel` once per device (a host-side attribute).
+/// Raises the dynamic shared-memory limit of `kernel` once per device (a host-side attribute);
+/// `max_carveout` also asks for the largest shared-memory carveout (several blocks of a kernel that
+/// streams its loads past L1 then fit on an SM).
 template <class Kernel>
-void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& done) {
+void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& done, bool max_carveout = false) {
   int dev = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   const std::uint64_t bit = std::uint64_t(1) << (dev & 63);
   if (done.load(std::memory_order_acquire) & bit) return;
   CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  if (max_carveout)
+    CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         static_cast<int>(cudaSharedmemCarveoutMaxShared)));
   done.fetch_or(bit, std::memory_order_acq_rel);
 }
 
+/// uint8 / uint16: the exact tile kernel (narrower windows zero-padded to the bucket K).
 template <class T, int K>
 void launch_fused(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  using W = Work<T>;
-  using G = Geo<W, K>;
+  using G = Geo<K>;
   const int nd = in.ndim();
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
-  Taps<W, K> w{};
+  Taps<double, K> w{};
   const int py = (K - static_cast<int>(p.wy.size())) / 2, px = (K - static_cast<int>(p.wx.size())) / 2;
-  for (std::size_t i = 0; i < p.wy.size(); ++i) w.y[py + i] = static_cast<W>(p.wy[i]);
-  for (std::size_t i = 0; i < p.wx.size(); ++i) w.x[px + i] = static_cast<W>(p.wx[i]);
+  for (std::size_t i = 0; i < p.wy.size(); ++i) w.y[py + i] = p.wy[i];
+  for (std::size_t i = 0; i < p.wx.size(); ++i) w.x[px + i] = p.wx[i];
   static std::atomic<std::uint64_t> smem_set{0};
-  auto* kernel = fused_kernel<T, W, K>;
+  auto* kernel = fused_kernel<T, K>;
   allow_smem(kernel, G::smem, smem_set);
-  const bool vec = !std::is_integral_v<T> && nx % G::V == 0 && reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0;
   const Geom g{ny, nx, p.my, p.mx};
   const dim3 grid(static_cast<unsigned>((nx + G::TW - 1) / G::TW), static_cast<unsigned>((ny + G::TH - 1) / G::TH),
                   static_cast<unsigned>(planes));
   const int sign = static_cast<int>(0x80000000u);
   kernel<<<grid, kThreads, G::smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g, w,
-                                              static_cast<W>(p.cval), vec, p.sy < 0 ? sign : 0, p.sx < 0 ? sign : 0);
+                                              p.cval, p.sy < 0 ? sign : 0, p.sx < 0 ? sign : 0);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
+/// float / double: the row-strip kernel (kernels/ndimage/separable_rows.cuh).
+template <class T, int K>
+void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+  using G = rows_impl::RowsGeo<T, K>;
+  const int nd = in.ndim();
+  const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
+  rows_impl::RowsTaps<T, K> w{};
+  for (int i = 0; i < K; ++i) w.y[i] = static_cast<T>(p.wy[i]), w.x[i] = static_cast<T>(p.wx[i]);
+  auto* kernel = rows_impl::rows_kernel<T, K>;
+  static std::atomic<std::uint64_t> smem_set{0};
+  allow_smem(kernel, G::smem, smem_set, true);
+  static std::atomic<int> occupancy[64];
+  int sms = 1, resident = 1;
+  cuskimage::detail::device_fill(kernel, G::NT, G::smem, sms, resident, occupancy);
+  const std::int64_t col_blocks = (nx + G::TW - 1) / G::TW;
+  // ~3 resident blocks (24 warps) hide the loads' latency.
+  const auto plan = cuskimage::detail::plan_strips(ny, G::G, 2 * G::R, col_blocks, planes, sms, resident, 3);
+  const bool vec = nx % G::VL == 0 && reinterpret_cast<std::uintptr_t>(out.data()) % 16 == 0;
+  const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(plan.strips), static_cast<unsigned>(planes));
+  kernel<<<grid, G::NT, G::smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), ny, nx, p.my,
+                                           p.mx, w, static_cast<T>(p.cval), static_cast<int>(plan.rows), vec);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -485,6 +443,10 @@ bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStr
   case K:                                  \
     launch_fused<T, K>(in, out, p, stream); \
     break;
+#define CUSK_R(K)                         \
+  case K:                                 \
+    launch_rows<T, K>(in, out, p, stream); \
+    break;
   if constexpr (std::is_integral_v<T>) {
     switch (kind) {
       CUSK_K(5) CUSK_K(9) CUSK_K(13) CUSK_K(17) CUSK_K(25) CUSK_K(33)
@@ -492,11 +454,12 @@ bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStr
     }
   } else {
     switch (kind) {
-      CUSK_K(3) CUSK_K(5) CUSK_K(7) CUSK_K(9) CUSK_K(11) CUSK_K(13) CUSK_K(15) CUSK_K(17)
-      CUSK_K(19) CUSK_K(21) CUSK_K(23) CUSK_K(25) CUSK_K(27) CUSK_K(29) CUSK_K(31) CUSK_K(33)
+      CUSK_R(3) CUSK_R(5) CUSK_R(7) CUSK_R(9) CUSK_R(11) CUSK_R(13) CUSK_R(15) CUSK_R(17)
+      CUSK_R(19) CUSK_R(21) CUSK_R(23) CUSK_R(25) CUSK_R(27) CUSK_R(29) CUSK_R(31) CUSK_R(33)
       default: return false;
     }
   }
+#undef CUSK_R
 #undef CUSK_K
   return true;
 }

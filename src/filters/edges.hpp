@@ -65,7 +65,7 @@ Array float_image(const Array& image, bool preserve_range, const Stream& stream)
 /// row-major: w[(dy + R) * (2R + 1) + dx + R] multiplies input[y + dy][x + dx].
 struct Stencil2d {
   int R = 1;
-  bool two = false;      // two windows: output sqrt(a^2 + b^2) / root_ndim; else a
+  bool two = false;      // two windows: output sqrt((a^2 + b^2) / 2), root_ndim must be sqrt(2); else a
   double wa[25] = {}, wb[25] = {};
   double root_ndim = 1;  // rounded to T in the kernel
   int mode = 0;          // ndimage::Mode
@@ -74,7 +74,9 @@ struct Stencil2d {
 
 /// `in`, `out` contiguous 2-D (or a batch of planes), float or double; `mask` empty or a contiguous
 /// bool array of the input's shape (already eroded) multiplied in. Returns false when the plan does
-/// not fit (cval not exact in T); the caller then takes the generic path.
+/// not fit (cval not exact in T, a magnitude root other than sqrt(2), grid limits); the caller then
+/// takes the generic path. The magnitude is computed as sqrt((a^2 + b^2) * 0.5), the correctly
+/// rounded value of NumPy's sqrt(a^2 + b^2) / sqrt(2) (which rounds twice): within ~1.5 ulp.
 template <class T>
 bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array& mask, cudaStream_t stream);
 

@@ -1,7 +1,8 @@
 // scipy.ndimage.gaussian_filter1d / gaussian_filter: scipy's kernel (same float64 operations, NumPy's
 // pairwise sum for the normalisation) run as correlate1d passes by the ndimage backends; on CUDA the last two
-// passes over axes (-2, -1) of a float32/float64/uint8/uint16 image run as one fused tile kernel
-// (kernels/ndimage/separable2d.cu), exact for the integer dtypes.
+// passes over axes (-2, -1) of a float32/float64/uint8/uint16 image run as one fused kernel
+// (kernels/ndimage/separable2d.cu: row strips with register accumulators for float/double, a tile kernel
+// for the integer dtypes, exact).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -326,3 +326,50 @@ TEST(GpuNdimageGaussian, FusedIntegerExactViewsFlatAndCval) {
       EXPECT_TRUE(gpu_close(flat, nd::gaussian_filter(flat, sigma), nd::gaussian_filter(dflat, sigma, {}, s))) << sigma;
   }
 }
+
+// The float/double row-strip kernel (kernels/ndimage/separable_rows.cuh): column bands of 232 / 248
+// / 224 outputs (K = 25 / 9 / 33) with partial last bands and images narrower than a band, heights
+// of 1 row and tall images cut into many strips (halo rows from the neighbouring strips), widths that
+// are not a multiple of the 16-byte vector (scalar stores), every mode on both axes and mixed per-axis
+// modes with cval, windows of 3 .. 33 taps and an antisymmetric one, a batch of planes; plus the
+// one-tap window (sigma 0.1: radius 0), which the fused path used to accept and then not run.
+TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 900;
+  const std::vector<Shape> shapes = {{1, 1},    {1, 9},     {9, 1},   {17, 33},  {25, 232},  {26, 233},
+                                     {51, 464}, {3, 465},   {130, 250}, {700, 40}, {2, 60, 500}, {40, 2000}};
+  const std::vector<std::pair<Mode, Mode>> modes = {
+      {Mode::reflect, Mode::reflect}, {Mode::mirror, Mode::mirror},   {Mode::nearest, Mode::nearest},
+      {Mode::wrap, Mode::wrap},       {Mode::constant, Mode::constant}, {Mode::constant, Mode::nearest},
+      {Mode::wrap, Mode::constant}};
+  struct Case {
+    std::vector<double> sigma;
+    std::vector<int> order;
+  };
+  const std::vector<Case> cases = {{{0.1}, {0}}, {{0.3}, {0}}, {{1.0}, {0}}, {{1.5}, {0}},
+                                   {{3.0}, {0}}, {{4.0}, {0}}, {{3.0, 1.0}, {0}}, {{3.0}, {0, 1}}};
+  for (const DType dt : {DType::float32, DType::float64}) {
+    for (const Shape& shape : shapes) {
+      const Array h = fresh(shape, dt, seed++);
+      const Array d = h.to(Device::cuda(), s);
+      const int ndim = static_cast<int>(shape.size());
+      for (const auto& [my, mx] : modes) {
+        for (const Case& c : cases) {
+          SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape) + " " +
+                       std::string(nd::mode_name(my)) + "," + std::string(nd::mode_name(mx)) + " sigma " +
+                       std::to_string(c.sigma[0]) + (c.sigma.size() > 1 ? "," + std::to_string(c.sigma[1]) : "") +
+                       " order " + std::to_string(c.order.back()));
+          const nd::GaussianFilterOptions o{.order = c.order, .mode = {my, mx}, .cval = 2.5, .axes = {ndim - 2, ndim - 1}};
+          EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, c.sigma, o), nd::gaussian_filter(d, c.sigma, o, s), 2.0));
+        }
+      }
+    }
+  }
+  // Radius 0: the filter is the identity (one weight of 1).
+  const Array h = fresh({37, 300}, DType::float32, 990);
+  EXPECT_ARRAY_EQ(h, nd::gaussian_filter(h.to(Device::cuda(), s), 0.1, {}, s));
+  // 3-D over every axis (the axis-0 pass, then the row kernel over the planes), and filters.gaussian.
+  const Array v = fresh({5, 30, 250}, DType::float32, 991);
+  EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, 3.0), nd::gaussian_filter(v.to(Device::cuda(), s), 3.0, {}, s)));
+}
