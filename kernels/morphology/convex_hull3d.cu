@@ -120,6 +120,13 @@ struct BlockEx {
     if (v > *p) *p = v;
 #endif
   }
+  CUSK_HD void aadd(int* p, int v) const {
+#if defined(__CUDA_ARCH__)
+    atomicAdd(p, v);
+#else
+    *p += v;
+#endif
+  }
   CUSK_HD void amin64(u64* p, u64 v) const {
 #if defined(__CUDA_ARCH__)
     atomicMin(p, v);
@@ -312,9 +319,9 @@ struct HullArgs {
   const Hull3Pt* pts;
   const i64* off;          // nseg + 1
   const std::int32_t* ids;  // the segments of this launch
-  Hull3Pt* verts;           // optional: at off[k]
-  std::int32_t* nverts;
-  Hull3Plane* planes;  // optional: at hull3_facet_off(off[k], k)
+  const Hull3Pt* base;      // optional: the voxels of the face centres pts (flat test), CSR base_off
+  const i64* base_off;
+  Hull3Plane* planes;  // at hull3_facet_off(off[k], k)
   std::int32_t* nplanes;
   std::int32_t* status;
   double tolerance;
@@ -327,12 +334,13 @@ __global__ void __launch_bounds__(NT) hull_kernel(HullArgs a) {
   const i64 k = a.ids[blockIdx.x], o = a.off[k], n = a.off[k + 1] - o;
   const Hull3Work w = hull3_work(a.pools, a.pts, o, n, k);
   BlockEx<NT> ex{&ts};
-  hull3_build(ex, sh, w);
-  hull3_finalize(ex, sh, w, a.verts ? a.verts + o : nullptr, a.verts ? a.nverts + k : nullptr,
-                 a.planes ? a.planes + hull3_facet_off(o, k) : nullptr, a.planes ? a.nplanes + k : nullptr, a.tolerance);
+  const i64 bo = a.base ? a.base_off[k] : 0, nb = a.base ? a.base_off[k + 1] - bo : 0;
+  hull3_build(ex, sh, w, a.base ? a.base + bo : nullptr, static_cast<int>(nb));
+  hull3_finalize(ex, sh, w, a.planes + hull3_facet_off(o, k), a.nplanes + k, a.tolerance);
   if (threadIdx.x == 0) a.status[k] = sh.status;
 }
 
+/// The 6 face centres of every point of each segment (off1 = 6 off0).
 __global__ void __launch_bounds__(256)
     offsets_kernel(const Hull3Pt* __restrict__ verts, const i64* __restrict__ off0, const i64* __restrict__ off1, i64 n,
                    i64 total, Hull3Pt* __restrict__ out) {
@@ -452,7 +460,7 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
     bytes += (static_cast<std::size_t>(std::max<i64>(count, 1)) * size + 255) / 256 * 256;
     return at;
   };
-  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_best = take(F, 8), o_i32 = take(8 * F, 4),
+  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_best = take(F, 8), o_i32 = take(10 * F, 4),
                     o_pt = take(3 * N, 4), o_vis = take(V, 4), o_hor = take(H, sizeof(Hull3Edge));
   Pools r;
   r.buf = scratch(bytes, dev, s);
@@ -461,13 +469,15 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
   r.p.best = reinterpret_cast<u64*>(b + o_best);
   std::int32_t* q = reinterpret_cast<std::int32_t*>(b + o_i32);
   r.p.claim = q;
-  r.p.win = q + F;
-  r.p.pfacet = q + 2 * F;
-  r.p.ppoint = q + 3 * F;
-  r.p.pnvis = q + 4 * F;
-  r.p.pnhor = q + 5 * F;
-  r.p.pwin = q + 6 * F;
-  r.p.pextra = q + 7 * F;
+  r.p.cln = q + F;
+  r.p.mark = q + 2 * F;
+  r.p.win = q + 3 * F;
+  r.p.pfacet = q + 4 * F;
+  r.p.ppoint = q + 5 * F;
+  r.p.pnvis = q + 6 * F;
+  r.p.pnhor = q + 7 * F;
+  r.p.pwin = q + 8 * F;
+  r.p.pextra = q + 9 * F;
   std::int32_t* pp = reinterpret_cast<std::int32_t*>(b + o_pt);
   r.p.owner = pp;
   r.p.live0 = pp + N;
@@ -479,8 +489,8 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
 
 /// The hulls of the segments [off[k], off[k+1]) of `pts`: one launch per block size.
 void launch_hulls(const Hull3Pools& pools, const Hull3Pt* pts, const std::vector<i64>& off, const i64* d_off,
-                  Hull3Pt* verts, std::int32_t* nverts, Hull3Plane* planes, std::int32_t* nplanes,
-                  std::int32_t* status, double tolerance, Device dev, const Stream& s) {
+                  const Hull3Pt* base, const i64* base_off, Hull3Plane* planes, std::int32_t* nplanes, std::int32_t* status, double tolerance, Device dev,
+                  const Stream& s) {
   const i64 n = static_cast<i64>(off.size()) - 1;
   std::vector<std::int32_t> big, small;
   for (i64 k = 0; k < n; ++k) {
@@ -490,7 +500,7 @@ void launch_hulls(const Hull3Pools& pools, const Hull3Pt* pts, const std::vector
     (m >= kBigHull ? big : small).push_back(static_cast<std::int32_t>(k));
   }
   const Array d_big = upload(big, dev, s), d_small = upload(small, dev, s);
-  HullArgs a{pools, pts, d_off, nullptr, verts, nverts, planes, nplanes, status, tolerance};
+  HullArgs a{pools, pts, d_off, nullptr, base, base_off, planes, nplanes, status, tolerance};
   if (!big.empty()) {
     a.ids = cptr<std::int32_t>(d_big);
     hull_kernel<512><<<static_cast<unsigned>(big.size()), 512, 0, s.handle()>>>(a);
@@ -517,47 +527,44 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_of
               const Hull3Options& opts, Hull3Output& out, const Stream& s) {
   const Device dev = pts0.device();
   const i64 n = static_cast<i64>(off0.size()) - 1, N0 = off0[n];
-  // info: status [0, n), vertex counts [n, 2n), plane counts [2n, 3n)
-  Array info = Array::zeros({std::max<i64>(3 * n, 1)}, DType::int32, dev, s);
+  // info: status [0, n), plane counts [n, 2n)
+  Array info = Array::zeros({std::max<i64>(2 * n, 1)}, DType::int32, dev, s);
   std::int32_t* status = ptr<std::int32_t>(info);
-  std::int32_t* nverts = status + n;
-  std::int32_t* nplanes = status + 2 * n;
+  std::int32_t* nplanes = status + n;
   const Array* fin_pts = &pts0;
   const std::vector<i64>* fin_off = &off0;
   const Array* d_fin_off = &d_off0;
-  Array pts1, d_off1, verts;
+  Array pts1, d_off1;
   std::vector<i64> off1;
   std::vector<std::int32_t> hinfo;
   auto check = [&](const std::vector<std::int32_t>& h) {
     for (i64 k = 0; k < n; ++k)
       if (h[k] == kHull3Overflow) throw Error("morphology.convex_hull_image: internal error: 3-D hull scratch overflow");
   };
-  Pools pools = make_pools(N0, n, dev, s);
-  if (opts.offset_coordinates) {  // scikit-image's hull0: its vertices, then their 6 face centres
-    verts = Array::empty({std::max<i64>(3 * N0, 1)}, DType::int32, dev, s);
-    launch_hulls(pools.p, cptr<Hull3Pt>(pts0), off0, cptr<i64>(d_off0), ptr<Hull3Pt>(verts), nverts, nullptr, nullptr,
-                 status, opts.tolerance, dev, s);
-    fetch(info, 2 * n, hinfo, s);
-    s.synchronize();
-    check(hinfo);
-    off1.assign(static_cast<std::size_t>(n) + 1, 0);
-    for (i64 k = 0; k < n; ++k) off1[k + 1] = off1[k] + 6 * i64(hinfo[n + k]);
+  if (opts.offset_coordinates) {
+    // scikit-image takes the hull of the voxels, then of the 6 face centres of its vertices: the
+    // same polytope as the hull of the face centres of every candidate (conv(S + O) =
+    // conv(vert(conv S) + O)), which needs one quickhull instead of two and no read-back; the
+    // voxels themselves are only tested for flatness (scikit-image's first Qhull fails on them).
+    off1.resize(off0.size());
+    for (std::size_t k = 0; k < off0.size(); ++k) off1[k] = 6 * off0[k];
     d_off1 = upload(off1, dev, s);
     pts1 = Array::empty({std::max<i64>(3 * off1[n], 1)}, DType::int32, dev, s);
     if (off1[n] > 0) {
-      offsets_kernel<<<grid_for(off1[n], 256), 256, 0, s.handle()>>>(cptr<Hull3Pt>(verts), cptr<i64>(d_off0),
+      offsets_kernel<<<grid_for(off1[n], 256), 256, 0, s.handle()>>>(cptr<Hull3Pt>(pts0), cptr<i64>(d_off0),
                                                                      cptr<i64>(d_off1), n, off1[n], ptr<Hull3Pt>(pts1));
       CUSK_CUDA_CHECK_LAUNCH();
     }
-    pools = make_pools(off1[n], n, dev, s);
     fin_pts = &pts1;
     fin_off = &off1;
     d_fin_off = &d_off1;
   }
   const i64 NF = (*fin_off)[n];
+  Pools pools = make_pools(NF, n, dev, s);
   Array planes = Array::empty({std::max<i64>(4 * hull3_facet_off(NF, n), 1)}, DType::int64, dev, s);
-  launch_hulls(pools.p, cptr<Hull3Pt>(*fin_pts), *fin_off, cptr<i64>(*d_fin_off), nullptr, nullptr, ptr<Hull3Plane>(planes),
-               nplanes, status, opts.tolerance, dev, s);
+  const bool off = opts.offset_coordinates;
+  launch_hulls(pools.p, cptr<Hull3Pt>(*fin_pts), *fin_off, cptr<i64>(*d_fin_off), off ? cptr<Hull3Pt>(pts0) : nullptr,
+               off ? cptr<i64>(d_off0) : nullptr, ptr<Hull3Plane>(planes), nplanes, status, opts.tolerance, dev, s);
   // masks and counts
   std::vector<i64> tile_off(static_cast<std::size_t>(n) + 1, 0);
   for (i64 k = 0; k < n; ++k) {
@@ -576,7 +583,7 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_of
   }
   std::vector<u64> c;
   fetch(cnt, n, c, s);
-  fetch(info, 3 * n, hinfo, s);
+  fetch(info, 2 * n, hinfo, s);
   s.synchronize();
   check(hinfo);
   out.count.assign(static_cast<std::size_t>(n), 0);
@@ -590,7 +597,7 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_of
     out.plane_off.assign(static_cast<std::size_t>(n) + 1, 0);
     out.nplanes.assign(static_cast<std::size_t>(n), 0);
     for (i64 k = 0; k <= n; ++k) out.plane_off[k] = hull3_facet_off((*fin_off)[k], k);
-    for (i64 k = 0; k < n; ++k) out.nplanes[k] = hinfo[k] == kHull3Ok ? hinfo[2 * n + k] : 0;
+    for (i64 k = 0; k < n; ++k) out.nplanes[k] = hinfo[k] == kHull3Ok ? hinfo[n + k] : 0;
   }
 }
 

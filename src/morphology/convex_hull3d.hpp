@@ -57,6 +57,7 @@ struct Hull3Edge {
 };
 
 inline constexpr int kHull3Vis = 32;  // visible facets a proposal may take in the parallel step
+inline constexpr int kHull3MisIters = 6;  // iterations of the winner selection per round
 
 enum : int { kHull3Ok = 0, kHull3Flat = 1, kHull3Overflow = 2 };
 
@@ -76,7 +77,7 @@ CUSK_HD constexpr std::int64_t hull3_hor_off(std::int64_t o, std::int64_t k) { r
 struct Hull3Pools {
   Hull3Facet* fac;
   unsigned long long* best;
-  std::int32_t *claim, *win;
+  std::int32_t *claim, *cln, *mark, *win;
   std::int32_t *pfacet, *ppoint, *pnvis, *pnhor, *pwin, *pextra;  // per proposal
   std::int32_t *owner, *live0, *live1;
   std::int32_t* vis;
@@ -89,10 +90,10 @@ struct Hull3Work {
   int n;
   Hull3Facet* fac;
   unsigned long long* best;
-  std::int32_t *claim, *win;
+  std::int32_t *claim, *cln, *mark, *win;
   int fcap;
   std::int32_t *pfacet, *ppoint, *pnvis, *pnhor, *pwin, *pextra;
-  int pcap;
+  int vcap, pcap;  // visible facets per proposal (2..kHull3Vis), proposals per round
   std::int32_t *owner, *live0, *live1;
   std::int32_t* vis;
   int viscap;
@@ -100,7 +101,9 @@ struct Hull3Work {
   int horcap;
 };
 
-CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64_t o, std::int64_t n, std::int64_t k) {
+/// vcap < kHull3Vis only to test the abort and fallback paths.
+CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64_t o, std::int64_t n, std::int64_t k,
+                             int vcap = kHull3Vis) {
   Hull3Work w{};
   const std::int64_t fo = hull3_facet_off(o, k), F = hull3_facet_cap(n);
   w.pts = pts + o;
@@ -108,6 +111,8 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.fac = p.fac + fo;
   w.best = p.best + fo;
   w.claim = p.claim + fo;
+  w.cln = p.cln + fo;
+  w.mark = p.mark + fo;
   w.win = p.win + fo;
   w.fcap = static_cast<int>(F);
   w.pfacet = p.pfacet + fo;
@@ -116,7 +121,8 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.pnhor = p.pnhor + fo;
   w.pwin = p.pwin + fo;
   w.pextra = p.pextra + fo;
-  w.pcap = static_cast<int>(F / kHull3Vis > 1 ? F / kHull3Vis : 1);
+  w.vcap = vcap;
+  w.pcap = static_cast<int>(F / vcap > 1 ? F / vcap : 1);
   w.owner = p.owner + o;
   w.live0 = p.live0 + o;
   w.live1 = p.live1 + o;
@@ -132,12 +138,14 @@ struct Hull3Shared {
   unsigned long long key0, key1, key2, key3;
   int idx0, idx1, idx2, idx3;
   int status, nf, nwin, fb_extra;
+  int undecided[2];
+  int rounds, inserted, aborted, fallbacks;  // statistics (tests)
 };
 
 // ---- the executor ----------------------------------------------------------------------------------
 // Ex provides: int tid() const; int size() const; void sync() (a block barrier);
 // int scan(int v, int& total) (collective exclusive sum of one value per thread, barriers included);
-// amin(int*, int), amax(int*, int), amin64 / amax64(unsigned long long*, unsigned long long).
+// amin / amax / aadd(int*, int), amin64 / amax64(unsigned long long*, unsigned long long).
 
 /// Collective: an order-preserving scan over items [0, n) in contiguous per-thread chunks. val(i)
 /// (called twice per item, must not change in between) gives the item's count, put(i, base, v) is
@@ -213,8 +221,8 @@ CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32
 /// at `extra`, ...; marks win[] of the replaced facets. False when the horizon is not a cycle.
 CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
   const int nv = w.pnvis[k], nh = w.pnhor[k], q = w.ppoint[k];
-  const std::int32_t* vis = w.vis + k * kHull3Vis;
-  Hull3Edge* hor = w.hor + k * (kHull3Vis + 2);
+  const std::int32_t* vis = w.vis + k * w.vcap;
+  Hull3Edge* hor = w.hor + k * (w.vcap + 2);
   for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
   for (int j = 0; j < nh; ++j) hor[j].slot = j < nv ? vis[j] : extra + (j - nv);
   bool ok = true;
@@ -246,31 +254,26 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
   return ok;
 }
 
-/// Collective: the hull of w.pts[0, n). sh.status: kHull3Ok, kHull3Flat (no 3-D hull) or
-/// kHull3Overflow (a scratch bound was exceeded: a bug, reported as an error); sh.nf: slots used.
+/// Collective: an initial simplex of P[0, n) into sh.idx0..3 (the lexicographic min and max, the
+/// point farthest from their line, the point farthest from their plane); false when the points
+/// span no volume (fewer than 4, identical, collinear or coplanar).
 template <class Ex>
-CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
-  const int t = ex.tid(), T = ex.size(), n = w.n;
-  const Hull3Pt* P = w.pts;
+CUSK_HD bool hull3_simplex(Ex& ex, Hull3Shared& sh, const Hull3Pt* P, int n) {
+  const int t = ex.tid(), T = ex.size();
   if (t == 0) {
     sh.key0 = ~0ull;
     sh.key1 = sh.key2 = sh.key3 = 0;
     sh.idx0 = sh.idx1 = sh.idx2 = sh.idx3 = INT_MAX;
-    sh.status = kHull3Flat;
-    sh.nf = 0;
-    sh.nwin = 0;
-    sh.fb_extra = 0;
   }
   ex.sync();
-  if (n < 4) return;
-  // ---- initial simplex
+  if (n < 4) return false;
   for (int i = t; i < n; i += T) {
     const unsigned long long k = hull3_lex_key(P[i]);
     ex.amin64(&sh.key0, k);
     ex.amax64(&sh.key1, k);
   }
   ex.sync();
-  if (sh.key0 == sh.key1) return;  // one point
+  if (sh.key0 == sh.key1) return false;  // one point
   for (int i = t; i < n; i += T) {
     const unsigned long long k = hull3_lex_key(P[i]);
     if (k == sh.key0) ex.amin(&sh.idx0, i);
@@ -280,18 +283,38 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
   const int i0 = sh.idx0, i1 = sh.idx1;
   for (int i = t; i < n; i += T) ex.amax64(&sh.key2, hull3_line_key(P[i0], P[i1], P[i]));
   ex.sync();
-  if (sh.key2 == 0) return;  // collinear
+  if (sh.key2 == 0) return false;  // collinear
   for (int i = t; i < n; i += T)
     if (hull3_line_key(P[i0], P[i1], P[i]) == sh.key2) ex.amin(&sh.idx2, i);
   ex.sync();
-  const int i2 = sh.idx2;
-  const Hull3Plane base = hull3_plane(P[i0], P[i1], P[i2]);
+  const Hull3Plane base = hull3_plane(P[i0], P[i1], P[sh.idx2]);
   for (int i = t; i < n; i += T) ex.amax64(&sh.key3, static_cast<unsigned long long>(hull3_abs(hull3_eval(base, P[i]))));
   ex.sync();
-  if (sh.key3 == 0) return;  // coplanar
+  if (sh.key3 == 0) return false;  // coplanar
   for (int i = t; i < n; i += T)
     if (static_cast<unsigned long long>(hull3_abs(hull3_eval(base, P[i]))) == sh.key3) ex.amin(&sh.idx3, i);
   ex.sync();
+  return true;
+}
+
+/// Collective: the hull of w.pts[0, n), or none (kHull3Flat) when base[0, nbase) (given: the
+/// voxels whose face centres w.pts are, as scikit-image's first Qhull) or w.pts spans no volume.
+/// sh.status: kHull3Ok, kHull3Flat or kHull3Overflow (a scratch bound was exceeded: a bug,
+/// reported as an error); sh.nf: slots used.
+template <class Ex>
+CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull3Pt* base = nullptr, int nbase = 0) {
+  const int t = ex.tid(), T = ex.size(), n = w.n;
+  const Hull3Pt* P = w.pts;
+  if (t == 0) {
+    sh.status = kHull3Flat;
+    sh.nf = 0;
+    sh.nwin = 0;
+    sh.fb_extra = 0;
+    sh.rounds = sh.inserted = sh.aborted = sh.fallbacks = 0;
+  }
+  if (base && !hull3_simplex(ex, sh, base, nbase)) return;
+  if (!hull3_simplex(ex, sh, P, n)) return;
+  const int i0 = sh.idx0, i1 = sh.idx1, i2 = sh.idx2;
   if (t == 0) {
     // Faces (i0, i1, i2) and the three through i3, each turned away from the fourth vertex, then
     // neighbours by matching reversed edges.
@@ -342,6 +365,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
     for (int s = t; s < nf; s += T) {
       w.best[s] = 0;
       w.claim[s] = INT_MAX;
+      w.cln[s] = INT_MAX;
+      w.mark[s] = 0;
       w.win[s] = -1;
     }
     if (t == 0) sh.nwin = 0;
@@ -363,36 +388,78 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
       const int f = w.pfacet[k], q = static_cast<int>(w.best[f] & 0xffffffffu);
       int nh = 0;
       w.ppoint[k] = q;
-      w.pnvis[k] = hull3_visible(w.fac, P[q], f, w.vis + k * kHull3Vis, kHull3Vis, w.hor + k * (kHull3Vis + 2),
-                                 kHull3Vis + 2, nh);
+      w.pnvis[k] = hull3_visible(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2), w.vcap + 2, nh);
       w.pnhor[k] = nh;
     }
     ex.sync();
-    for (int k = t; k < nprop; k += T) {  // (3) claims
-      const int nv = w.pnvis[k];
-      if (nv < 0) continue;
-      const std::int32_t* vis = w.vis + k * kHull3Vis;
-      const Hull3Edge* hor = w.hor + k * (kHull3Vis + 2);
-      for (int j = 0; j < nv; ++j) ex.amin(&w.claim[vis[j]], k);
-      for (int j = 0; j < w.pnhor[k]; ++j) ex.amin(&w.claim[hor[j].out], k);
-    }
-    ex.sync();
+    // (3) a maximal set of proposals no two of which conflict (see the header), in a few
+    // iterations: an undecided proposal wins when no lower undecided one conflicts with it (claims:
+    // atomic mins of the index over V in claim[], over N in cln[]); the undecided ones that conflict
+    // with a winner (marks: 2 on a winner's V, 1 on its N) drop out.
     for (int k = t; k < nprop; k += T) {
-      const int nv = w.pnvis[k];
-      bool won = nv >= 0;
-      const std::int32_t* vis = w.vis + k * kHull3Vis;
-      const Hull3Edge* hor = w.hor + k * (kHull3Vis + 2);
-      for (int j = 0; j < nv && won; ++j) won = w.claim[vis[j]] == k;
-      for (int j = 0; won && j < w.pnhor[k]; ++j) won = w.claim[hor[j].out] == k;
-      w.pwin[k] = won ? 1 : 0;
-      if (won) ex.amax(&sh.nwin, 1);
+      w.pwin[k] = w.pnvis[k] >= 0 ? 0 : 2;  // 0 undecided, 1 won, 2 out
+      if (w.pnvis[k] < 0) ex.aadd(&sh.aborted, 1);
     }
-    ex.sync();
+    for (int it = 0; it < kHull3MisIters; ++it) {
+      if (t == 0) sh.undecided[it & 1] = 0;
+      ex.sync();
+      for (int k = t; k < nprop; k += T) {
+        if (w.pwin[k] != 0) continue;
+        const std::int32_t* vis = w.vis + k * w.vcap;
+        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        for (int j = 0; j < w.pnvis[k]; ++j) {
+          ex.amax(&w.claim[vis[j]], INT_MAX);
+          ex.amax(&w.cln[vis[j]], INT_MAX);
+        }
+        for (int j = 0; j < w.pnhor[k]; ++j) {
+          ex.amax(&w.claim[hor[j].out], INT_MAX);
+          ex.amax(&w.cln[hor[j].out], INT_MAX);
+        }
+      }
+      ex.sync();
+      for (int k = t; k < nprop; k += T) {
+        if (w.pwin[k] != 0) continue;
+        const std::int32_t* vis = w.vis + k * w.vcap;
+        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        for (int j = 0; j < w.pnvis[k]; ++j) ex.amin(&w.claim[vis[j]], k);
+        for (int j = 0; j < w.pnhor[k]; ++j) ex.amin(&w.cln[hor[j].out], k);
+      }
+      ex.sync();
+      for (int k = t; k < nprop; k += T) {
+        if (w.pwin[k] != 0) continue;
+        const std::int32_t* vis = w.vis + k * w.vcap;
+        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        bool won = true;
+        for (int j = 0; j < w.pnvis[k] && won; ++j) won = w.claim[vis[j]] == k && w.cln[vis[j]] > k;
+        for (int j = 0; j < w.pnhor[k] && won; ++j) won = w.claim[hor[j].out] > k;
+        if (!won) continue;
+        w.pwin[k] = 1;
+        ex.aadd(&sh.nwin, 1);
+        for (int j = 0; j < w.pnvis[k]; ++j) ex.amax(&w.mark[vis[j]], 2);
+        for (int j = 0; j < w.pnhor[k]; ++j) ex.amax(&w.mark[hor[j].out], 1);
+      }
+      ex.sync();
+      for (int k = t; k < nprop; k += T) {
+        if (w.pwin[k] != 0) continue;
+        const std::int32_t* vis = w.vis + k * w.vcap;
+        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        bool hit = false;
+        for (int j = 0; j < w.pnvis[k] && !hit; ++j) hit = w.mark[vis[j]] != 0;
+        for (int j = 0; j < w.pnhor[k] && !hit; ++j) hit = w.mark[hor[j].out] == 2;
+        if (hit)
+          w.pwin[k] = 2;
+        else
+          ex.aadd(&sh.undecided[it & 1], 1);
+      }
+      ex.sync();
+      if (sh.undecided[it & 1] == 0) break;
+    }
     int extra = hull3_scan(
-        ex, nprop, [&](int k) { return w.pwin[k] && w.pnhor[k] > w.pnvis[k] ? w.pnhor[k] - w.pnvis[k] : 0; },
+        ex, nprop, [&](int k) { return w.pwin[k] == 1 && w.pnhor[k] > w.pnvis[k] ? w.pnhor[k] - w.pnvis[k] : 0; },
         [&](int k, int at, int) { w.pextra[k] = at; });
     ex.sync();
-    if (sh.nwin == 0) {  // every proposal aborted: proposal 0 alone, with the whole pools
+    const bool fallback = sh.nwin == 0;
+    if (fallback) {  // every proposal aborted: proposal 0 alone, with the whole pools
       if (t == 0) {
         int nh = 0;
         const int nv = hull3_visible(w.fac, P[w.ppoint[0]], w.pfacet[0], w.vis, w.viscap, w.hor, w.horcap, nh);
@@ -401,6 +468,7 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
         w.pwin[0] = nv >= 0 ? 1 : 0;
         w.pextra[0] = 0;
         sh.fb_extra = nv < 0 ? -1 : (nh > nv ? nh - nv : 0);
+        ++sh.fallbacks;
       }
       ex.sync();
       extra = sh.fb_extra;
@@ -414,7 +482,7 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
       break;
     }
     for (int k = t; k < nprop; k += T)  // (4) cones
-      if (w.pwin[k] && !hull3_insert(w, k, nf + w.pextra[k])) ex.amax(&sh.status, kHull3Overflow);
+      if (w.pwin[k] == 1 && !hull3_insert(w, k, nf + w.pextra[k])) ex.amax(&sh.status, kHull3Overflow);
     ex.sync();
     if (sh.status != kHull3Ok) break;
     for (int i = t; i < nlive; i += T) {  // (5) outside points of the replaced facets
@@ -422,7 +490,7 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
       if (o < 0) continue;
       const int k = w.win[o];
       if (k < 0) continue;
-      const Hull3Edge* hor = w.hor + k * (kHull3Vis + 2);
+      const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
       int to = -1;
       for (int j = 0; j < w.pnhor[k] && to < 0; ++j)
         if (hull3_eval(w.fac[hor[j].slot].pl, P[p]) > 0) to = hor[j].slot;
@@ -438,44 +506,28 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w) {
     live = next;
     next = s;
     nf += extra;
+    if (t == 0) {
+      ++sh.rounds;
+      sh.inserted += fallback ? 1 : sh.nwin;
+    }
     ex.sync();
   }
   if (t == 0) sh.nf = nf;
   ex.sync();
 }
 
-/// Collective, after hull3_build: the hull's vertices (their coordinates, in point order) into
-/// verts[0, *nverts) and/or its planes with the tolerance folded in (slot order) into
-/// planes[0, *nplanes). A flat hull writes 0 counts.
+/// Collective, after hull3_build: the hull's planes with the tolerance folded in (slot order) into
+/// planes[0, *nplanes); a flat hull writes 0.
 template <class Ex>
-CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, Hull3Pt* verts, std::int32_t* nverts,
-                            Hull3Plane* planes, std::int32_t* nplanes, double tolerance) {
-  const int t = ex.tid(), T = ex.size();
-  const bool ok = sh.status == kHull3Ok;
-  const int nf = ok ? sh.nf : 0;
-  if (verts) {
-    const int n = ok ? w.n : 0;
-    for (int i = t; i < n; i += T) w.owner[i] = 0;
-    ex.sync();
-    for (int s = t; s < nf; s += T)
-      if (w.fac[s].v[0] >= 0)
-        for (int e = 0; e < 3; ++e) ex.amax(&w.owner[w.fac[s].v[e]], 1);
-    ex.sync();
-    const int m = hull3_scan(
-        ex, n, [&](int i) { return w.owner[i] == 1 ? 1 : 0; },
-        [&](int i, int at, int v) {
-          if (v) verts[at] = w.pts[i];
-        });
-    if (t == 0) *nverts = m;
-  }
-  if (planes) {
-    const int m = hull3_scan(
-        ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 ? 1 : 0; },
-        [&](int s, int at, int v) {
-          if (v) planes[at] = hull3_fold(w.fac[s].pl, tolerance);
-        });
-    if (t == 0) *nplanes = m;
-  }
+CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, Hull3Plane* planes, std::int32_t* nplanes,
+                            double tolerance) {
+  const int nf = sh.status == kHull3Ok ? sh.nf : 0;
+  const int m = hull3_scan(
+      ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 ? 1 : 0; },
+      [&](int s, int at, int v) {
+        if (v) planes[at] = hull3_fold(w.fac[s].pl, tolerance);
+      });
+  if (ex.tid() == 0) *nplanes = m;
   ex.sync();
 }
 
