@@ -120,7 +120,16 @@ struct BlockEx {
     if (v > *p) *p = v;
 #endif
   }
-  CUSK_HD void aadd(int* p, int v) const {
+  CUSK_HD int aadd(int* p, int v) const {
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(p, v);
+#else
+    const int o = *p;
+    *p += v;
+    return o;
+#endif
+  }
+  CUSK_HD void aadd64(u64* p, u64 v) const {
 #if defined(__CUDA_ARCH__)
     atomicAdd(p, v);
 #else
@@ -226,46 +235,11 @@ __global__ void __launch_bounds__(128)
     // line of x: plane: l0 + j R + x; row plane: l0 + x R + (j - P)
     const i64 lbase = plane ? l0 + j * R : l0 + (j - P), lstep = plane ? 1 : R;
     std::int32_t* low = stack + 4 * l0 + (plane ? j * 2 * R : 2 * P * R + (j - P) * 2 * P);
-    std::int32_t* up = low + len;
-    std::uint8_t* flag = plane ? f2 : f3;
-    auto push = [&](std::int32_t* st, int& m, std::int32_t x, std::int64_t y, bool lower) {
-      const std::int32_t* ys = lower ? lo : hi;
-      while (m >= 2) {
-        const HullPt a{st[m - 2], ys[lbase + st[m - 2] * lstep]}, b{st[m - 1], ys[lbase + st[m - 1] * lstep]};
-        const i64 c = cross3(a, b, HullPt{x, y});
-        if (lower ? c <= 0 : c >= 0) --m; else break;
-      }
-      st[m++] = x;
-    };
-    int ml = 0, mu = 0;
-    for (i64 x = 0; x < len; ++x) {
-      const i64 line = lbase + x * lstep;
-      flag[line] = 0;
-      const std::int32_t a = lo[line], b = hi[line];
-      if (a > b) continue;
-      push(low, ml, static_cast<std::int32_t>(x), a, true);
-      push(up, mu, static_cast<std::int32_t>(x), b, false);
-    }
-    for (int i = 0; i < ml; ++i) flag[lbase + i64(low[i]) * lstep] |= 1;
-    for (int i = 0; i < mu; ++i) flag[lbase + i64(up[i]) * lstep] |= 2;
+    hull3_chain_task(lo, hi, lbase, lstep, len, low, low + len, plane ? f2 : f3);
   }
 }
 
 // ---- 3. candidates -----------------------------------------------------------------------------------
-
-/// Candidates of a line: its first voxel if a vertex of both planar hulls, its last likewise (one
-/// point when they coincide).
-__device__ __forceinline__ void line_candidates(std::int32_t a, std::int32_t b, std::uint8_t f2, std::uint8_t f3,
-                                                bool& first, bool& last) {
-  first = last = false;
-  if (a > b) return;
-  if (a == b) {
-    first = (f2 & 3) && (f3 & 3);
-    return;
-  }
-  first = (f2 & 1) && (f3 & 1);
-  last = (f2 & 2) && (f3 & 2);
-}
 
 __global__ void __launch_bounds__(256)
     cand_count_kernel(i64 nlines, const std::int32_t* __restrict__ lo, const std::int32_t* __restrict__ hi,
@@ -277,7 +251,7 @@ __global__ void __launch_bounds__(256)
       continue;
     }
     bool first, last;
-    line_candidates(lo[l], hi[l], f2[l], f3[l], first, last);
+    hull3_line_candidates(lo[l], hi[l], f2[l], f3[l], first, last);
     cnt[l] = i64(first) + i64(last);
   }
 }
@@ -289,7 +263,7 @@ __global__ void __launch_bounds__(256)
   const i64 stride = i64(gridDim.x) * blockDim.x;
   for (i64 l = i64(blockIdx.x) * blockDim.x + threadIdx.x; l < nlines; l += stride) {
     bool first, last;
-    line_candidates(lo[l], hi[l], f2[l], f3[l], first, last);
+    hull3_line_candidates(lo[l], hi[l], f2[l], f3[l], first, last);
     if (!first && !last) continue;
     const i64 k = segment_of(g.line_off, g.n, l), local = l - g.line_off[k], R = g.geo[6 * k + 4];
     const std::int32_t p = static_cast<std::int32_t>(2 * (local / R)), r = static_cast<std::int32_t>(2 * (local % R));
@@ -356,7 +330,7 @@ __global__ void __launch_bounds__(256)
 
 // ---- 5. masks and counts -------------------------------------------------------------------------------
 
-constexpr int kTileP = 8, kTileR = 32, kMaskThreads = kTileP * kTileR;
+constexpr int kTileP = kHull3TileP, kTileR = kHull3TileR, kMaskThreads = kHull3TileCols;
 
 struct MaskArgs {
   const i64* tile_off;  // nseg + 1
@@ -371,73 +345,18 @@ struct MaskArgs {
   u64* count;
 };
 
+/// One block per tile of kHull3TileP x kHull3TileR columns (hull3_mask_tile), grid-stride.
 __global__ void __launch_bounds__(kMaskThreads) mask_kernel(MaskArgs a) {
-  __shared__ Hull3Plane sp[kMaskThreads];
-  __shared__ i64 sz0[kMaskThreads], sz1[kMaskThreads];
-  __shared__ int scount, sempty;
-  __shared__ u64 ssum;
-  const int t = static_cast<int>(threadIdx.x), ty = t / kTileR, tx = t % kTileR;
+  __shared__ Hull3TileShared sm;
+  BlockEx<kMaskThreads> ex{nullptr};
   for (i64 tile = blockIdx.x; tile < a.ntiles; tile += gridDim.x) {
     const i64 k = segment_of(a.tile_off, a.nseg, tile), lt = tile - a.tile_off[k];
     const i64 P = a.box[3 * k], R = a.box[3 * k + 1], C = a.box[3 * k + 2];
     const i64 ntr = (R + kTileR - 1) / kTileR;
-    const i64 p0 = (lt / ntr) * kTileP, r0 = (lt % ntr) * kTileR;
-    const i64 p1 = min(p0 + kTileP, P) - 1, r1 = min(r0 + kTileR, R) - 1;  // inclusive
-    const i64 p = p0 + ty, r = r0 + tx;
-    const bool valid = p <= p1 && r <= r1;
     const bool flat = a.status[k] != kHull3Ok;
-    const int np = flat ? 0 : a.nplanes[k];
-    const Hull3Plane* pl = a.planes + hull3_facet_off(a.off[k], k);
-    i64 z0 = 0, z1 = C - 1;
-    if (t == 0) {
-      sempty = flat ? 1 : 0;
-      ssum = 0;
-    }
-    __syncthreads();
-    for (int c0 = 0; c0 < np && !sempty; c0 += kMaskThreads) {
-      if (t == 0) scount = 0;
-      __syncthreads();
-      if (c0 + t < np) {
-        const Hull3Plane f = pl[c0 + t];
-        // n.X over the tile's box [2 p0, 2 p1] x [2 r0, 2 r1] x [0, 2 (C - 1)]
-        const i64 xa = f.nx * (2 * p0), xb = f.nx * (2 * p1), ya = f.ny * (2 * r0), yb = f.ny * (2 * r1);
-        const i64 zb = f.nz * (2 * (C - 1));
-        const i64 vmax = max(xa, xb) + max(ya, yb) + max(i64(0), zb);
-        const i64 vmin = min(xa, xb) + min(ya, yb) + min(i64(0), zb);
-        if (vmin > f.d)
-          sempty = 1;  // the whole box is outside
-        else if (vmax > f.d)
-          sp[atomicAdd(&scount, 1)] = f;  // cuts the box
-      }
-      __syncthreads();
-      if (!sempty && valid) {
-        const int m = scount;
-        for (int j = 0; j < m; ++j) hull3_clip(sp[j], p, r, z0, z1);
-      }
-      __syncthreads();
-    }
-    if (sempty || !valid) {
-      z0 = 1;
-      z1 = 0;
-    }
-    if (z1 >= z0) atomicAdd(&ssum, static_cast<u64>(z1 - z0 + 1));
-    sz0[t] = z0;
-    sz1[t] = z1;
-    __syncthreads();
-    if (t == 0 && ssum) atomicAdd(&a.count[k], ssum);
-    if (a.images) {
-      bool* img = a.images + a.img_off[k];
-      const int nr = static_cast<int>(r1 - r0 + 1), cc = static_cast<int>(C);
-      const int len = nr * cc;
-      for (i64 pp = 0; pp <= p1 - p0; ++pp) {
-        bool* row = img + ((p0 + pp) * R + r0) * C;
-        for (int idx = t; idx < len; idx += kMaskThreads) {
-          const int rr = idx / cc, c = idx - rr * cc, col = static_cast<int>(pp) * kTileR + rr;
-          row[idx] = c >= sz0[col] && c <= sz1[col];
-        }
-      }
-    }
-    __syncthreads();
+    const u64 n = hull3_mask_tile(ex, sm, a.planes + hull3_facet_off(a.off[k], k), flat ? 0 : a.nplanes[k], flat, P, R, C,
+                                  (lt / ntr) * kTileP, (lt % ntr) * kTileR, a.images ? a.images + a.img_off[k] : nullptr);
+    if (threadIdx.x == 0 && n) atomicAdd(&a.count[k], n);
   }
 }
 

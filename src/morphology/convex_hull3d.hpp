@@ -145,7 +145,8 @@ struct Hull3Shared {
 // ---- the executor ----------------------------------------------------------------------------------
 // Ex provides: int tid() const; int size() const; void sync() (a block barrier);
 // int scan(int v, int& total) (collective exclusive sum of one value per thread, barriers included);
-// amin / amax / aadd(int*, int), amin64 / amax64(unsigned long long*, unsigned long long).
+// amin / amax(int*, int), int aadd(int*, int) (returns the old value), amin64 / amax64 / aadd64
+// (unsigned long long*, unsigned long long).
 
 /// Collective: an order-preserving scan over items [0, n) in contiguous per-thread chunks. val(i)
 /// (called twice per item, must not change in between) gives the item's count, put(i, base, v) is
@@ -529,6 +530,146 @@ CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, H
       });
   if (ex.tid() == 0) *nplanes = m;
   ex.sync();
+}
+
+// ---- candidates: the planar filters ----------------------------------------------------------------
+// A vertex of the 3-D hull is a vertex of the 2-D hull of the voxels of any plane through it (those
+// are a subset of the voxel set), here the planes p = const and r = const of the box; and the 2-D
+// hull's vertices are among the first / last voxels of the plane's lines (along the last axis).
+
+/// One planar filter: the lines line0 + x * step, x in [0, len), whose first / last voxels are
+/// lo[line] / hi[line] (lo > hi: empty line). The lower chain of (x, lo) and the upper chain of
+/// (x, hi) (monotone chains, collinear points dropped; stacks low[0, len), up[0, len)); flag[line] =
+/// 1 when (x, lo) is a vertex of the lower chain, | 2 when (x, hi) is one of the upper chain.
+CUSK_HD void hull3_chain_task(const std::int32_t* lo, const std::int32_t* hi, std::int64_t line0, std::int64_t step,
+                              std::int64_t len, std::int32_t* low, std::int32_t* up, std::uint8_t* flag) {
+  auto push = [&](std::int32_t* st, int& m, std::int32_t x, std::int64_t y, bool lower) {
+    const std::int32_t* ys = lower ? lo : hi;
+    while (m >= 2) {
+      const HullPt a{st[m - 2], ys[line0 + st[m - 2] * step]}, b{st[m - 1], ys[line0 + st[m - 1] * step]};
+      const std::int64_t c = cross3(a, b, HullPt{x, y});
+      if (lower ? c <= 0 : c >= 0)
+        --m;
+      else
+        break;
+    }
+    st[m++] = x;
+  };
+  int ml = 0, mu = 0;
+  for (std::int64_t x = 0; x < len; ++x) {
+    const std::int64_t line = line0 + x * step;
+    flag[line] = 0;
+    const std::int32_t a = lo[line], b = hi[line];
+    if (a > b) continue;
+    push(low, ml, static_cast<std::int32_t>(x), a, true);
+    push(up, mu, static_cast<std::int32_t>(x), b, false);
+  }
+  for (int i = 0; i < ml; ++i) flag[line0 + std::int64_t(low[i]) * step] |= 1;
+  for (int i = 0; i < mu; ++i) flag[line0 + std::int64_t(up[i]) * step] |= 2;
+}
+
+/// The candidates of a line with voxels [a, b] and the flags of its plane (f2) and row plane (f3):
+/// its first voxel when a vertex of both planar hulls, its last likewise (one point when a == b).
+CUSK_HD void hull3_line_candidates(std::int32_t a, std::int32_t b, std::uint8_t f2, std::uint8_t f3, bool& first,
+                                   bool& last) {
+  first = last = false;
+  if (a > b) return;
+  if (a == b) {
+    first = (f2 & 3) && (f3 & 3);
+    return;
+  }
+  first = (f2 & 1) && (f3 & 1);
+  last = (f2 & 2) && (f3 & 2);
+}
+
+// ---- masks --------------------------------------------------------------------------------------------
+
+inline constexpr int kHull3TileP = 8, kHull3TileR = 32, kHull3TileCols = kHull3TileP * kHull3TileR;
+
+struct Hull3TileShared {
+  Hull3Plane sp[kHull3TileCols];  // a chunk's facets that cut the tile's box
+  std::int64_t z0[kHull3TileCols], z1[kHull3TileCols];
+  int scount, sempty;
+  unsigned long long ssum;
+};
+
+/// Collective: the tile of columns (p0.., r0..) (kHull3TileP x kHull3TileR, clipped to the P x R x C
+/// box) of the hull with folded planes pl[0, np) (flat: none): every column's z-interval, the
+/// tile's voxel count (returned in every thread) and, when img is given (the box's contiguous bool
+/// image), the tile's rows. Facets are gathered in chunks of kHull3TileCols; a facet that leaves
+/// the tile's whole box [p] x [r] x [0, C) inside is skipped, one that leaves it outside empties
+/// the tile. Column c = ty * kHull3TileR + tx is the column (p0 + ty, r0 + tx); thread t takes
+/// the columns t, t + size(), ... and the facets likewise.
+template <class Ex>
+CUSK_HD unsigned long long hull3_mask_tile(Ex& ex, Hull3TileShared& sm, const Hull3Plane* pl, int np, bool flat,
+                                           std::int64_t P, std::int64_t R, std::int64_t C, std::int64_t p0,
+                                           std::int64_t r0, bool* img) {
+  const int t = ex.tid(), T = ex.size();
+  const std::int64_t p1 = (p0 + kHull3TileP < P ? p0 + kHull3TileP : P) - 1;  // inclusive
+  const std::int64_t r1 = (r0 + kHull3TileR < R ? r0 + kHull3TileR : R) - 1;
+  for (int c = t; c < kHull3TileCols; c += T) {
+    const bool valid = p0 + c / kHull3TileR <= p1 && r0 + c % kHull3TileR <= r1;
+    sm.z0[c] = valid ? 0 : 1;
+    sm.z1[c] = valid ? C - 1 : 0;
+  }
+  if (t == 0) {
+    sm.sempty = flat ? 1 : 0;
+    sm.ssum = 0;
+  }
+  ex.sync();
+  if (flat) np = 0;
+  for (int c0 = 0; c0 < np && !sm.sempty; c0 += kHull3TileCols) {
+    if (t == 0) sm.scount = 0;
+    ex.sync();
+    for (int i = t; i < kHull3TileCols && c0 + i < np; i += T) {
+      const Hull3Plane f = pl[c0 + i];
+      // n.X over the box [2 p0, 2 p1] x [2 r0, 2 r1] x [0, 2 (C - 1)]
+      const std::int64_t xa = f.nx * (2 * p0), xb = f.nx * (2 * p1), ya = f.ny * (2 * r0), yb = f.ny * (2 * r1);
+      const std::int64_t zb = f.nz * (2 * (C - 1));
+      const std::int64_t vmax = (xa > xb ? xa : xb) + (ya > yb ? ya : yb) + (zb > 0 ? zb : 0);
+      const std::int64_t vmin = (xa < xb ? xa : xb) + (ya < yb ? ya : yb) + (zb < 0 ? zb : 0);
+      if (vmin > f.d)
+        ex.amax(&sm.sempty, 1);  // the whole box is outside
+      else if (vmax > f.d)
+        sm.sp[ex.aadd(&sm.scount, 1)] = f;  // cuts the box
+    }
+    ex.sync();
+    if (!sm.sempty) {
+      const int m = sm.scount;
+      for (int c = t; c < kHull3TileCols; c += T) {
+        const std::int64_t p = p0 + c / kHull3TileR, r = r0 + c % kHull3TileR;
+        std::int64_t z0 = sm.z0[c], z1 = sm.z1[c];
+        for (int j = 0; j < m && z0 <= z1; ++j) hull3_clip(sm.sp[j], p, r, z0, z1);
+        sm.z0[c] = z0;
+        sm.z1[c] = z1;
+      }
+    }
+    ex.sync();
+  }
+  const bool empty = sm.sempty != 0;
+  unsigned long long local = 0;
+  for (int c = t; c < kHull3TileCols; c += T) {
+    if (empty) {
+      sm.z0[c] = 1;
+      sm.z1[c] = 0;
+    }
+    if (sm.z1[c] >= sm.z0[c]) local += static_cast<unsigned long long>(sm.z1[c] - sm.z0[c] + 1);
+  }
+  if (local) ex.aadd64(&sm.ssum, local);
+  ex.sync();
+  if (img) {
+    const int nr = static_cast<int>(r1 - r0 + 1), cc = static_cast<int>(C), len = nr * cc;
+    for (std::int64_t pp = 0; pp <= p1 - p0; ++pp) {
+      bool* row = img + ((p0 + pp) * R + r0) * C;
+      for (int idx = t; idx < len; idx += T) {
+        const int rr = idx / cc, c = idx - rr * cc, col = static_cast<int>(pp) * kHull3TileR + rr;
+        row[idx] = c >= sm.z0[col] && c <= sm.z1[col];
+      }
+    }
+  }
+  const unsigned long long total = sm.ssum;
+  ex.sync();
+  return total;
 }
 
 // ---- entry points (kernels/morphology/convex_hull3d.cu) ----------------------------------------------

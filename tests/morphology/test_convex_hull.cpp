@@ -192,6 +192,12 @@ TEST(GpuMorphologyConvexHull, StridedViewsAndStream) {
 namespace h3 = cuskimage::morphology::detail;
 using i64 = std::int64_t;
 
+i64 count_true(const Array& a) {
+  i64 n = 0;
+  for (double x : a.astype(DType::float64).to_vector<double>()) n += x != 0;
+  return n;
+}
+
 /// A union of k random ellipsoids in `shape` (centres may lie outside: objects touch the borders).
 Array blobs3(const Shape& shape, int k, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -297,7 +303,8 @@ struct HostBlock {
     }
   }
   void amin(int* p, int v) const { amin_(p, v); }
-  void aadd(int* p, int v) const { std::atomic_ref<int>(*p).fetch_add(v); }
+  int aadd(int* p, int v) const { return std::atomic_ref<int>(*p).fetch_add(v); }
+  void aadd64(unsigned long long* p, unsigned long long v) const { std::atomic_ref<unsigned long long>(*p).fetch_add(v); }
   void amax(int* p, int v) const { amax_(p, v); }
   void amin64(unsigned long long* p, unsigned long long v) const { amin_(p, v); }
   void amax64(unsigned long long* p, unsigned long long v) const { amax_(p, v); }
@@ -380,29 +387,46 @@ HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>
   return r;
 }
 
-/// The device pipeline with the host quickhull: candidates (the first and last voxel of every
-/// line, or every voxel), their face centres, the hull, masks by hull3_clip. All volumes in one
-/// pool.
-std::vector<Array> host_quickhull_images(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap,
-                                         bool all_voxels) {
+enum class Cand { filtered, lines, all };
+
+/// The device pipeline (kernels/morphology/convex_hull3d.cu) on the host with its own HD pieces:
+/// candidates (the planar filters as the device runs them, or the first and last voxel of every
+/// line, or every voxel), their face centres with offset_coordinates (the voxels tested for
+/// flatness), the quickhull, the tiled masks (hull3_mask_tile) and counts. All volumes in one pool.
+std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap, Cand mode) {
   std::vector<h3::Hull3Pt> pts;
   std::vector<i64> off = {0};
   for (const Array& v : vols) {
     const Array b = v.astype(DType::bool_);
     const bool* d = b.data<bool>();
     const i64 P = b.shape(0), R = b.shape(1), C = b.shape(2);
+    std::vector<std::int32_t> lo(static_cast<std::size_t>(P * R + 1), INT32_MAX), hi(lo.size(), -1);
     for (i64 p = 0; p < P; ++p)
-      for (i64 r = 0; r < R; ++r) {
-        i64 lo = -1, hi = -1;
+      for (i64 r = 0; r < R; ++r)
         for (i64 c = 0; c < C; ++c)
           if (d[(p * R + r) * C + c]) {
-            if (all_voxels) pts.push_back({int(2 * p), int(2 * r), int(2 * c)});
-            if (lo < 0) lo = c;
-            hi = c;
+            if (mode == Cand::all) pts.push_back({int(2 * p), int(2 * r), int(2 * c)});
+            const std::size_t l = static_cast<std::size_t>(p * R + r);
+            lo[l] = std::min<std::int32_t>(lo[l], static_cast<std::int32_t>(c));
+            hi[l] = static_cast<std::int32_t>(c);
           }
-        if (all_voxels || lo < 0) continue;
-        pts.push_back({int(2 * p), int(2 * r), int(2 * lo)});
-        if (hi != lo) pts.push_back({int(2 * p), int(2 * r), int(2 * hi)});
+    std::vector<std::uint8_t> f2(lo.size(), 3), f3(lo.size(), 3);
+    if (mode == Cand::filtered) {  // the chain kernel's tasks and stack layout (one region, l0 = 0)
+      std::vector<std::int32_t> stack(static_cast<std::size_t>(4 * P * R + 1));
+      for (i64 j = 0; j < P + R; ++j) {
+        const bool plane = j < P;
+        const i64 len = plane ? R : P, lbase = plane ? j * R : j - P, lstep = plane ? 1 : R;
+        std::int32_t* low = stack.data() + (plane ? j * 2 * R : 2 * P * R + (j - P) * 2 * P);
+        h3::hull3_chain_task(lo.data(), hi.data(), lbase, lstep, len, low, low + len, plane ? f2.data() : f3.data());
+      }
+    }
+    if (mode != Cand::all)
+      for (i64 l = 0; l < P * R; ++l) {
+        bool first = false, last = false;
+        h3::hull3_line_candidates(lo[l], hi[l], f2[l], f3[l], first, last);
+        const int p2 = int(2 * (l / R)), r2 = int(2 * (l % R));
+        if (first) pts.push_back({p2, r2, 2 * lo[l]});
+        if (last) pts.push_back({p2, r2, 2 * hi[l]});
       }
     off.push_back(static_cast<i64>(pts.size()));
   }
@@ -424,17 +448,23 @@ std::vector<Array> host_quickhull_images(const std::vector<Array>& vols, bool of
   for (i64 k = 0; k < S; ++k) {
     EXPECT_NE(h.status[k], h3::kHull3Overflow);
     const Array& v = vols[static_cast<std::size_t>(k)];
-    Array m = Array::zeros(v.shape(), DType::bool_);
-    bool* o = m.data<bool>();
+    Array m = Array::full(v.shape(), 1, DType::bool_);  // every voxel is written by the tiles
     const i64 P = v.shape(0), R = v.shape(1), C = v.shape(2);
-    if (h.status[k] == h3::kHull3Ok)
-      for (i64 p = 0; p < P; ++p)
-        for (i64 r = 0; r < R; ++r) {
-          i64 z0 = 0, z1 = C - 1;
-          for (int j = 0; j < h.nplanes[k]; ++j)
-            h3::hull3_clip(h.planes[static_cast<std::size_t>(h3::hull3_facet_off(foff[k], k) + j)], p, r, z0, z1);
-          for (i64 z = z0; z <= z1; ++z) o[(p * R + r) * C + z] = true;
-        }
+    const bool flat = h.status[k] != h3::kHull3Ok;
+    unsigned long long count = 0;
+    for (i64 p0 = 0; p0 < P; p0 += h3::kHull3TileP)
+      for (i64 r0 = 0; r0 < R; r0 += h3::kHull3TileR) {
+        h3::Hull3TileShared sm{};
+        std::vector<unsigned long long> got(static_cast<std::size_t>(T));
+        run_block(T, [&](HostBlock& ex) {
+          got[static_cast<std::size_t>(ex.tid())] = h3::hull3_mask_tile(
+              ex, sm, h.planes.data() + h3::hull3_facet_off(foff[k], k), flat ? 0 : h.nplanes[k], flat, P, R, C, p0, r0,
+              m.data<bool>());
+        });
+        for (unsigned long long g : got) EXPECT_EQ(got[0], g);  // every thread returns the tile's count
+        count += got[0];
+      }
+    EXPECT_EQ(count_true(m), static_cast<i64>(count));
     out.push_back(std::move(m));
   }
   return out;
@@ -449,17 +479,19 @@ TEST(MorphologyConvexHull3d, QuickhullSourceOnHost) {
   }
   struct Cfg {
     int T, vcap;
-    bool all, offset;
+    Cand mode;
+    bool offset;
     double tol;
   };
-  for (const Cfg& g : {Cfg{1, 32, false, true, 1e-10}, Cfg{4, 32, false, true, 1e-10}, Cfg{3, 2, false, true, 1e-10},
-                       Cfg{4, 5, true, false, 1e-10}, Cfg{2, 32, false, false, 0.3}, Cfg{5, 3, true, true, 0.3},
-                       Cfg{1, 2, false, false, 0.0}})
+  for (const Cfg& g : {Cfg{1, 32, Cand::filtered, true, 1e-10}, Cfg{4, 32, Cand::filtered, true, 1e-10},
+                       Cfg{3, 2, Cand::lines, true, 1e-10}, Cfg{4, 5, Cand::all, false, 1e-10},
+                       Cfg{2, 32, Cand::filtered, false, 0.3}, Cfg{5, 3, Cand::all, true, 0.3},
+                       Cfg{1, 2, Cand::filtered, false, 0.0}, Cfg{3, 32, Cand::lines, true, -0.2}})
   {
-    SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " all=" + std::to_string(g.all) +
+    SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " mode=" + std::to_string(int(g.mode)) +
                  " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol));
     g_stats = {};
-    const std::vector<Array> got = host_quickhull_images(vols, g.offset, g.tol, g.T, g.vcap, g.all);
+    const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.mode);
     // The parallel paths were taken: rounds inserting several points, and with a small cap
     // aborted proposals and whole-pool fallbacks.
     EXPECT_GT(g_stats.multi, 5);
@@ -653,12 +685,6 @@ Array crop_mask(const Array& labels, const Regions& g, std::size_t k) {
   std::vector<double> v = c.astype(DType::float64).to_vector<double>();
   for (double& x : v) x = x == static_cast<double>(g.label[k]) ? 1 : 0;
   return Array::from_vector(v, c.shape()).astype(DType::bool_);
-}
-
-i64 count_true(const Array& a) {
-  i64 n = 0;
-  for (double x : a.astype(DType::float64).to_vector<double>()) n += x != 0;
-  return n;
 }
 
 TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
