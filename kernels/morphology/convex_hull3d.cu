@@ -7,20 +7,21 @@
 //  2. planar filters: one thread per plane (p = const) and one per row plane (r = const) of each
 //     box runs the 2-D monotone chain (skeleton_ops.hpp's convexity test) over the lines' extremes;
 //     a voxel is a candidate only if it is a vertex of both 2-D hulls (a vertex of the 3-D hull is
-//     a vertex of the hull of the voxels of any plane through it). Ball(100): ~63 k line extremes,
-//     a few thousand candidates.
+//     a vertex of the hull of the voxels of any plane through it). Ball(100): 62.8 k line extremes,
+//     9.1 k candidates.
 //  3. candidates compacted with CUB (doubled coordinates); their count is read back (sync 1).
-//  4. the quickhull of each region's candidates, one block per hull (512 threads for hulls of 4 k+
-//     candidates, 128 below); with offset_coordinates its vertices are kept and their count read
-//     back (sync 2), the 6 face centres of each vertex make the points of a second quickhull.
-//  5. the mask: one block per 8 x 32 (plane, row) columns of a box: facets that cut the tile's box
-//     (all of the box's z) are gathered in shared memory in chunks, every thread narrows its
-//     column's z-interval by them (hull3_clip), the tile's rows are written in one coalesced pass
-//     and the voxels counted. Statuses and counts are read back (sync 3).
+//  4. with offset_coordinates the 6 face centres of every candidate (the same polytope as
+//     scikit-image's hull of the face centres of its first hull's vertices; the candidates are only
+//     tested for flatness). The quickhull, one block per hull (512 threads for hulls of 4 k+
+//     points, 128 below), keeps its facet planes with the tolerance folded in.
+//  5. the mask: one block per 8 x 32 (plane, row) columns of a box (hull3_mask_tile): facets that
+//     cut the tile's box (all of the box's z) are gathered in shared memory in chunks, every thread
+//     narrows its column's z-interval by them (hull3_clip), the tile's rows are written in one
+//     coalesced pass and the voxels counted. Statuses and counts are read back (sync 2).
 // Bytes: the volume read once (16 MiB for 256^3 uint8: 4 us at 4.2 TB/s) and the mask written once
-// (16 MiB: 4 us); everything else is O(lines) = O(volume^(2/3)). The hulls themselves are latency
-// bound: a round of the quickhull is ~12 block barriers and a breadth-first search per proposal
-// through global memory (~20-40 us); ~40-100 rounds for thousands of vertices.
+// (16 MiB: 4 us); everything else is O(lines) = O(volume^(2/3)). The hull itself is latency bound:
+// a round is ~25 block barriers, a breadth-first search per proposal through global memory and
+// passes over the live points (~30-60 us); ~90 rounds for ball(100)'s ~7.5 k vertices.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -9,26 +9,32 @@
 // * Initial simplex: the lexicographic min and max point, the point farthest (L-inf of the cross
 //   product) from their line, the point farthest from their plane; any of them missing means the
 //   points are identical, collinear or coplanar: the hull is flat (Qhull fails: scikit-image
-//   returns an all-false image), status kHull3Flat.
+//   returns an all-false image), status kHull3Flat. With offset_coordinates the points are the face
+//   centres of the candidate voxels and the voxels themselves get this test (scikit-image's first
+//   Qhull is of the voxels).
 // * Every point strictly above a facet belongs to the first such facet (its outside set: owner[i]);
 //   the others are inside for good. The live list holds the points that still have an owner.
 // * Rounds, until no live point is left: (1) each facet's farthest outside point (an atomic max of
 //   (float distance, index)) is its proposal; (2) one thread per proposal (the first `pcap` in slot
 //   order) walks the facets visible from its point (a breadth-first search over neighbours, at most
-//   kHull3Vis facets; a larger region aborts the proposal this round) and records the horizon;
-//   (3) each proposal claims its visible facets and their outside neighbours with an atomic min of
-//   its index; a proposal that holds all its claims wins. Winners' closed neighbourhoods are
-//   disjoint, so inserting them in parallel is the same as inserting them one after another (a
-//   facet of one winner's cone cannot be visible from another: the visible region of a point is
-//   connected and would have to cross the other's horizon neighbours). The lowest unaborted
-//   proposal always wins; when every proposal aborted, thread 0 inserts proposal 0 with the whole
-//   pool (no cap): each round inserts at least one point. (4) each winner replaces its visible
-//   facets by the cone over its horizon (the visible region is a disk, so h <= v + 2 new facets for
-//   v visible: the new facets reuse the visible slots and append at most 2: 2 n + 16 slots suffice);
-//   (5) the outside points of the replaced facets go to the first new facet they are above, or
-//   are inside (Barber et al.'s lemma: a point above a visible facet is inside the new hull or above
-//   a new facet); (6) the live list is compacted. Visibility is strict (n.X > d), so points on a
-//   face never enter: coplanar triangles may stay, which changes no plane.
+//   kHull3Vis facets; a larger region aborts the proposal this round) and records its horizon: V
+//   the visible facets, N the facets beyond the horizon. (3) Proposals P, Q conflict when V_P meets
+//   V_Q or N_Q (or V_Q meets N_P); a maximal non-conflicting set is chosen in up to kHull3MisIters
+//   iterations (an undecided proposal wins when no lower undecided one conflicts with it, found by
+//   atomic mins of the index over V and over N; the undecided ones conflicting with a winner drop
+//   out). Non-conflicting insertions in parallel are the same as one after another: a facet of one
+//   winner's cone cannot be visible from another (the visible region of a point is connected and
+//   would have to reach the cone through the first winner's N, which the second's V avoids), and a
+//   facet in two N's only gets two different edges relinked. The lowest unaborted proposal always
+//   wins; when every proposal aborted, thread 0 inserts proposal 0 with the whole pool (no cap), so
+//   each round inserts at least one point. (4) each winner replaces its visible facets by the cone
+//   over its horizon (the visible region is a disk, so h <= v + 2 new facets for v visible: the new
+//   facets reuse the visible slots and append at most 2, so 2 n + 16 slots suffice); (5) the outside
+//   points of the replaced facets go to the first new facet they are above, or are inside (Barber
+//   et al.: a point above a visible facet is inside the new hull or above a new facet); (6) the live
+//   list is compacted. Visibility is strict (n.X > d), so points on a face never enter: coplanar
+//   triangles may stay, which changes no plane. Ball(100) with offsets: ~55 k points, ~7.5 k
+//   vertices inserted in ~90 rounds.
 //
 // Determinism: proposals, winners and new slots follow slot order through block scans; only the
 // order of atomics differs from run to run, never a result.
@@ -675,8 +681,8 @@ CUSK_HD unsigned long long hull3_mask_tile(Ex& ex, Hull3TileShared& sm, const Hu
 // ---- entry points (kernels/morphology/convex_hull3d.cu) ----------------------------------------------
 
 /// out (bool, contiguous P x R x C, on the device) = convex_hull_image of the contiguous 3-D `img`
-/// (dtype T): scikit-image's N-d path exactly. Synchronises the stream (three times: to size the
-/// hull scratch from the candidate and vertex counts, and to check the hulls' status).
+/// (dtype T): scikit-image's N-d path exactly. Synchronises the stream twice: to size the hull's
+/// scratch from the candidate count, and to check the hull's status.
 template <class T>
 void cuda_convex_hull_image_3d(const Array& img, Array& out, bool offset, double tolerance, cudaStream_t stream);
 
@@ -720,15 +726,15 @@ struct Hull3Output {
   std::vector<std::int64_t> plane_off, nplanes;
 };
 
-/// All segments' hulls at once: a few launches (candidates' hulls, the offset hulls, the masks) and
-/// three stream synchronisations whatever the number of segments.
+/// All segments' hulls at once: a few launches (face centres, hulls, masks) and one stream
+/// synchronisation (the counts and statuses) whatever the number of segments.
 void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hull3Output& out, cudaStream_t stream);
 
 /// regionprops' entry: for each region k, convex_hull_image(labels[lo_k:hi_k] == label[k]) (the
 /// bbox crop, default options of regionprops: offset_coordinates, tolerance 1e-10) of the
 /// contiguous 3-D int32 / int64 device label image. count[k] = image_convex.sum(); with `images`
 /// (device bool, caller's buffer), region k's crop is written at images + crop_off[k]. lo / hi:
-/// host, n * 3, hi exclusive. Synchronises the stream.
+/// host, n * 3, hi exclusive. Synchronises the stream twice (the candidate counts, the results).
 template <class L>
 void cuda_hull3d_regions(const Array& labels, const std::vector<std::int64_t>& label, const std::vector<std::int64_t>& lo,
                          const std::vector<std::int64_t>& hi, bool* images, const std::vector<std::int64_t>* crop_off,
