@@ -398,7 +398,8 @@ struct ConvexHullOptions {
   /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only): a voxel is inside
   /// when its signed distance to every facet plane is < tolerance. Evaluated exactly; for any
   /// 0 < tolerance <= 1 / (16 (P^2 + R^2 + C^2)) (the default for every axis up to ~14400) it
-  /// changes no voxel of the closed hull.
+  /// changes no voxel of the closed hull. With tolerance <= 0 the voxels on the hull's boundary are
+  /// out here, while scikit-image keeps those its rounding puts a hair inside.
   double tolerance = 1e-10;
   /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
   bool include_borders = true;
