@@ -275,7 +275,8 @@ __global__ void __launch_bounds__(256)
 }
 
 /// seg[k] = at[line_off[k]] for k <= n.
-__global__ void seg_off_kernel(const i64* __restrict__ line_off, i64 n, const i64* __restrict__ at, i64* __restrict__ seg) {
+__global__ void seg_off_kernel(const i64* __restrict__ line_off, i64 n, const i64* __restrict__ at,
+                               i64* __restrict__ seg) {
   const i64 k = i64(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k <= n) seg[k] = at[line_off[k]];
 }
@@ -355,8 +356,9 @@ __global__ void __launch_bounds__(kMaskThreads) mask_kernel(MaskArgs a) {
     const i64 P = a.box[3 * k], R = a.box[3 * k + 1], C = a.box[3 * k + 2];
     const i64 ntr = (R + kTileR - 1) / kTileR;
     const bool flat = a.status[k] != kHull3Ok;
-    const u64 n = hull3_mask_tile(ex, sm, a.planes + hull3_facet_off(a.off[k], k), flat ? 0 : a.nplanes[k], flat, P, R, C,
-                                  (lt / ntr) * kTileP, (lt % ntr) * kTileR, a.images ? a.images + a.img_off[k] : nullptr);
+    const u64 n =
+        hull3_mask_tile(ex, sm, a.planes + hull3_facet_off(a.off[k], k), flat ? 0 : a.nplanes[k], flat, P, R, C,
+                        (lt / ntr) * kTileP, (lt % ntr) * kTileR, a.images ? a.images + a.img_off[k] : nullptr);
     if (threadIdx.x == 0 && n) atomicAdd(&a.count[k], n);
   }
 }
@@ -409,8 +411,8 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
 
 /// The hulls of the segments [off[k], off[k+1]) of `pts`: one launch per block size.
 void launch_hulls(const Hull3Pools& pools, const Hull3Pt* pts, const std::vector<i64>& off, const i64* d_off,
-                  const Hull3Pt* base, const i64* base_off, Hull3Plane* planes, std::int32_t* nplanes, std::int32_t* status, double tolerance, Device dev,
-                  const Stream& s) {
+                  const Hull3Pt* base, const i64* base_off, Hull3Plane* planes, std::int32_t* nplanes,
+                  std::int32_t* status, double tolerance, Device dev, const Stream& s) {
   const i64 n = static_cast<i64>(off.size()) - 1;
   std::vector<std::int32_t> big, small;
   for (i64 k = 0; k < n; ++k) {
@@ -459,7 +461,8 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_of
   std::vector<std::int32_t> hinfo;
   auto check = [&](const std::vector<std::int32_t>& h) {
     for (i64 k = 0; k < n; ++k)
-      if (h[k] == kHull3Overflow) throw Error("morphology.convex_hull_image: internal error: 3-D hull scratch overflow");
+      if (h[k] == kHull3Overflow)
+        throw Error("morphology.convex_hull_image: internal error: 3-D hull scratch overflow");
   };
   if (opts.offset_coordinates) {
     // scikit-image takes the hull of the voxels, then of the 6 face centres of its vertices: the
@@ -495,8 +498,9 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_of
   Array d_img_off;
   if (opts.images) d_img_off = upload(std::vector<i64>(opts.image_off, opts.image_off + n), dev, s);
   Array cnt = Array::zeros({std::max<i64>(n, 1)}, DType::uint64, dev, s);
-  const MaskArgs m{cptr<i64>(d_tile_off), n, tile_off[n], cptr<i64>(d_box), cptr<i64>(*d_fin_off), cptr<Hull3Plane>(planes),
-                   nplanes, status, opts.images, opts.images ? cptr<i64>(d_img_off) : nullptr, ptr<u64>(cnt)};
+  const MaskArgs m{cptr<i64>(d_tile_off), n, tile_off[n], cptr<i64>(d_box), cptr<i64>(*d_fin_off),
+                   cptr<Hull3Plane>(planes), nplanes, status, opts.images,
+                   opts.images ? cptr<i64>(d_img_off) : nullptr, ptr<u64>(cnt)};
   if (tile_off[n] > 0) {
     mask_kernel<<<static_cast<unsigned>(std::min<i64>(tile_off[n], i64(1) << 20)), kMaskThreads, 0, s.handle()>>>(m);
     CUSK_CUDA_CHECK_LAUNCH();
@@ -526,7 +530,8 @@ template <class M, class V>
 void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options& opts, Hull3Output& out,
                  const Device dev, const Stream& s) {
   const i64 n = static_cast<i64>(geo.size()) / 6;
-  std::vector<i64> line_off(static_cast<std::size_t>(n) + 1, 0), task_off(line_off), box(static_cast<std::size_t>(3 * n));
+  std::vector<i64> line_off(static_cast<std::size_t>(n) + 1, 0), task_off(line_off),
+      box(static_cast<std::size_t>(3 * n));
   for (i64 k = 0; k < n; ++k) {
     const i64 P = geo[6 * k + 3], R = geo[6 * k + 4], C = geo[6 * k + 5];
     for (i64 e : {P, R, C})
@@ -542,8 +547,10 @@ void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options&
   const i64 NL = line_off[n];
   const Array d_geo = upload(geo, dev, s), d_line_off = upload(line_off, dev, s), d_task_off = upload(task_off, dev, s);
   const Geom g{cptr<i64>(d_geo), cptr<i64>(d_line_off), n};
-  Array lo = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s), hi = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s);
-  Array f2 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s), f3 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s);
+  Array lo = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s),
+        hi = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s);
+  Array f2 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s),
+        f3 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s);
   Array at = Array::empty({NL + 1}, DType::int64, dev, s), cnt = Array::empty({NL + 1}, DType::int64, dev, s);
   if (NL > 0) {
     line_extent_kernel<M, V><<<grid_for(NL * 32, 256), 256, 0, s.handle()>>>(mask, g, NL, ptr<std::int32_t>(lo),
@@ -565,7 +572,8 @@ void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options&
   Array temp = scratch(bytes, dev, s);
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, cptr<i64>(cnt), ptr<i64>(at), NL + 1, s.handle()));
   Array d_seg = Array::empty({n + 1}, DType::int64, dev, s);
-  seg_off_kernel<<<grid_for(n + 1, 256), 256, 0, s.handle()>>>(cptr<i64>(d_line_off), n, cptr<i64>(at), ptr<i64>(d_seg));
+  seg_off_kernel<<<grid_for(n + 1, 256), 256, 0, s.handle()>>>(cptr<i64>(d_line_off), n, cptr<i64>(at),
+                                                               ptr<i64>(d_seg));
   CUSK_CUDA_CHECK_LAUNCH();
   std::vector<i64> seg;
   fetch(d_seg, n + 1, seg, s);
@@ -636,8 +644,9 @@ void cuda_hull3d_regions(const Array& labels, const std::vector<i64>& label, con
   o.images = images;
   o.image_off = images ? crop_off->data() : nullptr;
   Hull3Output r;
-  run_regions<LabelIs<L>, L>(LabelIs<L>{static_cast<const L*>(labels.data()), cptr<i64>(d_label), labels.shape(1), labels.shape(2)},
-                             geo, o, r, dev, s);
+  run_regions<LabelIs<L>, L>(
+      LabelIs<L>{static_cast<const L*>(labels.data()), cptr<i64>(d_label), labels.shape(1), labels.shape(2)}, geo, o, r,
+      dev, s);
   count = r.count;
 }
 

@@ -202,8 +202,8 @@ std::vector<Face> hull3(const std::vector<Hull3Pt>& pts) {
 void check_3d_extent(std::string_view fn, const Array& image) {
   for (int a = 0; a < 3; ++a)
     if (image.shape(a) > detail::kHull3MaxExtent)
-      fail<NotSupported>(fn, "argument 'image' has an axis of ", image.shape(a), " voxels: the exact 3-D hull supports up to ",
-                         detail::kHull3MaxExtent, " per axis");
+      fail<NotSupported>(fn, "argument 'image' has an axis of ", image.shape(a),
+                         " voxels: the exact 3-D hull supports up to ", detail::kHull3MaxExtent, " per axis");
 }
 
 template <class T>
@@ -224,7 +224,8 @@ void cpu_hull_image_3d(const Array& image, Array& out, bool offset, double toler
         }
       if (lo < 0) continue;
       auto pt = [&](std::int64_t k) {
-        return Hull3Pt{static_cast<std::int32_t>(2 * p), static_cast<std::int32_t>(2 * r), static_cast<std::int32_t>(2 * k)};
+        return Hull3Pt{static_cast<std::int32_t>(2 * p), static_cast<std::int32_t>(2 * r),
+                       static_cast<std::int32_t>(2 * k)};
       };
       centres.push_back(pt(lo));
       if (hi != lo) centres.push_back(pt(hi));
@@ -239,8 +240,8 @@ void cpu_hull_image_3d(const Array& image, Array& out, bool offset, double toler
     for (std::size_t i = 0; i < centres.size(); ++i) {
       if (!is_vertex[i]) continue;
       const Hull3Pt q = centres[i];
-      for (const Hull3Pt o : {Hull3Pt{1, 0, 0}, Hull3Pt{-1, 0, 0}, Hull3Pt{0, 1, 0}, Hull3Pt{0, -1, 0}, Hull3Pt{0, 0, 1},
-                              Hull3Pt{0, 0, -1}})
+      for (const Hull3Pt o : {Hull3Pt{1, 0, 0}, Hull3Pt{-1, 0, 0}, Hull3Pt{0, 1, 0}, Hull3Pt{0, -1, 0},
+                              Hull3Pt{0, 0, 1}, Hull3Pt{0, 0, -1}})
         pts.push_back({q.x + o.x, q.y + o.y, q.z + o.z});
     }
     faces = hull3(pts);

@@ -193,7 +193,8 @@ CUSK_HD std::uint32_t hull3_float_bits(float f) {
 CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
   const std::int64_t ux = std::int64_t(b.x) - a.x, uy = std::int64_t(b.y) - a.y, uz = std::int64_t(b.z) - a.z;
   const std::int64_t vx = std::int64_t(p.x) - a.x, vy = std::int64_t(p.y) - a.y, vz = std::int64_t(p.z) - a.z;
-  const std::int64_t cx = hull3_abs(uy * vz - uz * vy), cy = hull3_abs(uz * vx - ux * vz), cz = hull3_abs(ux * vy - uy * vx);
+  const std::int64_t cx = hull3_abs(uy * vz - uz * vy), cy = hull3_abs(uz * vx - ux * vz),
+                     cz = hull3_abs(ux * vy - uy * vx);
   const std::int64_t m = cx > cy ? cx : cy;
   return static_cast<unsigned long long>(m > cz ? m : cz);
 }
@@ -295,7 +296,8 @@ CUSK_HD bool hull3_simplex(Ex& ex, Hull3Shared& sh, const Hull3Pt* P, int n) {
     if (hull3_line_key(P[i0], P[i1], P[i]) == sh.key2) ex.amin(&sh.idx2, i);
   ex.sync();
   const Hull3Plane base = hull3_plane(P[i0], P[i1], P[sh.idx2]);
-  for (int i = t; i < n; i += T) ex.amax64(&sh.key3, static_cast<unsigned long long>(hull3_abs(hull3_eval(base, P[i]))));
+  for (int i = t; i < n; i += T)
+    ex.amax64(&sh.key3, static_cast<unsigned long long>(hull3_abs(hull3_eval(base, P[i]))));
   ex.sync();
   if (sh.key3 == 0) return false;  // coplanar
   for (int i = t; i < n; i += T)
@@ -526,8 +528,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
 /// Collective, after hull3_build: the hull's planes with the tolerance folded in (slot order) into
 /// planes[0, *nplanes); a flat hull writes 0.
 template <class Ex>
-CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, Hull3Plane* planes, std::int32_t* nplanes,
-                            double tolerance) {
+CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, Hull3Plane* planes,
+                            std::int32_t* nplanes, double tolerance) {
   const int nf = sh.status == kHull3Ok ? sh.nf : 0;
   const int m = hull3_scan(
       ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 ? 1 : 0; },
@@ -736,8 +738,9 @@ void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hu
 /// (device bool, caller's buffer), region k's crop is written at images + crop_off[k]. lo / hi:
 /// host, n * 3, hi exclusive. Synchronises the stream twice (the candidate counts, the results).
 template <class L>
-void cuda_hull3d_regions(const Array& labels, const std::vector<std::int64_t>& label, const std::vector<std::int64_t>& lo,
-                         const std::vector<std::int64_t>& hi, bool* images, const std::vector<std::int64_t>* crop_off,
-                         std::vector<std::int64_t>& count, cudaStream_t stream);
+void cuda_hull3d_regions(const Array& labels, const std::vector<std::int64_t>& label,
+                         const std::vector<std::int64_t>& lo, const std::vector<std::int64_t>& hi, bool* images,
+                         const std::vector<std::int64_t>* crop_off, std::vector<std::int64_t>& count,
+                         cudaStream_t stream);
 
 }  // namespace cuskimage::morphology::detail

@@ -306,7 +306,9 @@ struct HostBlock {
   }
   void amin(int* p, int v) const { amin_(p, v); }
   int aadd(int* p, int v) const { return std::atomic_ref<int>(*p).fetch_add(v); }
-  void aadd64(unsigned long long* p, unsigned long long v) const { std::atomic_ref<unsigned long long>(*p).fetch_add(v); }
+  void aadd64(unsigned long long* p, unsigned long long v) const {
+    std::atomic_ref<unsigned long long>(*p).fetch_add(v);
+  }
   void amax(int* p, int v) const { amax_(p, v); }
   void amin64(unsigned long long* p, unsigned long long v) const { amin_(p, v); }
   void amax64(unsigned long long* p, unsigned long long v) const { amax_(p, v); }
@@ -373,7 +375,8 @@ HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>
     h3::Hull3Shared sh{};
     run_block(T, [&](HostBlock& ex) {
       if (base)
-        h3::hull3_build(ex, sh, w, base->data() + (*base_off)[k], static_cast<int>((*base_off)[k + 1] - (*base_off)[k]));
+        h3::hull3_build(ex, sh, w, base->data() + (*base_off)[k],
+                        static_cast<int>((*base_off)[k + 1] - (*base_off)[k]));
       else
         h3::hull3_build(ex, sh, w);
       h3::hull3_finalize(ex, sh, w, r.planes.data() + h3::hull3_facet_off(off[k], k), &r.nplanes[k], tol);
@@ -490,8 +493,8 @@ TEST(MorphologyConvexHull3d, QuickhullSourceOnHost) {
                        Cfg{2, 32, Cand::filtered, false, 0.3}, Cfg{5, 3, Cand::all, true, 0.3},
                        Cfg{1, 2, Cand::filtered, false, 0.0}, Cfg{3, 32, Cand::lines, true, -0.2}})
   {
-    SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " mode=" + std::to_string(int(g.mode)) +
-                 " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol));
+    SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " mode=" +
+                 std::to_string(int(g.mode)) + " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol));
     g_stats = {};
     const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.mode);
     // The parallel paths were taken: rounds inserting several points, and with a small cap
@@ -626,10 +629,18 @@ TEST(GpuMorphologyConvexHull3d, StridedViewsAndStream) {
   const Array ht = h.transpose({2, 0, 1}), dt = d.transpose({2, 0, 1});
   EXPECT_ARRAY_EQ(convex_hull_image(ht), convex_hull_image(dt));
   EXPECT_EQ(convex_hull_image(Array::zeros({0, 3, 4}, DType::bool_, Device::cuda())).shape(), (Shape{0, 3, 4}));
-  EXPECT_ARRAY_EQ(Array::zeros({3, 4, 5}, DType::bool_), convex_hull_image(Array::zeros({3, 4, 5}, DType::uint8, Device::cuda())));
-  expect_throw<InvalidArgument>([] { convex_hull_object(Array::zeros({3, 3, 3}, DType::bool_, Device::cuda())); }, "2D");
-  expect_throw<NotSupported>([] { convex_hull_image(Array::zeros({1, 1, (1 << 18) + 1}, DType::bool_, Device::cuda())); },
-                             "262144");
+  EXPECT_ARRAY_EQ(Array::zeros({3, 4, 5}, DType::bool_),
+                  convex_hull_image(Array::zeros({3, 4, 5}, DType::uint8, Device::cuda())));
+  expect_throw<InvalidArgument>(
+      [] {
+        convex_hull_object(Array::zeros({3, 3, 3}, DType::bool_, Device::cuda()));
+      },
+      "2D");
+  expect_throw<NotSupported>(
+      [] {
+        convex_hull_image(Array::zeros({1, 1, (1 << 18) + 1}, DType::bool_, Device::cuda()));
+      },
+      "262144");
   const Array expect = convex_hull_image(h);
   Stream().synchronize();
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
@@ -714,9 +725,11 @@ TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
       Array images = Array::zeros({std::max<i64>(g.crop_off.back(), 1)}, DType::bool_, Device::cuda(), s);
       std::vector<i64> count;
       if (lt == DType::int32)
-        h3::cuda_hull3d_regions<std::int32_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count, s.handle());
+        h3::cuda_hull3d_regions<std::int32_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count,
+                                              s.handle());
       else
-        h3::cuda_hull3d_regions<std::int64_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count, s.handle());
+        h3::cuda_hull3d_regions<std::int64_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count,
+                                              s.handle());
       const Array himg = images.to(Device::cpu(), s);
       s.synchronize();
       ASSERT_EQ(count.size(), g.label.size());
@@ -726,7 +739,8 @@ TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
         const Array expect = convex_hull_image(crop_mask(labels, g, k));
         EXPECT_EQ(count_true(expect), count[k]);
         flat += count[k] == 0;
-        const Array got = himg.slice({Slice{.start = g.crop_off[k], .stop = g.crop_off[k + 1]}}).reshape(expect.shape());
+        const Array got =
+            himg.slice({Slice{.start = g.crop_off[k], .stop = g.crop_off[k + 1]}}).reshape(expect.shape());
         EXPECT_ARRAY_EQ(expect, got);
       }
       EXPECT_GT(flat, 0);  // single voxels and lines are flat: count 0, image false
@@ -737,7 +751,8 @@ TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
   std::vector<i64> count;
   h3::cuda_hull3d_regions<std::int32_t>(labels.to(Device::cuda(), s), g.label, g.lo, g.hi, nullptr, nullptr, count,
                                         s.handle());
-  for (std::size_t k = 0; k < g.label.size(); ++k) EXPECT_EQ(count_true(convex_hull_image(crop_mask(labels, g, k))), count[k]);
+  for (std::size_t k = 0; k < g.label.size(); ++k)
+    EXPECT_EQ(count_true(convex_hull_image(crop_mask(labels, g, k))), count[k]);
 }
 
 TEST(GpuMorphologyConvexHull3d, BatchedSegmentsMatchPerRegionCpu) {
@@ -797,7 +812,8 @@ TEST(GpuMorphologyConvexHull3d, BatchedSegmentsMatchPerRegionCpu) {
         const Array expect = convex_hull_image(masks[k], {.offset_coordinates = offc, .tolerance = tol});
         EXPECT_EQ(count_true(expect), r.count[k]);
         EXPECT_EQ(r.flat[k] != 0, r.nplanes[k] == 0);
-        EXPECT_ARRAY_EQ(expect, himg.slice({Slice{.start = img_off[k], .stop = img_off[k + 1]}}).reshape(expect.shape()));
+        EXPECT_ARRAY_EQ(expect,
+                        himg.slice({Slice{.start = img_off[k], .stop = img_off[k + 1]}}).reshape(expect.shape()));
         // The planes: every voxel of the region passes all of them (the hull holds its points).
         for (i64 i = off[k]; i < off[k + 1] && tol > 0; ++i) {
           const h3::Hull3Pt q{2 * pts[3 * i], 2 * pts[3 * i + 1], 2 * pts[3 * i + 2]};
