@@ -395,7 +395,11 @@ struct ConvexHullOptions {
   /// Represent each pixel by the midpoints of its four edges (r +- 0.5, c +- 0.5) when building the
   /// hull (else by its centre).
   bool offset_coordinates = true;
-  /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only).
+  /// Inclusion tolerance of 3-D hulls (scikit-image uses it for N-d images only): a voxel is inside
+  /// when its signed distance to every facet plane is < tolerance. Evaluated exactly; for any
+  /// 0 < tolerance <= 1 / (16 (P^2 + R^2 + C^2)) (the default for every axis up to ~14400) it
+  /// changes no voxel of the closed hull. With tolerance <= 0 the voxels on the hull's boundary are
+  /// out here, while scikit-image keeps those its rounding puts a hair inside.
   double tolerance = 1e-10;
   /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
   bool include_borders = true;
@@ -407,11 +411,17 @@ struct ConvexHullOptions {
 /// truncate), so e.g. 0.5 or 256 is background. An all-zero image, or a hull of zero area (possible
 /// only without offset_coordinates, where Qhull fails), gives an all-false image (scikit-image
 /// warns); where scikit-image raises "No points given" (non-zero values that all cast to 0) this
-/// returns all false too. 3-D images (CPU only; CUDA arrays throw NotSupported) follow
-/// scikit-image's N-d path: the hull of the non-zero voxels (no uint8 cast; coplanar voxels give
-/// all false, as Qhull fails), then voxels whose centre satisfies every facet's unit-normal equation
-/// n.x + d < tolerance (include_borders is unused, as in scikit-image). 4-D and up: NotSupported;
-/// 1-D: InvalidArgument.
+/// returns all false too. 3-D images follow scikit-image's N-d path on both backends: the hull of
+/// the non-zero voxels (no uint8 cast, NaN is non-zero; fewer than 4, collinear or coplanar voxels
+/// -- a single voxel, a 1 x N x M volume -- give all false, as Qhull fails), with
+/// offset_coordinates the hull of the 6 face centres (+-0.5 along each axis) of its vertices,
+/// then the voxels whose centre satisfies every facet's unit-normal equation n.x + d < tolerance
+/// (include_borders is unused, as in scikit-image). The geometry is exact (integer planes on the
+/// half-voxel lattice, src/morphology/convex_hull_ops.hpp), so the result is scikit-image's wherever
+/// Qhull's rounding does not decide a voxel (never for the default tolerance up to ~14400 voxels
+/// per axis). CPU: an incremental hull; CUDA: a block-parallel quickhull on the device (no host
+/// geometry), synchronising the stream twice (to size the hull's scratch, and to check it). Every
+/// axis <= 262144 voxels (else NotSupported). 4-D and up: NotSupported; 1-D: InvalidArgument.
 Array convex_hull_image(const Array& image, const ConvexHullOptions& opts = {}, const Stream& stream = {});
 
 struct ConvexHullObjectOptions {
@@ -420,8 +430,10 @@ struct ConvexHullObjectOptions {
 };
 
 /// Union of the convex hull images of each object (skimage.measure.label: connected pixels of the
-/// same non-zero value, so touching objects of different values are separate). 2-D only. On CUDA it
-/// synchronizes the stream once (to size per-object scratch).
+/// same non-zero value, so touching objects of different values are separate). 2-D only, as
+/// scikit-image 0.26 (a 3-D image is InvalidArgument, its ValueError, on both backends; per-region
+/// 3-D hulls are measure.regionprops' image_convex). On CUDA it synchronizes the stream once (to
+/// size per-object scratch).
 Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts = {}, const Stream& stream = {});
 // @@skel@@ end
 

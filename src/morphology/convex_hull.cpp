@@ -7,9 +7,10 @@
 // vertices are its exact corners and the point test is exact: here the hull is a monotone chain
 // pair (lower / upper in Y as functions of X) over the per-row extremes, and each row's covered
 // columns follow from integer division. Same function on the CPU and (kernels/morphology/
-// convex_hull.cu) on CUDA. 3-D (CPU only): scikit-image's Qhull facets become an exact incremental
-// hull over the first/last voxel of every (plane, row), and the tolerance test n.x + d < tolerance
-// on unit normals becomes an integer bound per facet.
+// convex_hull.cu) on CUDA. 3-D: scikit-image's Qhull facets become exact integer planes on the
+// doubled lattice (convex_hull_ops.hpp says why the tolerance test then never changes a voxel):
+// the CPU runs a plain incremental hull over the first/last voxel of every (plane, row), CUDA a
+// block-parallel quickhull (src/morphology/convex_hull3d.hpp, kernels/morphology/convex_hull3d.cu).
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/validate.hpp"
+#include "src/morphology/convex_hull3d.hpp"
 #include "src/morphology/convex_hull_ops.hpp"
 #include "src/morphology/skeleton_ops.hpp"
 
@@ -136,47 +138,41 @@ void cpu_hull_object(const Array& image, Array& out, int connectivity) {
 }
 
 // ---- 3-D (CPU): incremental hull with exact integer arithmetic, doubled coordinates ------------
+// The oracle of the device quickhull (kernels/morphology/convex_hull3d.cu): every point tested
+// against every facet, no outside sets. Planes and the voxel test are convex_hull_ops.hpp's.
 
-struct P3 {
-  std::int64_t x, y, z;
-};
-P3 sub3(P3 a, P3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-P3 cross(P3 a, P3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-std::int64_t dot(P3 a, P3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+using detail::Hull3Plane;
+using detail::Hull3Pt;
 
 struct Face {
   int a, b, c;
-  P3 n;  // outward normal (b - a) x (c - a)
-  std::int64_t d;  // n . a
+  Hull3Plane pl;  // outward, through a, b, c in this order
 };
 
 /// Facets of the convex hull of `pts` (outward); empty when the points are coplanar (Qhull fails).
-std::vector<Face> hull3(const std::vector<P3>& pts) {
+std::vector<Face> hull3(const std::vector<Hull3Pt>& pts) {
   const int n = static_cast<int>(pts.size());
-  auto make = [&](int a, int b, int c) {
-    Face f{a, b, c, cross(sub3(pts[b], pts[a]), sub3(pts[c], pts[a])), 0};
-    f.d = dot(f.n, pts[a]);
-    return f;
-  };
+  auto make = [&](int a, int b, int c) { return Face{a, b, c, detail::hull3_plane(pts[a], pts[b], pts[c])}; };
+  auto same = [](Hull3Pt p, Hull3Pt q) { return p.x == q.x && p.y == q.y && p.z == q.z; };
   int i1 = -1, i2 = -1, i3 = -1;
   for (int i = 1; i < n && i1 < 0; ++i)
-    if (pts[i].x != pts[0].x || pts[i].y != pts[0].y || pts[i].z != pts[0].z) i1 = i;
+    if (!same(pts[i], pts[0])) i1 = i;
   if (i1 < 0) return {};
   for (int i = 1; i < n && i2 < 0; ++i) {
-    const P3 c = cross(sub3(pts[i1], pts[0]), sub3(pts[i], pts[0]));
-    if (c.x || c.y || c.z) i2 = i;
+    const Hull3Plane pl = detail::hull3_plane(pts[0], pts[i1], pts[i]);
+    if (pl.nx || pl.ny || pl.nz) i2 = i;
   }
   if (i2 < 0) return {};
   const Face base = make(0, i1, i2);
   for (int i = 1; i < n && i3 < 0; ++i)
-    if (dot(base.n, pts[i]) != base.d) i3 = i;
+    if (detail::hull3_eval(base.pl, pts[i]) != 0) i3 = i;
   if (i3 < 0) return {};
   // The tetrahedron's faces, each turned to face away from the opposite vertex.
   std::vector<Face> faces;
   const int tet[4][4] = {{0, i1, i2, i3}, {0, i1, i3, i2}, {0, i2, i3, i1}, {i1, i2, i3, 0}};
   for (const auto& t : tet) {
     Face f = make(t[0], t[1], t[2]);
-    if (dot(f.n, pts[t[3]]) > f.d) f = make(t[0], t[2], t[1]);
+    if (detail::hull3_eval(f.pl, pts[t[3]]) > 0) f = make(t[0], t[2], t[1]);
     faces.push_back(f);
   }
   std::vector<std::pair<int, int>> edges;
@@ -185,7 +181,7 @@ std::vector<Face> hull3(const std::vector<P3>& pts) {
     std::vector<Face> keep;
     edges.clear();
     for (const Face& f : faces) {
-      if (dot(f.n, pts[q]) > f.d) {
+      if (detail::hull3_eval(f.pl, pts[q]) > 0) {
         edges.push_back({f.a, f.b});
         edges.push_back({f.b, f.c});
         edges.push_back({f.c, f.a});
@@ -203,6 +199,13 @@ std::vector<Face> hull3(const std::vector<P3>& pts) {
   return faces;
 }
 
+void check_3d_extent(std::string_view fn, const Array& image) {
+  for (int a = 0; a < 3; ++a)
+    if (image.shape(a) > detail::kHull3MaxExtent)
+      fail<NotSupported>(fn, "argument 'image' has an axis of ", image.shape(a),
+                         " voxels: the exact 3-D hull supports up to ", detail::kHull3MaxExtent, " per axis");
+}
+
 template <class T>
 void cpu_hull_image_3d(const Array& image, Array& out, bool offset, double tolerance) {
   const Array c = image.contiguous();
@@ -210,55 +213,47 @@ void cpu_hull_image_3d(const Array& image, Array& out, bool offset, double toler
   const std::int64_t P = c.shape(0), R = c.shape(1), C = c.shape(2);
   // scikit-image's N-d path: np.nonzero of the image itself (no uint8 cast). Per (plane, row) the
   // first and last voxel span every hull vertex.
-  std::vector<P3> centres;
+  std::vector<Hull3Pt> centres;
   for (std::int64_t p = 0; p < P; ++p)
     for (std::int64_t r = 0; r < R; ++r) {
       std::int64_t lo = -1, hi = -1;
       for (std::int64_t k = 0; k < C; ++k)
-        if (v[(p * R + r) * C + k] != T(0)) {  // NaN counts, as in np.nonzero
+        if (detail::hull3_fg(v[(p * R + r) * C + k])) {
           if (lo < 0) lo = k;
           hi = k;
         }
       if (lo < 0) continue;
-      centres.push_back({2 * p, 2 * r, 2 * lo});
-      if (hi != lo) centres.push_back({2 * p, 2 * r, 2 * hi});
+      auto pt = [&](std::int64_t k) {
+        return Hull3Pt{static_cast<std::int32_t>(2 * p), static_cast<std::int32_t>(2 * r),
+                       static_cast<std::int32_t>(2 * k)};
+      };
+      centres.push_back(pt(lo));
+      if (hi != lo) centres.push_back(pt(hi));
     }
   if (centres.empty()) return;
   std::vector<Face> faces = hull3(centres);  // Qhull of the centres fails when they are coplanar
   if (faces.empty()) return;
-  if (offset) {
-    std::vector<P3> pts;
-    for (const P3& q : centres)
-      for (const P3& o : {P3{1, 0, 0}, P3{-1, 0, 0}, P3{0, 1, 0}, P3{0, -1, 0}, P3{0, 0, 1}, P3{0, 0, -1}})
+  if (offset) {  // the 6 face centres of each vertex of that hull (scikit-image's hull0.vertices)
+    std::vector<char> is_vertex(centres.size(), 0);
+    for (const Face& f : faces) is_vertex[f.a] = is_vertex[f.b] = is_vertex[f.c] = 1;
+    std::vector<Hull3Pt> pts;
+    for (std::size_t i = 0; i < centres.size(); ++i) {
+      if (!is_vertex[i]) continue;
+      const Hull3Pt q = centres[i];
+      for (const Hull3Pt o : {Hull3Pt{1, 0, 0}, Hull3Pt{-1, 0, 0}, Hull3Pt{0, 1, 0}, Hull3Pt{0, -1, 0},
+                              Hull3Pt{0, 0, 1}, Hull3Pt{0, 0, -1}})
         pts.push_back({q.x + o.x, q.y + o.y, q.z + o.z});
+    }
     faces = hull3(pts);
   }
-  // A voxel is in the hull when every facet's (unit-normal) equation is < tolerance: in doubled
-  // integer coordinates n.X - d < 2 |n| tolerance, i.e. n.X - d <= ceil(2 |n| tolerance) - 1.
-  std::vector<std::int64_t> slack(faces.size());
-  for (std::size_t f = 0; f < faces.size(); ++f) {
-    const P3 nn = faces[f].n;
-    const double len = std::sqrt(static_cast<double>(nn.x) * nn.x + static_cast<double>(nn.y) * nn.y +
-                                 static_cast<double>(nn.z) * nn.z);
-    slack[f] = static_cast<std::int64_t>(std::ceil(2.0 * len * tolerance)) - 1;
-  }
+  std::vector<Hull3Plane> planes(faces.size());
+  for (std::size_t f = 0; f < faces.size(); ++f) planes[f] = detail::hull3_fold(faces[f].pl, tolerance);
   bool* o = static_cast<bool*>(out.data());
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t p = 0; p < P; ++p)
     for (std::int64_t r = 0; r < R; ++r) {
       std::int64_t c0 = 0, c1 = C - 1;
-      for (std::size_t f = 0; f < faces.size() && c0 <= c1; ++f) {
-        const Face& F = faces[f];
-        // n.z * 2c <= rhs
-        const std::int64_t rhs = F.d + slack[f] - F.n.x * 2 * p - F.n.y * 2 * r;
-        if (F.n.z > 0) {
-          c1 = std::min(c1, detail::floor_div(rhs, 2 * F.n.z));
-        } else if (F.n.z < 0) {
-          c0 = std::max(c0, detail::ceil_div(-rhs, -2 * F.n.z));
-        } else if (rhs < 0) {
-          c1 = -1;
-        }
-      }
+      for (std::size_t f = 0; f < planes.size() && c0 <= c1; ++f) detail::hull3_clip(planes[f], p, r, c0, c1);
       for (std::int64_t k = c0; k <= c1; ++k) o[(p * R + r) * C + k] = true;
     }
 }
@@ -274,12 +269,16 @@ Array convex_hull_image(const Array& image, const ConvexHullOptions& opts, const
   constexpr std::string_view fn = "morphology.convex_hull_image";
   cuskimage::detail::expect_valid(image, fn, "image");
   if (image.ndim() == 3) {
-    if (!image.device().is_cpu())
-      fail<NotSupported>(fn, "argument 'image' is 3-D: the 3-D hull runs on the CPU only; copy the image to the CPU");
+    check_3d_extent(fn, image);
     Array out = Array::zeros(image.shape(), DType::bool_, image.device(), stream);
     if (image.size() == 0) return out;
     cuskimage::detail::dispatch<HullTypes>(image.dtype(), fn, [&]<class T>() {
-      cpu_hull_image_3d<T>(image, out, opts.offset_coordinates, opts.tolerance);
+      cuskimage::detail::on_backend(
+          image, stream, [&] { cpu_hull_image_3d<T>(image, out, opts.offset_coordinates, opts.tolerance); },
+          [&](cudaStream_t s) {
+            const Array c = image.contiguous(stream);
+            detail::cuda_convex_hull_image_3d<T>(c, out, opts.offset_coordinates, opts.tolerance, s);
+          });
     });
     return out;
   }
