@@ -247,12 +247,11 @@ std::string RegionSet::resolve(std::string_view name, std::string_view fn) const
     fail<NotSupported>(fn, "property '", name, "' supports spacing = (1, 1) only (as in scikit-image)");
   if ((canon == "perimeter" || canon == "perimeter_crofton") && !isotropic(spacing))
     fail<NotSupported>(fn, "property '", name, "' supports isotropic spacings only (as in scikit-image)");
-  const bool convex = canon == "area_convex" || canon == "image_convex" || canon == "solidity" ||
-                      canon == "feret_diameter_max";
-  if (convex && ndim == 3 && !labels.device().is_cpu())
+  // 3-D feret_diameter_max is marching_cubes of each region's convex image plus a pairwise maximum:
+  // not batched over regions on the device yet.
+  if (canon == "feret_diameter_max" && ndim == 3 && !labels.device().is_cpu())
     fail<NotSupported>(fn, "property '", name,
-                       "' needs the 3-D convex hull, which runs on the CPU only (as morphology.convex_hull_image); "
-                       "pass a host label image: label_image.to(Device::cpu())");
+                       "' in 3-D is measured on the CPU only; pass a host label image: label_image.to(Device::cpu())");
   return std::string(canon);
 }
 

@@ -10,6 +10,7 @@
 #include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
 #include "src/measure/regionprops.hpp"
+#include "src/morphology/convex_hull3d.hpp"
 
 namespace cuskimage::measure::detail {
 
@@ -40,6 +41,25 @@ DeviceShapes& RegionSet::device_shapes() const {
 }
 
 namespace {
+
+/// 3-D image_convex / area_convex of every region at once: morphology's block-per-hull device
+/// quickhull over each region's bbox crop (default convex_hull_image options, as scikit-image's
+/// regionprops uses); the crops are packed at crop_off when `image` is asked for.
+void hull3d_all(const RegionSet& s, DeviceShapes& d, bool want_image) {
+  namespace md = cuskimage::morphology::detail;
+  bool* images = nullptr;
+  if (want_image) {
+    d.convex = Array::empty({std::max<std::int64_t>(d.crop_off.back(), 1)}, DType::bool_, s.labels.device(), s.stream);
+    images = d.convex.data<bool>();
+  }
+  if (d.labels.dtype() == DType::int32)
+    md::cuda_hull3d_regions<std::int32_t>(d.labels, s.st.label, s.st.lo, s.st.hi, images,
+                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream.handle());
+  else
+    md::cuda_hull3d_regions<std::int64_t>(d.labels, s.st.label, s.st.lo, s.st.hi, images,
+                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream.handle());
+  d.has_area_convex = true;
+}
 
 /// Region r's crop of a packed bool buffer, as a new array of the crop's shape.
 Array packed_crop(const RegionSet& s, const Array& packed, std::int64_t r) {
@@ -104,6 +124,7 @@ Array RegionSet::device_image_filled(std::int64_t r) const {
 std::int64_t RegionSet::device_area_convex(std::int64_t r) const {
   DeviceGuard guard(labels.device().index());
   DeviceShapes& d = device_shapes();
+  if (!d.has_area_convex && ndim == 3) hull3d_all(*this, d, false);
   if (!d.has_area_convex) {
     Array unused;
     std::vector<double> none;
@@ -116,6 +137,7 @@ std::int64_t RegionSet::device_area_convex(std::int64_t r) const {
 Array RegionSet::device_image_convex(std::int64_t r) const {
   DeviceGuard guard(labels.device().index());
   DeviceShapes& d = device_shapes();
+  if (!d.convex.valid() && ndim == 3) hull3d_all(*this, d, true);
   if (!d.convex.valid()) {
     std::vector<double> none;
     cuda_region_convex(d.labels, st, d.crop_off, spacing, true, false, d.convex, d.area_convex, none, stream.handle());
