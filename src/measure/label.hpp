@@ -64,7 +64,8 @@ inline LabelNeighbours backward_neighbours(int ndim, int connectivity) {
 }
 
 /// Labels the contiguous 1- to 3-D device image `in` into the contiguous int32/int64 `out` (same
-/// shape, same device); when `num` is non-null it receives the label count (one int64 on the device).
+/// shape, same device), stream-ordered on `stream`; when `num` is non-null it receives the label
+/// count, read back from the device (the only case that synchronises the stream).
 template <class T>
 void cuda_label(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
                 cudaStream_t stream);

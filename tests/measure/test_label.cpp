@@ -128,6 +128,82 @@ TEST(MeasureLabel, Cli) {
   EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.label", ip, op, "--connectivity", "3"}).rc, 1);
 }
 
+// ---- Patterns that stress the tiled CUDA labeller (tiles of 32 x 32 in 2-D, 32 x 8 x 4 in 3-D) ----
+
+/// A host image of dtype `dt` from a rule v(z, y, x) (1-D and 2-D images use leading extents of 1).
+template <class F>
+Array pattern(const Shape& shape, DType dt, F v) {
+  std::int64_t ext[3] = {1, 1, 1};
+  for (std::size_t d = 0; d < shape.size(); ++d) ext[3 - shape.size() + d] = shape[d];
+  std::vector<std::int64_t> vals;
+  vals.reserve(static_cast<std::size_t>(ext[0] * ext[1] * ext[2]));
+  for (std::int64_t z = 0; z < ext[0]; ++z)
+    for (std::int64_t y = 0; y < ext[1]; ++y)
+      for (std::int64_t x = 0; x < ext[2]; ++x) vals.push_back(v(z, y, x));
+  return Array::from_vector<std::int64_t>(vals, shape).astype(dt);
+}
+
+Array checkerboard(const Shape& shape) {
+  return pattern(shape, DType::bool_, [](auto z, auto y, auto x) { return (z + y + x) % 2 == 0; });
+}
+
+/// Rows 0, 4, 8, ... joined by the three rows between them alternately at the right and left ends:
+/// one region snaking through every tile row and back across every tile column.
+Array serpentine(std::int64_t ny, std::int64_t nx) {
+  return pattern({ny, nx}, DType::uint8, [=](auto, std::int64_t y, std::int64_t x) {
+    if (y % 4 == 0) return 1;
+    return ((y / 4) % 2 == 0) ? int(x == nx - 1) : int(x == 0);
+  });
+}
+
+/// Its transpose: columns joined at the top and bottom.
+Array serpentine_t(std::int64_t ny, std::int64_t nx) {
+  return pattern({ny, nx}, DType::uint8, [=](auto, std::int64_t y, std::int64_t x) {
+    if (x % 4 == 0) return 1;
+    return ((x / 4) % 2 == 0) ? int(y == ny - 1) : int(y == 0);
+  });
+}
+
+/// Concentric square rings of width 1 at even distances d from the border, each opened at (d, d + 1)
+/// and joined to the next by the bridge (d + 1, d + 2): one long region winding through every tile.
+Array spiral(std::int64_t n) {
+  return pattern({n, n}, DType::bool_, [=](auto, std::int64_t y, std::int64_t x) {
+    const std::int64_t d = std::min(std::min(y, x), std::min(n - 1 - y, n - 1 - x));
+    const bool gap = y == d && x == d + 1;  // the opening of an even ring, the bridge on an odd one
+    return d % 2 == 0 ? !gap : gap;
+  });
+}
+
+/// A hook: one region whose first pixel (top right) lies in a later tile than its pixels further
+/// down-left (same tile row, lower tile column), repeated with different sizes.
+Array hooks(std::int64_t ny, std::int64_t nx) {
+  return pattern({ny, nx}, DType::uint8, [=](auto, std::int64_t y, std::int64_t x) {
+    const std::int64_t band = y / 20, yy = y % 20, right = nx - 1 - 3 * band;
+    if (yy == 2 + band % 5) return int(x == right);            // the hook's top: its first pixel
+    if (yy > 2 + band % 5 && yy < 17) return int(x == right);  // down the right
+    if (yy == 17) return int(x >= 1 + band && x <= right);     // back left, into earlier tiles
+    return 0;
+  });
+}
+
+TEST(MeasureLabel, PatternCounts) {
+  // The counts these patterns are built to have (so the device tests below exercise what they say).
+  EXPECT_EQ(measure::label_with_num(checkerboard({67, 99}), {.connectivity = 1}).num, (67 * 99 + 1) / 2);
+  EXPECT_EQ(measure::label_with_num(checkerboard({67, 99}), {.connectivity = 2}).num, 1);
+  EXPECT_EQ(measure::label_with_num(checkerboard({9, 17, 40}), {.connectivity = 1}).num, (9 * 17 * 40) / 2);
+  EXPECT_EQ(measure::label_with_num(checkerboard({9, 17, 40}), {.connectivity = 2}).num, 1);
+  EXPECT_EQ(measure::label_with_num(serpentine(203, 301)).num, 1);
+  EXPECT_EQ(measure::label_with_num(serpentine_t(203, 301)).num, 1);
+  EXPECT_EQ(measure::label_with_num(spiral(129), {.connectivity = 1}).num, 1);
+  const Array h = hooks(200, 330);
+  EXPECT_EQ(measure::label_with_num(h, {.connectivity = 1}).num, 10);
+  // The first hook's first pixel is labelled 1 although the pixels it reaches at x = 1 come later
+  // in tile order only.
+  const auto l = cusktest::host_copy(measure::label(h)).to_vector<std::int64_t>();
+  EXPECT_EQ(l[2 * 330 + 329], 1);
+  EXPECT_EQ(l[17 * 330 + 1], 1);
+}
+
 // ---- CUDA backend --------------------------------------------------------------------------
 
 /// Random multi-valued blobs: values in [0, levels) where a smoothed noise field is high.
@@ -205,6 +281,168 @@ TEST(GpuMeasureLabel, SnakesAcrossTilesAndStridedViews) {
   const Array hv = h.slice({Slice{.start = 1, .step = 2}, Slice{.step = -1}, Slice{.step = 3}});
   const Array dv = d.slice({Slice{.start = 1, .step = 2}, Slice{.step = -1}, Slice{.step = 3}});
   EXPECT_ARRAY_EQ(measure::label(hv, {.connectivity = 2}), measure::label(dv, {.connectivity = 2}, s));
+}
+
+/// The device labelling on stream `s` against the CPU backend: every connectivity, both output
+/// dtypes, with and without the count.
+void expect_gpu_equals_cpu(const Array& h, const Stream& s, const std::string& what,
+                           std::optional<std::int64_t> background = std::nullopt) {
+  const Array d = h.to(Device::cuda(), s);
+  for (int c = 1; c <= h.ndim(); ++c) {
+    for (DType odt : {DType::int32, DType::int64}) {
+      const measure::LabelOptions o{.background = background, .connectivity = c, .dtype = odt};
+      const std::string at = what + " " + cuskimage::shape_str(h.shape()) + " " +
+                             std::string(cuskimage::dtype_name(h.dtype())) + " c" + std::to_string(c) + " -> " +
+                             std::string(cuskimage::dtype_name(odt));
+      const auto rc = measure::label_with_num(h, o);
+      const auto rg = measure::label_with_num(d, o, s);
+      EXPECT_EQ(rg.labels.device(), d.device()) << at;
+      EXPECT_ARRAY_EQ(rc.labels, rg.labels) << at;
+      EXPECT_EQ(rc.num, rg.num) << at;
+      EXPECT_ARRAY_EQ(rc.labels, measure::label(d, o, s)) << at << " (no count)";
+    }
+  }
+}
+
+TEST(GpuMeasureLabel, CheckerboardsAcrossTileFacesAndCorners) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // Connectivity 1: every pixel its own region; 2 (and 3): one region through every tile corner.
+  expect_gpu_equals_cpu(checkerboard({133, 170}), s, "checkerboard");
+  expect_gpu_equals_cpu(checkerboard({37, 41, 67}), s, "checkerboard");
+  // Two-valued checkerboard: no two neighbours share a value under connectivity 1.
+  expect_gpu_equals_cpu(pattern({97, 130}, DType::uint8, [](auto, auto y, auto x) { return 1 + (y + x) % 2; }), s,
+                        "two-valued checkerboard");
+  // Diagonal and anti-diagonal stripes cross every face and corner diagonally.
+  expect_gpu_equals_cpu(pattern({150, 160}, DType::bool_, [](auto, auto y, auto x) { return (x + y) % 3 == 0; }), s,
+                        "diagonal stripes");
+  expect_gpu_equals_cpu(
+      pattern({150, 160}, DType::bool_, [](auto, auto y, auto x) { return (x - y + 1000) % 4 == 0; }), s,
+      "anti-diagonal stripes");
+  expect_gpu_equals_cpu(
+      pattern({20, 30, 70}, DType::bool_, [](auto z, auto y, auto x) { return (x + y + z) % 3 == 0; }), s,
+      "diagonal planes");
+  // Isolated pairs touching only across tile corners (2-D: (31, 31)-(32, 32) and mirrored).
+  expect_gpu_equals_cpu(pattern({64, 96}, DType::bool_,
+                                [](auto, auto y, auto x) {
+                                  return (y == 31 && x == 31) || (y == 32 && x == 32) || (y == 31 && x == 64) ||
+                                         (y == 32 && x == 63);
+                                }),
+                        s, "corner pairs");
+  // 3-D: pairs meeting only at the 3-hop corner of eight 32 x 8 x 4 tiles, both diagonal directions.
+  expect_gpu_equals_cpu(pattern({8, 16, 96}, DType::bool_,
+                                [](auto z, auto y, auto x) {
+                                  return (z == 3 && y == 7 && x == 31) || (z == 4 && y == 8 && x == 32) ||
+                                         (z == 4 && y == 7 && x == 63) || (z == 3 && y == 8 && x == 64);
+                                }),
+                        s, "corner pixels 3-D");
+}
+
+TEST(GpuMeasureLabel, LongRegionsAcrossManyTiles) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  expect_gpu_equals_cpu(serpentine(203, 301), s, "serpentine");
+  expect_gpu_equals_cpu(serpentine_t(203, 301), s, "serpentine (columns)");
+  expect_gpu_equals_cpu(spiral(257), s, "spiral");
+  expect_gpu_equals_cpu(hooks(200, 330), s, "hooks");
+  // One region spanning the whole image, and a grid of lines (one region, many tile faces).
+  expect_gpu_equals_cpu(pattern({300, 517}, DType::bool_, [](auto, auto, auto) { return 1; }), s, "all foreground");
+  expect_gpu_equals_cpu(pattern({21, 50, 70}, DType::bool_, [](auto, auto, auto) { return 1; }), s, "all foreground");
+  expect_gpu_equals_cpu(
+      pattern({260, 300}, DType::bool_, [](auto, auto y, auto x) { return y % 7 == 0 || x % 11 == 0; }), s, "grid");
+  expect_gpu_equals_cpu(pattern({30, 40, 75}, DType::bool_,
+                                [](auto z, auto y, auto x) { return (y % 5 == 0 && x % 6 == 0) || z % 9 == 4; }),
+                        s, "3-D grid");
+  // Diagonal lines: only connectivity 3 joins steps in all three axes.
+  expect_gpu_equals_cpu(pattern({24, 24, 70}, DType::bool_, [](auto z, auto y, auto x) { return x == y && y == z; }),
+                        s, "3-D diagonal");
+  // Every pixel foreground but background 1 inverts a bool image: nothing to label.
+  expect_gpu_equals_cpu(pattern({70, 90}, DType::bool_, [](auto, auto, auto) { return 1; }), s, "inverted", 1);
+}
+
+TEST(GpuMeasureLabel, RandomMultiValuedImages) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 900;
+  // Blobs of several values, and plain noise (many tiny regions of equal neighbours).
+  for (const Shape& shape : std::vector<Shape>{{257, 389}, {33, 65}, {5, 70, 3}, {19, 45, 77}, {4000}}) {
+    expect_gpu_equals_cpu(blobs(shape, DType::uint8, seed++, 4), s, "blobs");
+    expect_gpu_equals_cpu(blobs(shape, DType::int32, seed++, 5), s, "blobs");
+    expect_gpu_equals_cpu(cusktest::random_array(shape, DType::uint8, seed++, 0, 3), s, "noise");
+    expect_gpu_equals_cpu(cusktest::random_array(shape, DType::int16, seed++, -2, 1), s, "noise", -1);
+    expect_gpu_equals_cpu(cusktest::random_array(shape, DType::uint16, seed++, 0, 2), s, "noise", 2);
+    // Floats truncate: -0.5 and 0.5 are both 0; 1.2 and 1.9 join.
+    expect_gpu_equals_cpu(cusktest::random_array(shape, DType::float64, seed++, -1.0, 3.0), s, "float noise");
+    expect_gpu_equals_cpu(cusktest::random_array(shape, DType::bool_, seed++), s, "bool noise");
+  }
+  // 64-bit values that agree in their low 32 bits must not join.
+  expect_gpu_equals_cpu(pattern({70, 80}, DType::int64,
+                                [](auto, auto y, auto x) {
+                                  return ((x / 5 + y / 3) % 2) ? std::int64_t(1) : (std::int64_t(1) << 40) + 1;
+                                }),
+                        s, "int64 keys");
+  expect_gpu_equals_cpu(pattern({70, 80}, DType::uint64,
+                                [](auto, auto y, auto x) { return std::int64_t((x / 7 + y / 2) % 3); }),
+                        s, "uint64 keys");
+}
+
+TEST(GpuMeasureLabel, OddShapes) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 300;
+  for (const Shape& shape : std::vector<Shape>{{1},
+                                               {31},
+                                               {32},
+                                               {33},
+                                               {1000},
+                                               {1, 1},
+                                               {1, 700},
+                                               {700, 1},
+                                               {33, 65},
+                                               {32, 64},
+                                               {31, 33},
+                                               {1, 1, 1},
+                                               {5, 70, 3},
+                                               {1, 40, 50},
+                                               {2, 1, 300},
+                                               {9, 9, 1},
+                                               {4, 8, 32},
+                                               {13, 17, 35}}) {
+    expect_gpu_equals_cpu(blobs(shape, DType::bool_, seed++, 1), s, "blobs");
+    expect_gpu_equals_cpu(blobs(shape, DType::uint8, seed++, 3), s, "blobs");
+  }
+  // 1-D runs: every run of equal values is a region.
+  expect_gpu_equals_cpu(pattern({5000}, DType::uint8, [](auto, auto, auto x) { return (x / 3) % 4; }), s, "1-D runs");
+}
+
+TEST(GpuMeasureLabel, StridedViewsAndCount) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array h2 = blobs({300, 411}, DType::uint8, 41, 2);
+  const Array d2 = h2.to(Device::cuda(), s);
+  for (const auto& sl : std::vector<std::vector<Slice>>{{Slice{.step = 2}, Slice{.step = -1}},
+                                                        {Slice{.start = 7, .stop = 250}, Slice{.start = 3, .step = 3}},
+                                                        {Slice{.step = -3}, Slice{.start = 100, .stop = 101}}}) {
+    const Array hv = h2.slice(sl), dv = d2.slice(sl);
+    for (int c : {1, 2}) {
+      const auto rc = measure::label_with_num(hv, {.connectivity = c});
+      const auto rg = measure::label_with_num(dv, {.connectivity = c}, s);
+      EXPECT_ARRAY_EQ(rc.labels, rg.labels) << cuskimage::shape_str(hv.shape()) << " c" << c;
+      EXPECT_EQ(rc.num, rg.num);
+    }
+  }
+  const Array h3 = blobs({40, 50, 66}, DType::bool_, 42, 1);
+  const Array d3 = h3.to(Device::cuda(), s);
+  const std::vector<Slice> sl3 = {Slice{.start = 1, .step = 2}, Slice{.step = -1}, Slice{.start = 5, .step = 2}};
+  for (int c : {1, 2, 3}) {
+    const auto rc = measure::label_with_num(h3.slice(sl3), {.connectivity = c, .dtype = DType::int64});
+    const auto rg = measure::label_with_num(d3.slice(sl3), {.connectivity = c, .dtype = DType::int64}, s);
+    EXPECT_ARRAY_EQ(rc.labels, rg.labels) << "c" << c;
+    EXPECT_EQ(rc.num, rg.num);
+    EXPECT_EQ(rg.num, max_label(rg.labels));
+  }
+  // The count of an image without foreground.
+  EXPECT_EQ(measure::label_with_num(Array::zeros({100, 70}, DType::bool_, Device::cuda(), s), {}, s).num, 0);
 }
 
 TEST(GpuMeasureLabel, BadInputOnDevice) {
