@@ -182,16 +182,14 @@ struct Slide::Impl {
     }
   }
 
-  /// The decoded RGB tile (from the cache, else decoded and cached).
-  detail::TileCache::Tile tile(int level, std::uint64_t index) const {
-    const auto key = tile_key(level, index);
-    if (auto hit = cache.get(key)) return hit;
+  /// A tile the cache lacks, decoded whole (RGB) and put in the cache.
+  detail::TileCache::Tile decode_and_cache(int level, std::uint64_t index) const {
     const TiledImage& t = images[level];
     thread_local std::vector<unsigned char> raw;
     fetch(t, index, raw);
     auto out = std::make_shared<std::vector<unsigned char>>(detail::tile_bytes(t, 3));
     detail::decode_tile(t, raw.data(), raw.size(), out->data(), t.tile_width * 3, 3, path);
-    cache.put(key, out);
+    cache.put(tile_key(level, index), out);
     return out;
   }
 };
@@ -204,6 +202,7 @@ struct TileJob {
   int level;
   std::int64_t tx, ty;  // tile column and row
   std::int64_t ox, oy;  // the output position of the region's level-pixel origin: pixel (lx, ly)
+  bool shared = false;  // other regions of the same batch need this tile in part too
 };
 
 void check_region(const Slide& s, const Region& r, const char* fn) {
@@ -564,6 +563,38 @@ static void plan_region(const Slide::Impl& s, const Region& r, Array& out, const
   }
 }
 
+/// The tile's part inside the region and the level: [ax, bx) x [ay, by) in level pixels; whether
+/// that is the whole tile.
+struct Span {
+  std::int64_t px, py, ax, ay, bx, by;
+  bool whole;
+};
+static Span job_span(const TiledImage& t, std::int64_t tx, std::int64_t ty, std::int64_t ox, std::int64_t oy, const Region& r) {
+  Span p;
+  p.px = tx * t.tile_width, p.py = ty * t.tile_height;
+  p.ax = std::max(p.px, ox), p.ay = std::max(p.py, oy);
+  p.bx = std::min({p.px + t.tile_width, ox + r.width, t.width});
+  p.by = std::min({p.py + t.tile_height, oy + r.height, t.height});
+  p.whole = p.ax == p.px && p.ay == p.py && p.bx == p.px + t.tile_width && p.by == p.py + t.tile_height;
+  return p;
+}
+
+/// Marks the jobs whose tile other jobs of the batch also need in part (decoded once, cached).
+static void mark_shared(const Slide::Impl& s, std::vector<TileJob>& jobs, const std::vector<Region>& regions,
+                        const std::vector<std::size_t>& owner) {
+  std::unordered_map<std::uint64_t, int> uses;
+  std::vector<std::uint64_t> keys(jobs.size(), ~std::uint64_t(0));
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const TileJob& j = jobs[k];
+    const TiledImage& t = s.images[j.level];
+    if (job_span(t, j.tx, j.ty, j.ox, j.oy, regions[owner[k]]).whole) continue;
+    keys[k] = tile_key(j.level, static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx));
+    ++uses[keys[k]];
+  }
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    if (keys[k] != ~std::uint64_t(0) && uses[keys[k]] > 1) jobs[k].shared = true;
+}
+
 /// Decodes one tile's part of a region into the output.
 static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   const TiledImage& t = s.images[j.level];
@@ -571,14 +602,10 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   const int ch = static_cast<int>(out.shape(2));
   const std::ptrdiff_t stride = out.strides()[0];
   auto* base = static_cast<unsigned char*>(out.data());
-  const std::int64_t px = j.tx * t.tile_width, py = j.ty * t.tile_height;  // tile origin, level pixels
-  // The tile's part inside the region and the level.
-  const std::int64_t ax = std::max(px, j.ox), ay = std::max(py, j.oy);
-  const std::int64_t bx = std::min({px + t.tile_width, j.ox + r.width, t.width});
-  const std::int64_t by = std::min({py + t.tile_height, j.oy + r.height, t.height});
+  const Span sp = job_span(t, j.tx, j.ty, j.ox, j.oy, r);
+  const std::int64_t px = sp.px, py = sp.py, ax = sp.ax, ay = sp.ay, bx = sp.bx, by = sp.by;
   const std::uint64_t index = static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx);
-  const bool whole = ax == px && ay == py && bx == px + t.tile_width && by == py + t.tile_height;
-  if (whole) {
+  if (sp.whole) {
     // Straight into the output, unless the cache already holds it.
     if (auto hit = s.cache.get(tile_key(j.level, index)); !hit) {
       thread_local std::vector<unsigned char> raw;
@@ -599,7 +626,25 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
       return;
     }
   }
-  const auto tile = s.tile(j.level, index);
+  // Part of a tile: from the cache when it holds the tile. Otherwise JPEG decodes only the part
+  // (uncached: the cache keeps whole tiles) unless the tile is being reused -- other regions of
+  // this batch need it, or a recent read needed it (TileCache::admit) -- then it is decoded whole
+  // and cached, so overlapping reads decode each tile about once.
+  const std::uint64_t key = tile_key(j.level, index);
+  auto tile = s.cache.get(key);
+  if (!tile) {
+    const bool partial = detail::partial_decode_pays(t) &&
+                         !((j.shared && s.cache.capacity() >= detail::tile_bytes(t, 3)) ||
+                           s.cache.admit(key, detail::tile_bytes(t, 3)));
+    if (partial) {
+      thread_local std::vector<unsigned char> raw;
+      s.fetch(t, index, raw);
+      detail::decode_tile_part(t, raw.data(), raw.size(), ax - px, ay - py, bx - px, by - py,
+                               base + (ay - j.oy) * stride + (ax - j.ox) * ch, stride, ch, s.path);
+      return;
+    }
+    tile = s.decode_and_cache(j.level, index);
+  }
   const std::int64_t w = bx - ax;
   for (std::int64_t y = ay; y < by; ++y) {
     const unsigned char* src = tile->data() + ((y - py) * t.tile_width + (ax - px)) * 3;
@@ -767,6 +812,7 @@ std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const
     owner.resize(jobs.size(), i);
     (void)before;
   }
+  mark_shared(*impl_, jobs, regions, owner);
   detail::parallel_for(jobs.size(), options.workers, [&](std::size_t k) { run_job(*impl_, jobs[k], regions[owner[k]]); });
   if (!options.device.is_cpu())
     for (auto& o : outs) o = o.to(options.device, stream);

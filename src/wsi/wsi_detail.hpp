@@ -55,6 +55,17 @@ inline std::size_t tile_bytes(const TiledImage& t, int channels) {
 void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
                  std::ptrdiff_t dst_stride, int channels, const std::string& path);
 
+/// Decodes the part [x0, x1) x [y0, y1) (tile pixels) of one tile into dst (its pixel (x0, y0) at
+/// dst, rows `dst_stride` bytes apart). JPEG decodes only what the part needs (cropped columns,
+/// skipped and unread rows: see decode.cpp), bit-identical to the same pixels of a full decode;
+/// other codecs decode the whole tile into scratch and copy the part.
+void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t n, std::int64_t x0, std::int64_t y0,
+                      std::int64_t x1, std::int64_t y1, unsigned char* dst, std::ptrdiff_t dst_stride, int channels,
+                      const std::string& path);
+
+/// Whether decode_tile_part of `t` costs less than a whole-tile decode (JPEG only).
+inline bool partial_decode_pays(const TiledImage& t) { return t.compression == kJpeg; }
+
 /// Checks at open that this build can decode `t`'s tiles; FormatError/NotSupported otherwise.
 void check_decodable(const TiledImage& t, const std::string& path);
 
@@ -88,7 +99,16 @@ class TileCache {
   explicit TileCache(std::size_t capacity) : capacity_(capacity) {}
   Tile get(std::uint64_t key);
   void put(std::uint64_t key, Tile tile);
+  /// Admission of a tile needed only in part (which can be decoded in part, uncached): true when
+  /// the cache is on and the tile was needed recently, i.e. it is being reused within the span the
+  /// cache could hold (then decode it whole and put it); else false, and the tile is remembered. The
+  /// memory of recent keys is a direct-mapped table of about twice the cache's tile count.
+  bool admit(std::uint64_t key, std::size_t tile_bytes);
   void set_capacity(std::size_t bytes);
+  std::size_t capacity() const {
+    std::lock_guard lock(mu_);
+    return capacity_;
+  }
   CacheStats stats() const;
 
  private:
@@ -101,6 +121,8 @@ class TileCache {
   std::size_t capacity_, used_ = 0;
   std::list<Entry> lru_;  // front = most recent
   std::unordered_map<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::vector<std::uint64_t> recent_;  // key + 1 of recently needed partial tiles (0: empty)
+  int recent_bits_ = 0;
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 
