@@ -300,6 +300,20 @@ TEST(Wsi, TileCacheBudget) {
 /// every row offset inside a tile (the skip), every column offset (the crop), regions ending on
 /// every row and column, random regions across tiles and past the slide's edges, with the cache
 /// off (every part decoded in part) and on (reused tiles decoded whole), RGB and RGBA.
+/// crop() with row copies (the partial-decode test crops thousands of regions).
+std::vector<std::uint8_t> crop_rows(const Array& a, const Region& r) {
+  const std::int64_t H = a.shape(0), W = a.shape(1);
+  std::vector<std::uint8_t> o(static_cast<std::size_t>(r.width * r.height * 3), 0);
+  const auto* s = static_cast<const std::uint8_t*>(a.data());
+  const std::int64_t x0 = std::max<std::int64_t>(r.x, 0), x1 = std::min(r.x + r.width, W);
+  for (std::int64_t y = std::max<std::int64_t>(r.y, 0); y < std::min(r.y + r.height, H) && x0 < x1; ++y)
+    std::memcpy(&o[static_cast<std::size_t>(((y - r.y) * r.width + (x0 - r.x)) * 3)], s + (y * W + x0) * 3, static_cast<std::size_t>(x1 - x0) * 3);
+  return o;
+}
+bool same_bytes(const std::vector<std::uint8_t>& want, const Array& got) {
+  return got.nbytes() == want.size() && std::memcmp(got.data(), want.data(), want.size()) == 0;
+}
+
 void expect_partial_equals_full(const std::string& path, bool every_offset) {
   SCOPED_TRACE(path);
   const Array full = libtiff_level(path, 0);
@@ -312,23 +326,23 @@ void expect_partial_equals_full(const std::string& path, bool every_offset) {
   std::vector<Region> regions;
   if (every_offset) {
     for (std::int64_t k = 0; k < th; ++k) {
-      regions.push_back({uni(0, W - 40), th + k, 0, uni(1, 300), uni(1, 2 * th)});  // starts on row k of a tile
+      regions.push_back({uni(0, W - 40), th + k, 0, uni(1, 120), uni(1, th + 40)});  // starts on row k of a tile
       const std::int64_t y = uni(0, th - 1);
-      regions.push_back({uni(0, W - 40), y, 0, uni(1, 200), th + k + 1 - y});  // ends on row k of a tile
+      regions.push_back({uni(0, W - 40), y, 0, uni(1, 120), th + k + 1 - y});  // ends on row k of a tile
     }
     for (std::int64_t k = 0; k < tw; ++k) {
-      regions.push_back({tw + k, uni(0, H - 40), 0, uni(1, 2 * tw), uni(1, 120)});  // starts on column k
+      regions.push_back({tw + k, uni(0, H - 40), 0, uni(1, tw + 40), uni(1, 60)});  // starts on column k
       const std::int64_t x = uni(0, tw - 1);
       regions.push_back({x, uni(0, H - 40), 0, tw + k + 1 - x, uni(1, 60)});  // ends on column k
     }
   }
-  for (int i = 0; i < 150; ++i) regions.push_back({uni(-50, W), uni(-50, H), 0, uni(1, 400), uni(1, 400)});
-  for (int i = 0; i < 20; ++i) regions.push_back({W - uni(1, 300), H - uni(1, 300), 0, uni(1, 400), uni(1, 400)});  // slide edges
+  for (int i = 0; i < 120; ++i) regions.push_back({uni(-50, W), uni(-50, H), 0, uni(1, 300), uni(1, 300)});
+  for (int i = 0; i < 20; ++i) regions.push_back({W - uni(1, 300), H - uni(1, 300), 0, uni(1, 300), uni(1, 300)});  // slide edges
   std::size_t bad = 0;
   for (const Region& r : regions) {
-    const Array want = crop(full, r.x, r.y, r.width, r.height);
-    const bool ok_off = cusktest::arrays_equal(want, off.read_region(r));
-    const bool ok_on = cusktest::arrays_equal(want, on.read_region(r));
+    const auto want = crop_rows(full, r);
+    const bool ok_off = same_bytes(want, off.read_region(r));
+    const bool ok_on = same_bytes(want, on.read_region(r));
     if (!ok_off || !ok_on) {
       if (++bad <= 5) ADD_FAILURE() << "region " << r.x << "," << r.y << " " << r.width << "x" << r.height << " cache off ok "
                                     << ok_off << ", cache on ok " << ok_on;
