@@ -76,9 +76,16 @@ struct ReadOptions {
   /// Device of the returned array: tiles decode on the host, then one stream-ordered copy.
   Device device = Device::cpu();
   /// With a CUDA `device`, decode YCbCr JPEG tiles on the GPU with batched nvJPEG when the build
-  /// has it (RGB output, grey background only; else the host decodes). nvJPEG's pixels differ
-  /// slightly from libjpeg's: mean absolute difference below 1, see the GPU tests.
+  /// has it (RGB output, grey background only; else the host decodes): the hardware JPEG decoders
+  /// (NVJPG, on A100/H100/H200) when nvJPEG offers them, else its CUDA backend (gpu_jpeg_decoder()
+  /// says which). nvJPEG's pixels differ slightly from libjpeg's: mean absolute difference below 1,
+  /// see the GPU tests.
   bool nvjpeg = true;
+  /// With `nvjpeg`: the CPU workers decode part of the tiles too (libjpeg-turbo into pinned host
+  /// memory, copied up asynchronously; those pixels are exactly the host path's) while the GPU
+  /// decodes the rest; both draw from one queue, so they finish together. false: nvJPEG decodes
+  /// every tile it can (the workers only fetch and prepare its batches).
+  bool hybrid = true;
   /// Threads decoding the tiles of one region (read_regions: of the whole batch). 1 decodes on the
   /// calling thread; 0 uses std::thread::hardware_concurrency().
   int workers = 1;
@@ -88,6 +95,18 @@ struct CacheStats {
   std::size_t capacity_bytes = 0, used_bytes = 0, entries = 0;
   std::uint64_t hits = 0, misses = 0;
 };
+
+/// Tile decodes of device reads (read_region(s) with a CUDA device) since the Slide was opened.
+struct DeviceDecodeStats {
+  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG
+  std::uint64_t host_tiles = 0;  ///< by the host decoder (hybrid workers, or the host path), copied up
+};
+
+/// The GPU JPEG decoder that device reads use on `device`, in words: "nvJPEG 13.0.4, hardware
+/// backend (NVJPG: 7 engines x 5 cores)", "nvJPEG 13.0.4, default backend (CUDA; hardware backend
+/// unavailable: ...)", or "none: ..." (a build without nvJPEG, no such GPU, nvJPEG failed to start).
+/// Starts nvJPEG on that device if needed.
+std::string gpu_jpeg_decoder(const Device& device = Device::cuda());
 
 class Slide {
  public:
@@ -137,6 +156,7 @@ class Slide {
                                   const Stream& stream = {}) const;
 
   CacheStats cache_stats() const;
+  DeviceDecodeStats device_decode_stats() const;
   /// Changes the cache's byte budget (evicting as needed); 0 disables it.
   void set_cache_capacity(std::size_t bytes) const;
 

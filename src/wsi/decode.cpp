@@ -414,15 +414,22 @@ void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t
                 static_cast<std::size_t>(x1 - x0) * static_cast<std::size_t>(channels));
 }
 
-std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile) {
+void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out) {
   const auto& tb = t.jpeg_tables;
   const bool tables = tb.size() >= 4 && tb[tb.size() - 2] == 0xFF && tb[tb.size() - 1] == 0xD9;
   const bool soi = tile.size() >= 2 && tile[0] == 0xFF && tile[1] == 0xD8;
-  if (!tables || !soi) return tile;
+  if (!tables || !soi) {
+    out.assign(tile.begin(), tile.end());
+    return;
+  }
+  out.resize(tb.size() - 2 + tile.size() - 2);
+  std::memcpy(out.data(), tb.data(), tb.size() - 2);
+  std::memcpy(out.data() + tb.size() - 2, tile.data() + 2, tile.size() - 2);
+}
+
+std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile) {
   std::vector<unsigned char> out;
-  out.reserve(tb.size() + tile.size());
-  out.insert(out.end(), tb.begin(), tb.end() - 2);
-  out.insert(out.end(), tile.begin() + 2, tile.end());
+  merge_jpeg_tables_into(t, tile, out);
   return out;
 }
 

@@ -76,11 +76,45 @@ bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std
 /// the tile (without SOI); the tile itself when the level has no tables.
 std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile);
 
+/// merge_jpeg_tables into `out` (its storage reused).
+void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out);
+
+/// One tile's part of a device read (see device_decode).
+struct DevicePart {
+  const TiledImage* image;
+  std::uint64_t index;          // the tile in its level
+  std::int64_t x0, y0, x1, y1;  // the part, in tile pixels
+  std::int64_t rx, ry;          // where it lies in its region's output, pixels
+  unsigned char* dst;           // device address of the part's first pixel in the output (RGB)
+  std::size_t pitch;            // the output's row pitch, bytes
+};
+/// What one worker takes at a time: a small region whole (`dst` its contiguous RGB output,
+/// width x height) or one part of a large region (`dst` null).
+struct DeviceUnit {
+  std::size_t first = 0, count = 0;  // parts[first, first + count)
+  unsigned char* dst = nullptr;
+  std::int64_t width = 0, height = 0;
+  int fill = -1;  // the background byte where the region has no tile data (-1: none)
+};
+struct DeviceDecodeCounts {
+  std::uint64_t gpu = 0, host = 0;  // parts decoded by nvJPEG / by the host decoder
+};
+using FetchFn = std::function<void(const TiledImage&, std::uint64_t, std::vector<unsigned char>&)>;
+
+/// The GPU JPEG decoder of device `device` in words (wsi::gpu_jpeg_decoder).
+std::string gpu_jpeg_decoder_info(int device);
+
 #if CUSK_HAVE_NVJPEG
-/// Decodes complete JPEG streams with nvJPEG (batched) into interleaved RGB rows at dst[i] with
-/// pitch[i] bytes per row, on `stream` of CUDA device `device` (current).
-void nvjpeg_decode_batch(int device, const std::vector<std::vector<unsigned char>>& streams,
-                         const std::vector<unsigned char*>& dst, const std::vector<std::size_t>& pitch, cudaStream_t stream);
+/// Decodes `parts` into device memory on CUDA device `device` (nvjpeg_decode.cpp): `feeders`
+/// threads run nvJPEG batches (several in flight, the next batch fetched and merged with its
+/// JPEGTables while the engines decode), `host_workers` threads decode units with libjpeg-turbo
+/// into pinned memory and copy them up; both draw from one queue. Parts of levels the GPU
+/// decoder rejects go to the host decoder. All work is ordered after `stream`'s earlier work and
+/// before its later work. Throws NotSupported when nvJPEG cannot start, FormatError for a tile
+/// neither decoder can read.
+DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& parts, const std::vector<DeviceUnit>& units,
+                                 int feeders, int host_workers, const FetchFn& fetch, const std::string& path,
+                                 cudaStream_t stream);
 #endif
 
 /// What a Philips TIFF's XML description says (see philips.cpp).
