@@ -38,6 +38,7 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -89,6 +90,13 @@ struct Slot {
   std::vector<std::size_t> lengths;
   std::vector<nvjpegImage_t> images;
 };
+
+/// Whether nvJPEG writes the part straight into the output: a whole tile at a 16-byte aligned
+/// address and pitch (others decode into scratch and are copied out on the device).
+bool in_place(const DevicePart& p) {
+  return p.x0 == 0 && p.y0 == 0 && p.x1 == p.image->tile_width && p.y1 == p.image->tile_height &&
+         reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0 && p.pitch % 16 == 0;
+}
 
 /// Pinned staging of one host worker: a ring of buffers, each with the event of its last copy.
 struct Staging {
@@ -396,11 +404,28 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     n_host += u.count;
   };
 
-  // A host staging for the scope of one worker, joined back into the caller's stream at the end.
+  // Each worker marks the end of its streams' work with events of this call (`joins`, three per
+  // worker: two slots and a staging); the calling thread makes `stream` wait for them (a
+  // per-thread default stream names another stream on each thread, so only the caller may).
+  const int roles = nf + nh;
+  std::vector<cudaEvent_t> joins(static_cast<std::size_t>(3 * roles), nullptr);
+  struct JoinGuard {
+    std::vector<cudaEvent_t>& joins;
+    cudaStream_t stream;
+    ~JoinGuard() {
+      for (cudaEvent_t e : joins)
+        if (e) {
+          cudaStreamWaitEvent(stream, e, 0);
+          cudaEventDestroy(e);
+        }
+    }
+  } join_guard{joins, stream};
+  for (auto& e : joins) CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+
+  // A host staging for the scope of one worker; its copies are marked in `join` at the end.
   struct StagingScope {
     Engine& eng;
-    cudaStream_t caller;
-    cudaEvent_t ready;
+    cudaEvent_t ready, join;
     Staging* st = nullptr;
     Staging& get() {
       if (!st) {
@@ -411,14 +436,14 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     }
     ~StagingScope() {
       if (!st) return;
-      cudaEventRecord(st->end, st->stream);
-      cudaStreamWaitEvent(caller, st->end, 0);
+      cudaEventRecord(join, st->stream);
       eng.release_staging(st);
     }
   };
 
-  const auto host_worker = [&] {
-    StagingScope scope{eng, stream, ready};
+  const auto host_worker = [&](std::size_t r) {
+    cuskimage::detail::DeviceGuard role_guard(device);
+    StagingScope scope{eng, ready, joins[3 * r + 2]};
     std::vector<unsigned char> raw;
     for (;;) {
       if (stop) return;
@@ -430,20 +455,21 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     }
   };
 
-  const auto feeder = [&] {
+  const auto feeder = [&](std::size_t r) {
+    cuskimage::detail::DeviceGuard role_guard(device);
     const std::vector<Slot*> slots = eng.acquire_slots(2);
     struct SlotScope {
       Engine& eng;
-      cudaStream_t caller;
       const std::vector<Slot*>& slots;
+      cudaEvent_t* join;
       std::vector<bool> used;
       ~SlotScope() {
-        for (std::size_t i = 0; i < slots.size(); ++i)
-          if (used[i]) cudaStreamWaitEvent(caller, slots[i]->done, 0);
+        for (std::size_t i = 0; i < slots.size() && i < 2; ++i)
+          if (used[i]) cudaEventRecord(join[i], slots[i]->stream);
         eng.release_slots(slots);
       }
-    } slot_scope{eng, stream, slots, std::vector<bool>(slots.size(), false)};
-    StagingScope host{eng, stream, ready};  // for batches nvJPEG fails, and host units at the end
+    } slot_scope{eng, slots, &joins[3 * r], std::vector<bool>(slots.size(), false)};
+    StagingScope host{eng, ready, joins[3 * r + 2]};  // for batches nvJPEG fails, and host units at the end
     std::vector<unsigned char> raw;
     std::size_t which = 0;
     while (!stop) {
@@ -479,8 +505,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
           if (s.streams.size() <= n) s.streams.emplace_back();
           fetch(*p.image, p.index, s.raw);
           merge_jpeg_tables_into(*p.image, s.raw, s.streams[n]);
-          const bool whole = p.x0 == 0 && p.y0 == 0 && p.x1 == p.image->tile_width && p.y1 == p.image->tile_height;
-          partial += whole ? 0 : 1;
+          partial += in_place(p) ? 0 : 1;
           tile_bytes = std::max<std::size_t>(tile_bytes, static_cast<std::size_t>(p.image->tile_width * p.image->tile_height) * 3);
           ++n;
         }
@@ -496,7 +521,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       s.data.resize(n);
       s.lengths.resize(n);
       s.images.assign(n, nvjpegImage_t{});
-      std::vector<std::size_t> crop_of;  // batch index -> scratch tile, for partial parts
+      std::vector<std::size_t> crop_of;  // batch index -> scratch tile, for parts not decoded in place
       crop_of.assign(n, ~std::size_t(0));
       {
         std::size_t j = 0, sp = 0;
@@ -506,8 +531,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
             const DevicePart& p = parts[q];
             s.data[j] = s.streams[j].data();
             s.lengths[j] = s.streams[j].size();
-            const bool whole = p.x0 == 0 && p.y0 == 0 && p.x1 == p.image->tile_width && p.y1 == p.image->tile_height;
-            if (whole) {
+            if (in_place(p)) {
               s.images[j].channel[0] = p.dst;
               s.images[j].pitch[0] = p.pitch;
             } else {
@@ -567,11 +591,10 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     }
   };
 
-  const int roles = nf + nh;
   parallel_for(static_cast<std::size_t>(roles), roles, [&](std::size_t r) {
     try {
-      if (static_cast<int>(r) < nf) feeder();
-      else host_worker();
+      if (static_cast<int>(r) < nf) feeder(r);
+      else host_worker(r);
     } catch (...) {
       stop = true;
       throw;

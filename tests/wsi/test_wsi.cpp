@@ -2,10 +2,14 @@
 // project's writer, libvips when installed), compared with OpenSlide 3.4 (bit-exact, when
 // libopenslide was found at configure time), with libtiff's own RGBA decoding (always), and with
 // the source pixels for lossless codecs. Malformed files must raise FormatError.
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -873,35 +877,140 @@ TEST(GpuWsi, ReadRegionIntoDeviceMemory) {
 
 /// nvJPEG (when built with it) against the CPU decode: its IDCT and chroma upsampling differ from
 /// libjpeg's, so the tolerance is statistical: mean |difference| <= 1.5 and 99 % of the samples
-/// within 8 levels; pixels outside the slide equal exactly.
+/// within 8 levels; pixels outside the slide equal exactly. Host-decoded parts (hybrid) are exact,
+/// so they pass too.
+void expect_near_cpu(const Array& want_host, const Array& got_device, const std::string& what) {
+  const auto want = want_host.to_vector<int>();
+  const auto got = cusktest::host_copy(got_device).to_vector<int>();
+  ASSERT_EQ(want.size(), got.size()) << what;
+  double sum = 0;
+  std::size_t far = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const int d = std::abs(want[k] - got[k]);
+    sum += d;
+    far += d > 8;
+  }
+  EXPECT_LE(sum / static_cast<double>(want.size()), 1.5) << what;
+  EXPECT_LE(far, want.size() / 100) << what;
+}
+
+/// Tiles of a region's level that hold pixels of the region (every one is decoded once).
+std::uint64_t tiles_touched(const Slide& s, const Region& r) {
+  const auto& l = s.level(r.level);
+  const double ds = l.downsample;
+  const auto lx = static_cast<std::int64_t>(std::floor(static_cast<double>(r.x) / ds));
+  const auto ly = static_cast<std::int64_t>(std::floor(static_cast<double>(r.y) / ds));
+  const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
+  const std::int64_t x1 = std::min(lx + r.width, l.width), y1 = std::min(ly + r.height, l.height);
+  if (x0 >= x1 || y0 >= y1) return 0;
+  return static_cast<std::uint64_t>(((x1 - 1) / l.tile_width - x0 / l.tile_width + 1) * ((y1 - 1) / l.tile_height - y0 / l.tile_height + 1));
+}
+
+bool built_with_nvjpeg() { return cuskimage::wsi::gpu_jpeg_decoder().rfind("none: this build has no nvJPEG", 0) != 0; }
+
 TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
   CUSK_REQUIRE_GPU();
+  std::cout << "GPU JPEG decoder: " << cuskimage::wsi::gpu_jpeg_decoder() << std::endl;
   const cuskimage::Stream stream = cuskimage::Stream::create();
-  for (const std::string& path : {fx().jpeg256, fx().bigtiff}) {
+  for (const std::string& path : {fx().jpeg256, fx().bigtiff, fx().jpeg422, fx().jpeg444, fx().svs}) {
     const Slide s = Slide::open(path);
-    std::vector<Region> batch = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50},
-                                 {202, 100, 1, 200, 90}, {0, 0, 3, 170, 130}, {1100, 800, 0, 400, 400}};
-    const auto gpu = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 2}, stream);
-    stream.synchronize();
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const auto want = s.read_region(batch[i]).to_vector<int>();
-      const auto got = cusktest::host_copy(gpu[i]).to_vector<int>();
-      ASSERT_EQ(want.size(), got.size());
-      double sum = 0;
-      std::size_t far = 0;
-      for (std::size_t k = 0; k < want.size(); ++k) {
-        const int d = std::abs(want[k] - got[k]);
-        sum += d;
-        far += d > 8;
+    // Whole tiles (in place), unaligned and odd-width regions (crops), outside the slide, reduced
+    // levels, and a region over 4 MB (a work unit per tile part).
+    const std::vector<Region> batch = {{0, 0, 0, 256, 256},   {256, 256, 0, 512, 512}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50},
+                                       {202, 100, 1, 200, 90}, {0, 0, 3, 170, 130},    {1100, 800, 0, 400, 400},
+                                       {-20, -30, 0, 1400, 1100}, {700, 300, 0, 256, 256}};
+    std::uint64_t parts = 0;
+    for (const Region& r : batch) parts += tiles_touched(s, r);
+    for (bool hybrid : {false, true})
+      for (int workers : {1, 3, 8}) {
+        const auto before = s.device_decode_stats();
+        const auto gpu = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = workers}, stream);
+        stream.synchronize();
+        const auto after = s.device_decode_stats();
+        EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, parts) << path;
+        if (built_with_nvjpeg() && !hybrid && path == fx().jpeg256) {
+          EXPECT_EQ(after.host_tiles, before.host_tiles) << "nvJPEG only: every tile on the GPU";
+          EXPECT_EQ(after.gpu_tiles - before.gpu_tiles, parts);
+        }
+        if (!built_with_nvjpeg()) EXPECT_EQ(after.gpu_tiles, 0u);
+        for (std::size_t i = 0; i < batch.size(); ++i)
+          expect_near_cpu(s.read_region(batch[i]), gpu[i],
+                          path + " region " + std::to_string(i) + " hybrid " + std::to_string(hybrid) + " workers " + std::to_string(workers));
       }
-      EXPECT_LE(sum / want.size(), 1.5) << path << " region " << i;
-      EXPECT_LE(far, want.size() / 100) << path << " region " << i;
-    }
-    // Outside the slide: the background exactly.
+    // One region at a time (read_region), and outside the slide: the background exactly.
+    expect_near_cpu(s.read_region(13, 17, 0, 301, 211), s.read_region(13, 17, 0, 301, 211, {.device = cuskimage::Device::cuda()}, stream), path);
     const Array out = s.read_region(-10, -10, 0, 8, 8, {.device = cuskimage::Device::cuda()}, stream);
     stream.synchronize();
     EXPECT_ARRAY_EQ(Array::zeros({8, 8, 3}, DType::uint8), out);
+    const Array grey = s.read_region(-10, -10, 0, 30, 30, {.background = {77, 77, 77}, .device = cuskimage::Device::cuda()}, stream);
+    stream.synchronize();
+    EXPECT_ARRAY_EQ(s.read_region(-10, -10, 0, 30, 30, {.background = {77, 77, 77}}), cusktest::host_copy(grey)) << path;
   }
+  // RGB (Aperio) JPEG and RGBA output take the host path: exact.
+  const Slide rgb = Slide::open(fx().jpeg240_rgb);
+  const auto d = rgb.read_regions({{13, 17, 0, 301, 211}, {240, 0, 0, 240, 240}}, {.device = cuskimage::Device::cuda(), .workers = 4}, stream);
+  stream.synchronize();
+  EXPECT_ARRAY_EQ(rgb.read_region(13, 17, 0, 301, 211), d[0]);
+  EXPECT_ARRAY_EQ(rgb.read_region(240, 0, 0, 240, 240), d[1]);
+}
+
+/// A larger batch of aligned and unaligned regions: the hybrid scheduler splits it between nvJPEG
+/// and the host workers (both take some), every tile is decoded once, pixels within the tolerance;
+/// the host path (nvjpeg = false) is exact. On the caller's per-thread default stream too.
+TEST(GpuWsi, HybridSplitsLargeBatches) {
+  CUSK_REQUIRE_GPU();
+  const std::string path = make_slide("jpeg_large", synthetic_rgb(2100, 3000, 13), {.tile_size = 256, .compression = "jpeg", .quality = 80});
+  const Slide s = Slide::open(path, {.cache_bytes = 0});
+  std::mt19937 rng(7);
+  std::vector<Region> batch;
+  for (int i = 0; i < 240; ++i) {
+    const std::int64_t tx = rng() % 11, ty = rng() % 8;
+    if (i % 2 == 0) batch.push_back({tx * 256, ty * 256, 0, 256, 256});
+    else batch.push_back({tx * 256 + 100, ty * 256 + 77, 0, 256, 256});
+  }
+  std::uint64_t parts = 0;
+  for (const Region& r : batch) parts += tiles_touched(s, r);
+  std::vector<Array> want;
+  for (const Region& r : batch) want.push_back(s.read_region(r));
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  for (int rep = 0; rep < 2; ++rep) {  // the second read uses the share the first one measured
+    const auto before = s.device_decode_stats();
+    const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = true, .workers = 8}, stream);
+    stream.synchronize();
+    const auto after = s.device_decode_stats();
+    EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, parts);
+    if (built_with_nvjpeg()) {
+      EXPECT_GT(after.gpu_tiles, before.gpu_tiles) << "the GPU took no tiles";
+      EXPECT_GT(after.host_tiles, before.host_tiles) << "the host workers took no tiles";
+      std::cout << "hybrid split: " << after.gpu_tiles - before.gpu_tiles << " tiles on the GPU, "
+                << after.host_tiles - before.host_tiles << " on the host" << std::endl;
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) expect_near_cpu(want[i], got[i], "region " + std::to_string(i));
+  }
+  const auto exact = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .nvjpeg = false, .workers = 4}, stream);
+  stream.synchronize();
+  for (std::size_t i = 0; i < batch.size(); i += 7) EXPECT_ARRAY_EQ(want[i], exact[i]);
+  // The default stream of a thread that is not the pool's: the workers' streams join it.
+  std::thread([&] {
+    const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 6});
+    cuskimage::Stream().synchronize();
+    for (std::size_t i = 0; i < batch.size(); i += 5) expect_near_cpu(want[i], got[i], "per-thread stream, region " + std::to_string(i));
+  }).join();
+}
+
+/// The GPU decoder in use is reported; GPUs with NVJPG engines (A100, H100, H200) must use them.
+TEST(GpuWsi, NvjpegBackendReported) {
+  CUSK_REQUIRE_GPU();
+  const std::string what = cuskimage::wsi::gpu_jpeg_decoder();
+  std::cout << "GPU JPEG decoder: " << what << std::endl;
+  if (!built_with_nvjpeg()) GTEST_SKIP() << what;
+  EXPECT_EQ(what.rfind("nvJPEG ", 0), 0u) << what;
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const std::string name = prop.name;
+  for (const char* nvjpg : {"A100", "A800", "H100", "H200", "H800", "GH200"})
+    if (name.find(nvjpg) != std::string::npos) EXPECT_NE(what.find("hardware backend"), std::string::npos) << name << ": " << what;
+  EXPECT_EQ(cuskimage::wsi::gpu_jpeg_decoder(cuskimage::Device::cpu()).rfind("none: ", 0), 0u);
 }
 
 TEST(GpuWsi, DeviceReadsAvoidLegacyStream) {
