@@ -7,7 +7,7 @@
 //     when libopenslide was found;
 //   * raw TurboJPEG decode of the same tiles' bytes (tables merged in): the ceiling of any CPU
 //     reader of whole tiles;
-//   * read_regions into device memory (batches of 256 regions, all cores), when a GPU is present:
+//   * read_regions into device memory (batches of 512 regions, all cores), when a GPU is present:
 //     host decode + copy (mode 0), nvJPEG only (mode 1), hybrid nvJPEG + host workers (mode 2),
 //     aligned and unaligned; tiles_per_s counts 256² regions delivered, GB_per_s their RGB bytes,
 //     gpu_share the fraction of tile decodes nvJPEG did; the label names the GPU decoder.
@@ -211,7 +211,7 @@ void BM_wsi_device(benchmark::State& st) {
   const auto& order = tile_order();
   const cuskimage::Stream stream = cuskimage::Stream::create();
   const wsi::ReadOptions opt{.device = cuskimage::Device::cuda(), .nvjpeg = mode != 0, .hybrid = mode == 2, .workers = 0};
-  constexpr int kBatch = 256;
+  constexpr int kBatch = 512;
   std::vector<wsi::Region> batch(kBatch);
   const auto fill = [&] {
     for (auto& r : batch) {

@@ -240,7 +240,9 @@ class Engine {
   void release_slots(const std::vector<Slot*>& slots) {
     {
       std::lock_guard lock(mu_);
-      for (Slot* s : slots) free_slots_.push_back(s);
+      // In reverse, so the next acquire_slots gets them in the same order (slot 0 first: the same
+      // slot sees the same batch sizes call after call and keeps its initialisation).
+      for (auto it = slots.rbegin(); it != slots.rend(); ++it) free_slots_.push_back(*it);
     }
     cv_.notify_all();
   }
@@ -372,7 +374,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
   CUSK_CUDA_CHECK(cudaEventRecord(ready, stream));
 
   std::atomic<std::size_t> next_gpu{0}, next_host{0};
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, gpu_failed{false};
   std::atomic<std::uint64_t> n_gpu{0}, n_host{0};
 
   // A unit on the host decoder: into pinned staging, then one copy up.
@@ -474,12 +476,14 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     std::size_t which = 0;
     while (!stop) {
       // Guided chunk: the GPU's share of what is left, split over the feeders and halved so the
-      // last chunks are small; never more than one slot's batch.
+      // last chunks are small; never more than one slot's batch. After a batch nvJPEG failed,
+      // the host decoder takes the rest.
+      if (gpu_failed) break;
       const std::size_t taken = next_gpu.load();
       if (taken >= gpu_units.size()) break;
       const double left_parts = static_cast<double>(gpu_units.size() - taken) * parts_per_unit;
-      const double want = std::clamp(std::ceil(left_parts * share / (2.0 * nf)), static_cast<double>(min_batch()),
-                                     static_cast<double>(max_batch()));
+      const double guided = nh > 0 ? left_parts * share / (2.0 * nf) : left_parts / nf;
+      const double want = std::clamp(std::ceil(guided), static_cast<double>(min_batch()), static_cast<double>(max_batch()));
       const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(want / parts_per_unit));
       const std::size_t b = next_gpu.fetch_add(k);
       if (b >= gpu_units.size()) break;
@@ -560,6 +564,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       if (st != NVJPEG_STATUS_SUCCESS) {
         // The host decoder takes this batch (and decides whether the tiles are corrupt).
         s.batch = 0;
+        gpu_failed = true;
         for (std::size_t i = b; i < e; ++i) host_unit(host.get(), units[gpu_units[i]], raw);
         continue;
       }
@@ -583,11 +588,13 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       s.pending = true;
       n_gpu += n;
     }
-    // The GPU queue is empty: help with what only the host decoder takes.
+    // The GPU queue is empty (or nvJPEG failed): help with what is left on the host decoder.
     while (!stop) {
-      const std::size_t i = next_host.fetch_add(1);
-      if (i >= host_units.size()) break;
-      host_unit(host.get(), units[host_units[i]], raw);
+      std::size_t u;
+      if (const std::size_t i = next_host.fetch_add(1); i < host_units.size()) u = host_units[i];
+      else if (const std::size_t j = next_gpu.fetch_add(1); j < gpu_units.size()) u = gpu_units[j];
+      else break;
+      host_unit(host.get(), units[u], raw);
     }
   };
 
