@@ -200,7 +200,7 @@ void BM_wsi_raw_turbojpeg(benchmark::State& st) {
   finish(st);
 }
 
-void BM_wsi_device(benchmark::State& st) {
+void BM_wsi_cuskimage_device(benchmark::State& st) {
   if (!cuskimage::cuda_available()) {
     st.SkipWithError("no CUDA device");
     return;
@@ -252,6 +252,6 @@ BENCHMARK(BM_wsi_openslide_aligned)->ThreadRange(1, max_threads())->UseRealTime(
 BENCHMARK(BM_wsi_openslide_unaligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
 #endif
 BENCHMARK(BM_wsi_raw_turbojpeg)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
-BENCHMARK(BM_wsi_device)->ArgsProduct({{0, 1, 2}, {1, 0}})->ArgNames({"mode", "aligned"})->UseRealTime()->MinTime(kMin);
+BENCHMARK(BM_wsi_cuskimage_device)->ArgsProduct({{0, 1, 2}, {1, 0}})->ArgNames({"mode", "aligned"})->UseRealTime()->MinTime(kMin);
 
 }  // namespace

@@ -14,7 +14,7 @@ counts; prints regions/s per worker count and the best, for each device asked:
     python3 bench/wsi/compare_cucim.py [--workers 1,2,4,8,16] [--count 2048] [--device cpu,cuda]
 
 Compare with bench_wsi's rows: host reads BM_wsi_cuskimage_aligned / _unaligned (threads) and
-BM_wsi_cuskimage_read_regions/<workers>; device reads BM_wsi_device/mode:1|2/aligned:1|0. The issue
+BM_wsi_cuskimage_read_regions/<workers>; device reads BM_wsi_cuskimage_device/mode:1|2/aligned:1|0. The issue
 asks for >= 2x cuCIM at its best worker count.
 """
 import argparse
