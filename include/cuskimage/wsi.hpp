@@ -5,7 +5,13 @@
 // it needs with pread and decodes them in parallel straight into the output: JPEG (abbreviated
 // streams with JPEGTables; YCbCr 4:2:0/4:2:2/4:4:4; Aperio RGB JPEG without colour transform) with
 // libjpeg-turbo, Deflate, LZW, none, and when built with them zstd, WebP and Aperio JPEG 2000
-// (33003 YCbCr, 33005 RGB) with OpenJPEG. Decoded tiles go through an LRU cache with a byte budget.
+// (33003 YCbCr, 33005 RGB) with OpenJPEG. A JPEG tile needed only in part (an unaligned region's
+// edge) decodes only that part: libjpeg-turbo crops the columns and skips the rows above it (still
+// entropy-decoded) and stops after the rows below, bit-identical to a full decode. Decoded tiles go
+// through an LRU cache with a byte budget: tiles needed whole are decoded straight into the output
+// (uncached unless already cached), tiles needed in part are cached whole only when they are being
+// reused (needed by several regions of one read_regions, or needed again while the cache could
+// have kept them), and decoded in part otherwise.
 // A Slide is immutable after open: any number of threads may read one Slide at once.
 //
 // Compatibility with OpenSlide 3.4 (the reference; tests compare against libopenslide):
@@ -73,14 +79,23 @@ struct ReadOptions {
   /// Colour of pixels outside the level or in missing tiles for RGB output (RGBA output is always
   /// transparent (0, 0, 0, 0) there). OpenSlide's premultiplied values are (0, 0, 0).
   std::array<std::uint8_t, 3> background = {0, 0, 0};
-  /// Device of the returned array: tiles decode on the host, then one stream-ordered copy.
+  /// Device of the returned array: with a CUDA device, tiles decode with nvJPEG (see `nvjpeg`)
+  /// and/or on the host (copied up, stream-ordered on the call's stream).
   Device device = Device::cpu();
   /// With a CUDA `device`, decode YCbCr JPEG tiles on the GPU with batched nvJPEG when the build
-  /// has it (RGB output, grey background only; else the host decodes). nvJPEG's pixels differ
-  /// slightly from libjpeg's: mean absolute difference below 1, see the GPU tests.
+  /// has it (RGB output, grey background only; else the host decodes): the hardware JPEG decoders
+  /// (NVJPG, on A100/H100/H200) when nvJPEG offers them, else its CUDA backend (gpu_jpeg_decoder()
+  /// says which). nvJPEG's pixels differ slightly from libjpeg's: mean absolute difference below 1,
+  /// see the GPU tests.
   bool nvjpeg = true;
+  /// With `nvjpeg`: the CPU workers decode part of the tiles too (libjpeg-turbo into pinned host
+  /// memory, copied up asynchronously; those pixels are exactly the host path's) while the GPU
+  /// decodes the rest; both draw from one queue, so they finish together. false: nvJPEG decodes
+  /// every tile it can (the workers only fetch and prepare its batches).
+  bool hybrid = true;
   /// Threads decoding the tiles of one region (read_regions: of the whole batch). 1 decodes on the
-  /// calling thread; 0 uses std::thread::hardware_concurrency().
+  /// calling thread; 0 uses std::thread::hardware_concurrency(). With nvJPEG, one or two of them
+  /// (two from 6 workers) feed the GPU's decoder and the rest decode on the host (`hybrid`).
   int workers = 1;
 };
 
@@ -88,6 +103,18 @@ struct CacheStats {
   std::size_t capacity_bytes = 0, used_bytes = 0, entries = 0;
   std::uint64_t hits = 0, misses = 0;
 };
+
+/// Tile decodes of device reads (read_region(s) with a CUDA device) since the Slide was opened.
+struct DeviceDecodeStats {
+  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG
+  std::uint64_t host_tiles = 0;  ///< by the host decoder (hybrid workers, or the host path), copied up
+};
+
+/// The GPU JPEG decoder that device reads use on `device`, in words: "nvJPEG 13.0.4, hardware
+/// backend (NVJPG: 7 engines x 5 cores)", "nvJPEG 13.0.4, default backend (CUDA; hardware backend
+/// unavailable: ...)", or "none: ..." (a build without nvJPEG, no such GPU, nvJPEG failed to start).
+/// Starts nvJPEG on that device if needed.
+std::string gpu_jpeg_decoder(const Device& device = Device::cuda());
 
 class Slide {
  public:
@@ -137,6 +164,7 @@ class Slide {
                                   const Stream& stream = {}) const;
 
   CacheStats cache_stats() const;
+  DeviceDecodeStats device_decode_stats() const;
   /// Changes the cache's byte budget (evicting as needed); 0 disables it.
   void set_cache_capacity(std::size_t bytes) const;
 

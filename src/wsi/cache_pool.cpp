@@ -40,6 +40,25 @@ void TileCache::put(std::uint64_t key, Tile tile) {
   evict_locked();
 }
 
+bool TileCache::admit(std::uint64_t key, std::size_t tile_bytes) {
+  std::lock_guard lock(mu_);
+  if (capacity_ == 0 || tile_bytes == 0 || tile_bytes > capacity_) return false;
+  const std::size_t want = std::min<std::size_t>(std::max<std::size_t>(2 * (capacity_ / tile_bytes), 64), std::size_t(1) << 20);
+  int bits = 6;
+  while ((std::size_t(1) << bits) < want) ++bits;
+  if (bits != recent_bits_) {  // a new budget or tile size: start remembering afresh
+    recent_bits_ = bits;
+    recent_.assign(std::size_t(1) << bits, 0);
+  }
+  std::uint64_t& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> (64 - bits)];
+  if (slot == key + 1) {
+    slot = 0;
+    return true;
+  }
+  slot = key + 1;
+  return false;
+}
+
 void TileCache::evict_locked() {
   while (used_ > capacity_ && !lru_.empty()) {
     used_ -= lru_.back().tile->size();

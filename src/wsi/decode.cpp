@@ -63,9 +63,16 @@ struct JpegDecoder {
   ~JpegDecoder() { jpeg_destroy_decompress(&cinfo); }
 };
 
+/// The part of a tile to decode, in tile pixels: columns [x0, x1), rows [y0, y1).
+struct Rect {
+  std::int64_t x0, y0, x1, y1;
+};
+
 // Kept out of line: setjmp must not share a frame with C++ objects that need destruction.
+// `dst` receives the rectangle `r` of the tile: its pixel (r.x0, r.y0) at dst, rows `stride` apart.
+// The whole tile decodes straight into dst; a part decodes only what it needs (see decode_tile_part).
 bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
-                 std::ptrdiff_t stride, int channels, std::string& why) {
+                 std::ptrdiff_t stride, int channels, Rect r, std::vector<unsigned char>& scratch, std::string& why) {
   jpeg_decompress_struct* cinfo = &d.cinfo;
   if (setjmp(d.err.jump)) {
     why = d.err.message;
@@ -100,25 +107,75 @@ bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, 
   cinfo->out_color_space = channels == 4 ? JCS_EXT_RGBA : JCS_RGB;
   jpeg_start_decompress(cinfo);
   const std::int64_t w = cinfo->output_width;
-  if (w == t.tile_width) {
+  const bool whole = r.x0 == 0 && r.y0 == 0 && r.x1 == t.tile_width && r.y1 == t.tile_height;
+  if (whole && w == t.tile_width) {
     JSAMPROW rows[16];
     while (cinfo->output_scanline < static_cast<JDIMENSION>(t.tile_height)) {
       const JDIMENSION y = cinfo->output_scanline;
       const JDIMENSION k = std::min<JDIMENSION>(16, static_cast<JDIMENSION>(t.tile_height) - y);
-      for (JDIMENSION r = 0; r < k; ++r) rows[r] = dst + static_cast<std::ptrdiff_t>(y + r) * stride;
+      for (JDIMENSION q = 0; q < k; ++q) rows[q] = dst + static_cast<std::ptrdiff_t>(y + q) * stride;
       jpeg_read_scanlines(cinfo, rows, k);
     }
-  } else {  // a wider JPEG than the tile: decode rows whole, keep the tile's part
-    std::vector<unsigned char> row(static_cast<std::size_t>(w) * channels);
-    JSAMPROW rows[1] = {row.data()};
-    while (cinfo->output_scanline < static_cast<JDIMENSION>(t.tile_height)) {
-      const JDIMENSION y = cinfo->output_scanline;
-      jpeg_read_scanlines(cinfo, rows, 1);
-      std::memcpy(dst + static_cast<std::ptrdiff_t>(y) * stride, row.data(), static_cast<std::size_t>(t.tile_width) * channels);
-    }
+    jpeg_abort_decompress(cinfo);  // the rest of the stream (EOI) is not needed
+    return true;
   }
-  jpeg_abort_decompress(cinfo);  // the rest of the stream (rows past the tile, EOI) is not needed
+  // A part (or a JPEG wider than the tile). Columns: libjpeg-turbo decodes whole iMCU columns
+  // (jpeg_crop_scanline moves the left edge down to one), and its fancy upsampling (h2v1, h2v2)
+  // treats the first and last column of the crop as image edges (the neighbour replicated), so
+  // those two columns differ from a full decode; a crop whose chroma is under 2 samples wide even
+  // switches to another upsampler (all of it differs). Measured with libjpeg-turbo 2.1.5 over every
+  // crop and skip of a 256-pixel 4:2:0 and 4:2:2 JPEG: only the crop's edge columns differ once it
+  // is 3 or more pixels wide. So the crop keeps 2 columns of margin on each side that is not a real
+  // edge of the JPEG (which also makes it >= 3 wide). Rows: jpeg_skip_scanlines from row 0 still
+  // entropy-decodes the skipped iMCU rows (Huffman data is sequential) but skips their IDCT,
+  // upsampling and colour conversion; with h2v2 fancy upsampling it reads (and discards) the last
+  // rows before the target itself, so the rows after the skip see the same context as in a full
+  // decode (measured: every skip offset exact). Rows past the part are never decoded
+  // (jpeg_abort_decompress). tests/wsi: partial == full decode, bit for bit, for every row and
+  // column offset in a tile, 4:2:0, 4:2:2, 4:4:4, RGB, grey, 16..256-pixel tiles.
+  constexpr std::int64_t kMargin = 2;
+  JDIMENSION cx = static_cast<JDIMENSION>(std::max<std::int64_t>(0, r.x0 - kMargin));
+  const std::int64_t right = std::min<std::int64_t>(w, r.x1 + kMargin);
+  JDIMENSION cw = static_cast<JDIMENSION>(right) - cx;
+  if (cx > 0 || cw < static_cast<JDIMENSION>(w)) jpeg_crop_scanline(cinfo, &cx, &cw);  // cx moves down to an iMCU edge
+  if (r.y0 > 0) jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(r.y0));
+  const std::size_t row_bytes = static_cast<std::size_t>(cw) * static_cast<std::size_t>(channels);
+  constexpr JDIMENSION kRows = 16;
+  if (scratch.size() < row_bytes * kRows) scratch.resize(row_bytes * kRows);
+  JSAMPROW rows[kRows];
+  for (JDIMENSION k = 0; k < kRows; ++k) rows[k] = scratch.data() + k * row_bytes;
+  const std::size_t skip = static_cast<std::size_t>(r.x0 - static_cast<std::int64_t>(cx)) * static_cast<std::size_t>(channels);
+  const std::size_t copy = static_cast<std::size_t>(r.x1 - r.x0) * static_cast<std::size_t>(channels);
+  while (cinfo->output_scanline < static_cast<JDIMENSION>(r.y1)) {
+    const JDIMENSION y = cinfo->output_scanline;
+    const JDIMENSION got = jpeg_read_scanlines(cinfo, rows, std::min<JDIMENSION>(kRows, static_cast<JDIMENSION>(r.y1) - y));
+    if (got == 0) {
+      why = "JPEG tile ended early";
+      jpeg_abort_decompress(cinfo);
+      return false;
+    }
+    for (JDIMENSION k = 0; k < got; ++k)
+      std::memcpy(dst + static_cast<std::ptrdiff_t>(y + k - r.y0) * stride, rows[k] + skip, copy);
+  }
+  jpeg_abort_decompress(cinfo);
   return true;
+}
+
+/// The thread's JPEG decoder. libjpeg keeps tables loaded for earlier images: a tile of a level
+/// without JPEGTables must not see another level's, so the decoder is renewed when it last loaded
+/// tables.
+void jpeg_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst, std::ptrdiff_t stride,
+               int channels, Rect r, const std::string& path) {
+  thread_local std::unique_ptr<JpegDecoder> decoder;
+  thread_local bool has_tables = false;
+  thread_local std::vector<unsigned char> scratch;
+  if (!decoder || (has_tables && t.jpeg_tables.empty())) decoder = std::make_unique<JpegDecoder>();
+  has_tables = !t.jpeg_tables.empty();
+  std::string why;
+  if (!jpeg_decode(*decoder, t, src, n, dst, stride, channels, r, scratch, why)) {
+    decoder.reset();  // fresh state after an error
+    format_error(path, "corrupt JPEG tile: " + why);
+  }
 }
 
 // ---- raw samples -> RGB(A) ------------------------------------------------------------------------
@@ -285,17 +342,7 @@ void check_decodable(const TiledImage& t, const std::string& path) {
 void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
                  std::ptrdiff_t dst_stride, int channels, const std::string& path) {
   if (t.compression == kJpeg) {
-    // libjpeg keeps tables loaded for earlier images: a tile of a level without JPEGTables must not
-    // see another level's, so the decoder is renewed when it last loaded tables.
-    thread_local std::unique_ptr<JpegDecoder> decoder;
-    thread_local bool has_tables = false;
-    if (!decoder || (has_tables && t.jpeg_tables.empty())) decoder = std::make_unique<JpegDecoder>();
-    has_tables = !t.jpeg_tables.empty();
-    std::string why;
-    if (!jpeg_decode(*decoder, t, src, n, dst, dst_stride, channels, why)) {
-      decoder.reset();  // fresh state after an error
-      format_error(path, "corrupt JPEG tile: " + why);
-    }
+    jpeg_tile(t, src, n, dst, dst_stride, channels, {0, 0, t.tile_width, t.tile_height}, path);
     return;
   }
 #if CUSK_HAVE_OPENJPEG
@@ -350,15 +397,39 @@ void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, u
   place_samples(t, samples, dst, dst_stride, channels);
 }
 
-std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile) {
+void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t n, std::int64_t x0, std::int64_t y0,
+                      std::int64_t x1, std::int64_t y1, unsigned char* dst, std::ptrdiff_t dst_stride, int channels,
+                      const std::string& path) {
+  if (t.compression == kJpeg) {
+    jpeg_tile(t, src, n, dst, dst_stride, channels, {x0, y0, x1, y1}, path);
+    return;
+  }
+  // Other codecs decode whole tiles: into scratch, then the part is copied out.
+  thread_local std::vector<unsigned char> whole;
+  const std::size_t row = static_cast<std::size_t>(t.tile_width) * static_cast<std::size_t>(channels);
+  whole.resize(row * static_cast<std::size_t>(t.tile_height));
+  decode_tile(t, src, n, whole.data(), static_cast<std::ptrdiff_t>(row), channels, path);
+  for (std::int64_t y = y0; y < y1; ++y)
+    std::memcpy(dst + (y - y0) * dst_stride, whole.data() + static_cast<std::size_t>(y) * row + static_cast<std::size_t>(x0) * channels,
+                static_cast<std::size_t>(x1 - x0) * static_cast<std::size_t>(channels));
+}
+
+void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out) {
   const auto& tb = t.jpeg_tables;
   const bool tables = tb.size() >= 4 && tb[tb.size() - 2] == 0xFF && tb[tb.size() - 1] == 0xD9;
   const bool soi = tile.size() >= 2 && tile[0] == 0xFF && tile[1] == 0xD8;
-  if (!tables || !soi) return tile;
+  if (!tables || !soi) {
+    out.assign(tile.begin(), tile.end());
+    return;
+  }
+  out.resize(tb.size() - 2 + tile.size() - 2);
+  std::memcpy(out.data(), tb.data(), tb.size() - 2);
+  std::memcpy(out.data() + tb.size() - 2, tile.data() + 2, tile.size() - 2);
+}
+
+std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile) {
   std::vector<unsigned char> out;
-  out.reserve(tb.size() + tile.size());
-  out.insert(out.end(), tb.begin(), tb.end() - 2);
-  out.insert(out.end(), tile.begin() + 2, tile.end());
+  merge_jpeg_tables_into(t, tile, out);
   return out;
 }
 

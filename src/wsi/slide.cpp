@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "src/io/tiff_handle.hpp"
 #include "src/wsi/wsi_detail.hpp"
@@ -165,6 +167,7 @@ struct Slide::Impl {
   int fd = -1;
   std::uint64_t file_size = 0;
   mutable detail::TileCache cache{0};
+  mutable std::atomic<std::uint64_t> gpu_tiles{0}, host_tiles{0};  // device reads' tile decodes
 
   ~Impl() {
     if (fd >= 0) ::close(fd);
@@ -182,16 +185,14 @@ struct Slide::Impl {
     }
   }
 
-  /// The decoded RGB tile (from the cache, else decoded and cached).
-  detail::TileCache::Tile tile(int level, std::uint64_t index) const {
-    const auto key = tile_key(level, index);
-    if (auto hit = cache.get(key)) return hit;
+  /// A tile the cache lacks, decoded whole (RGB) and put in the cache.
+  detail::TileCache::Tile decode_and_cache(int level, std::uint64_t index) const {
     const TiledImage& t = images[level];
     thread_local std::vector<unsigned char> raw;
     fetch(t, index, raw);
     auto out = std::make_shared<std::vector<unsigned char>>(detail::tile_bytes(t, 3));
     detail::decode_tile(t, raw.data(), raw.size(), out->data(), t.tile_width * 3, 3, path);
-    cache.put(key, out);
+    cache.put(tile_key(level, index), out);
     return out;
   }
 };
@@ -204,6 +205,7 @@ struct TileJob {
   int level;
   std::int64_t tx, ty;  // tile column and row
   std::int64_t ox, oy;  // the output position of the region's level-pixel origin: pixel (lx, ly)
+  bool shared = false;  // other regions of the same batch need this tile in part too
 };
 
 void check_region(const Slide& s, const Region& r, const char* fn) {
@@ -503,6 +505,12 @@ Array Slide::read_associated_image(const std::string& name, const ReadOptions& o
 }
 
 CacheStats Slide::cache_stats() const { return impl_->cache.stats(); }
+DeviceDecodeStats Slide::device_decode_stats() const { return {impl_->gpu_tiles.load(), impl_->host_tiles.load()}; }
+
+std::string gpu_jpeg_decoder(const Device& device) {
+  if (!device.is_cuda()) return "none: " + device.str() + " is not a CUDA device";
+  return detail::gpu_jpeg_decoder_info(device.index());
+}
 void Slide::set_cache_capacity(std::size_t bytes) const { impl_->cache.set_capacity(bytes); }
 
 // ---- reading regions --------------------------------------------------------------------------------------
@@ -564,6 +572,38 @@ static void plan_region(const Slide::Impl& s, const Region& r, Array& out, const
   }
 }
 
+/// The tile's part inside the region and the level: [ax, bx) x [ay, by) in level pixels; whether
+/// that is the whole tile.
+struct Span {
+  std::int64_t px, py, ax, ay, bx, by;
+  bool whole;
+};
+static Span job_span(const TiledImage& t, std::int64_t tx, std::int64_t ty, std::int64_t ox, std::int64_t oy, const Region& r) {
+  Span p;
+  p.px = tx * t.tile_width, p.py = ty * t.tile_height;
+  p.ax = std::max(p.px, ox), p.ay = std::max(p.py, oy);
+  p.bx = std::min({p.px + t.tile_width, ox + r.width, t.width});
+  p.by = std::min({p.py + t.tile_height, oy + r.height, t.height});
+  p.whole = p.ax == p.px && p.ay == p.py && p.bx == p.px + t.tile_width && p.by == p.py + t.tile_height;
+  return p;
+}
+
+/// Marks the jobs whose tile other jobs of the batch also need in part (decoded once, cached).
+static void mark_shared(const Slide::Impl& s, std::vector<TileJob>& jobs, const std::vector<Region>& regions,
+                        const std::vector<std::size_t>& owner) {
+  std::unordered_map<std::uint64_t, int> uses;
+  std::vector<std::uint64_t> keys(jobs.size(), ~std::uint64_t(0));
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const TileJob& j = jobs[k];
+    const TiledImage& t = s.images[j.level];
+    if (job_span(t, j.tx, j.ty, j.ox, j.oy, regions[owner[k]]).whole) continue;
+    keys[k] = tile_key(j.level, static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx));
+    ++uses[keys[k]];
+  }
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    if (keys[k] != ~std::uint64_t(0) && uses[keys[k]] > 1) jobs[k].shared = true;
+}
+
 /// Decodes one tile's part of a region into the output.
 static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   const TiledImage& t = s.images[j.level];
@@ -571,14 +611,10 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   const int ch = static_cast<int>(out.shape(2));
   const std::ptrdiff_t stride = out.strides()[0];
   auto* base = static_cast<unsigned char*>(out.data());
-  const std::int64_t px = j.tx * t.tile_width, py = j.ty * t.tile_height;  // tile origin, level pixels
-  // The tile's part inside the region and the level.
-  const std::int64_t ax = std::max(px, j.ox), ay = std::max(py, j.oy);
-  const std::int64_t bx = std::min({px + t.tile_width, j.ox + r.width, t.width});
-  const std::int64_t by = std::min({py + t.tile_height, j.oy + r.height, t.height});
+  const Span sp = job_span(t, j.tx, j.ty, j.ox, j.oy, r);
+  const std::int64_t px = sp.px, py = sp.py, ax = sp.ax, ay = sp.ay, bx = sp.bx, by = sp.by;
   const std::uint64_t index = static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx);
-  const bool whole = ax == px && ay == py && bx == px + t.tile_width && by == py + t.tile_height;
-  if (whole) {
+  if (sp.whole) {
     // Straight into the output, unless the cache already holds it.
     if (auto hit = s.cache.get(tile_key(j.level, index)); !hit) {
       thread_local std::vector<unsigned char> raw;
@@ -599,7 +635,25 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
       return;
     }
   }
-  const auto tile = s.tile(j.level, index);
+  // Part of a tile: from the cache when it holds the tile. Otherwise JPEG decodes only the part
+  // (uncached: the cache keeps whole tiles) unless the tile is being reused -- other regions of
+  // this batch need it, or a recent read needed it (TileCache::admit) -- then it is decoded whole
+  // and cached, so overlapping reads decode each tile about once.
+  const std::uint64_t key = tile_key(j.level, index);
+  auto tile = s.cache.get(key);
+  if (!tile) {
+    const bool partial = detail::partial_decode_pays(t) &&
+                         !((j.shared && s.cache.capacity() >= detail::tile_bytes(t, 3)) ||
+                           s.cache.admit(key, detail::tile_bytes(t, 3)));
+    if (partial) {
+      thread_local std::vector<unsigned char> raw;
+      s.fetch(t, index, raw);
+      detail::decode_tile_part(t, raw.data(), raw.size(), ax - px, ay - py, bx - px, by - py,
+                               base + (ay - j.oy) * stride + (ax - j.ox) * ch, stride, ch, s.path);
+      return;
+    }
+    tile = s.decode_and_cache(j.level, index);
+  }
   const std::int64_t w = bx - ax;
   for (std::int64_t y = ay; y < by; ++y) {
     const unsigned char* src = tile->data() + ((y - py) * t.tile_width + (ax - px)) * 3;
@@ -625,31 +679,30 @@ static bool nvjpeg_eligible(const Slide::Impl& s, const std::vector<Region>& rs,
   return true;
 }
 
-/// Device reads through nvJPEG: host fetches and merges the tile streams (workers threads), one
-/// batched decode writes whole tiles in place and partial ones to scratch, then crops them.
+/// Device reads through nvJPEG (src/wsi/nvjpeg_decode.cpp): plans each region's tile parts, makes
+/// small regions one unit of work (the host workers decode them into one pinned buffer, one copy
+/// up) and large ones a unit per part, then decodes with the GPU and, with `hybrid`, the host
+/// workers alongside.
 static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Region>& rs, const ReadOptions& o,
                                       const Stream& stream) {
   cuskimage::detail::DeviceGuard guard(o.device.index());
   cudaStream_t cs = stream.handle();
-  struct Part {
-    std::size_t out;
-    int level;
-    std::uint64_t index;
-    std::int64_t px, py, ax, ay, bx, by, ox, oy;
-    bool whole;
-  };
   std::vector<Array> outs;
-  std::vector<Part> parts;
-  std::int64_t max_tile = 0;
-  for (std::size_t i = 0; i < rs.size(); ++i) {
-    const Region& r = rs[i];
+  outs.reserve(rs.size());
+  std::vector<detail::DevicePart> parts;
+  std::vector<detail::DeviceUnit> units;
+  constexpr std::int64_t kUnitBytes = std::int64_t(4) << 20;  // a region up to 4 MB is one unit
+  for (const Region& r : rs) {
     const TiledImage& t = s.images[r.level];
     const double ds = s.levels[r.level].downsample;
     outs.push_back(Array::empty({r.height, r.width, 3}, DType::uint8, o.device, stream));
+    auto* base = static_cast<unsigned char*>(outs.back().data());
+    const std::size_t pitch = static_cast<std::size_t>(r.width) * 3;
     const std::int64_t lx = level_coord(r.x, ds), ly = level_coord(r.y, ds);
     const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
     const std::int64_t x1 = std::min(lx + r.width, t.width), y1 = std::min(ly + r.height, t.height);
     bool fill = !(lx >= 0 && ly >= 0 && lx + r.width <= t.width && ly + r.height <= t.height);
+    const std::size_t first = parts.size();
     if (x0 < x1 && y0 < y1)
       for (std::int64_t ty = y0 / t.tile_height; ty <= (y1 - 1) / t.tile_height; ++ty)
         for (std::int64_t tx = x0 / t.tile_width; tx <= (x1 - 1) / t.tile_width; ++tx) {
@@ -658,60 +711,26 @@ static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Re
             fill = true;
             continue;
           }
-          const std::int64_t px = tx * t.tile_width, py = ty * t.tile_height;
-          Part p{i, r.level, index, px, py, std::max(px, lx), std::max(py, ly),
-                 std::min({px + t.tile_width, lx + r.width, t.width}), std::min({py + t.tile_height, ly + r.height, t.height}),
-                 lx, ly, false};
-          p.whole = p.ax == px && p.ay == py && p.bx == px + t.tile_width && p.by == py + t.tile_height;
-          if (!p.whole) max_tile = std::max(max_tile, t.tile_width * t.tile_height * 3);
-          parts.push_back(p);
+          const Span sp = job_span(t, tx, ty, lx, ly, r);
+          parts.push_back({&t, index, sp.ax - sp.px, sp.ay - sp.py, sp.bx - sp.px, sp.by - sp.py, sp.ax - lx, sp.ay - ly,
+                           base + (sp.ay - ly) * static_cast<std::int64_t>(pitch) + (sp.ax - lx) * 3, pitch});
         }
-    if (fill) CUSK_CUDA_CHECK(cudaMemsetAsync(outs.back().data(), o.background[0], outs.back().nbytes(), cs));
-  }
-  std::vector<std::vector<unsigned char>> streams(parts.size());
-  detail::parallel_for(parts.size(), o.workers, [&](std::size_t k) {
-    std::vector<unsigned char> raw;
-    s.fetch(s.images[parts[k].level], parts[k].index, raw);
-    streams[k] = detail::merge_jpeg_tables(s.images[parts[k].level], raw);
-  });
-  std::size_t partial = 0;
-  for (const Part& p : parts) partial += p.whole ? 0 : 1;
-  Array scratch = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(partial, 1)), std::max<std::int64_t>(max_tile, 1)},
-                               DType::uint8, o.device, stream);
-  std::vector<unsigned char*> dst(parts.size());
-  std::vector<std::size_t> pitch(parts.size());
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const Part& p = parts[i];
-    const TiledImage& t = s.images[p.level];
-    auto* base = static_cast<unsigned char*>(outs[p.out].data());
-    const std::size_t stride = static_cast<std::size_t>(rs[p.out].width) * 3;
-    if (p.whole) {
-      dst[i] = base + (p.py - p.oy) * static_cast<std::int64_t>(stride) + (p.px - p.ox) * 3;
-      pitch[i] = stride;
+    if (fill) CUSK_CUDA_CHECK(cudaMemsetAsync(base, o.background[0], outs.back().nbytes(), cs));
+    const std::size_t n = parts.size() - first;
+    if (n == 0) continue;
+    if (r.width * r.height * 3 <= kUnitBytes) {
+      units.push_back({first, n, base, r.width, r.height, fill ? static_cast<int>(o.background[0]) : -1});
     } else {
-      dst[i] = static_cast<unsigned char*>(scratch.data()) + static_cast<std::int64_t>(k++) * scratch.shape(1);
-      pitch[i] = static_cast<std::size_t>(t.tile_width) * 3;
+      for (std::size_t k = first; k < parts.size(); ++k) units.push_back({k, 1, nullptr, 0, 0, -1});
     }
   }
-  constexpr std::size_t kBatch = 256;
-  for (std::size_t b = 0; b < parts.size(); b += kBatch) {
-    const std::size_t e = std::min(parts.size(), b + kBatch);
-    std::vector<std::vector<unsigned char>> chunk(std::make_move_iterator(streams.begin() + b), std::make_move_iterator(streams.begin() + e));
-    detail::nvjpeg_decode_batch(o.device.index(), chunk, {dst.begin() + b, dst.begin() + e}, {pitch.begin() + b, pitch.begin() + e}, cs);
-    CUSK_CUDA_CHECK(cudaStreamSynchronize(cs));  // the host streams of this batch may go now
-  }
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const Part& p = parts[i];
-    if (p.whole) continue;
-    const TiledImage& t = s.images[p.level];
-    auto* base = static_cast<unsigned char*>(outs[p.out].data());
-    const std::size_t stride = static_cast<std::size_t>(rs[p.out].width) * 3;
-    CUSK_CUDA_CHECK(cudaMemcpy2DAsync(base + (p.ay - p.oy) * static_cast<std::int64_t>(stride) + (p.ax - p.ox) * 3, stride,
-                                      dst[i] + ((p.ay - p.py) * t.tile_width + (p.ax - p.px)) * 3, pitch[i],
-                                      static_cast<std::size_t>(p.bx - p.ax) * 3, static_cast<std::size_t>(p.by - p.ay),
-                                      cudaMemcpyDeviceToDevice, cs));
-  }
+  int workers = o.workers > 0 ? o.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int feeders = o.hybrid ? (workers >= 6 ? 2 : 1) : std::min(2, workers);
+  const int host = o.hybrid ? std::max(0, workers - feeders) : 0;
+  const auto fetch = [&s](const TiledImage& t, std::uint64_t index, std::vector<unsigned char>& buf) { s.fetch(t, index, buf); };
+  const auto counts = detail::device_decode(o.device.index(), parts, units, feeders, host, fetch, s.path, cs);
+  s.gpu_tiles += counts.gpu;
+  s.host_tiles += counts.host;
   return outs;
 }
 #endif
@@ -726,18 +745,10 @@ void Slide::read_region_into(const Region& region, Array& out, const ReadOptions
 
 Array Slide::read_region(const Region& region, const ReadOptions& options, const Stream& stream) const {
   check_region(*this, region, "wsi.Slide.read_region");
-#if CUSK_HAVE_NVJPEG
-  if (nvjpeg_eligible(*impl_, {region}, options)) {
-    try {
-      return std::move(nvjpeg_read(*impl_, {region}, options, stream)[0]);
-    } catch (const Error&) {  // a stream nvJPEG rejects: the host decoder decides (or raises)
-    }
-  }
-#endif
+  if (!options.device.is_cpu()) return std::move(read_regions({region}, options, stream)[0]);
   Array out = Array::empty({region.height, region.width, options.rgba ? 4 : 3}, DType::uint8);
   read_region_into(region, out, options);
-  if (options.device.is_cpu()) return out;
-  return out.to(options.device, stream);
+  return out;
 }
 
 Array Slide::read_region(std::int64_t x, std::int64_t y, int level, std::int64_t width, std::int64_t height,
@@ -767,9 +778,12 @@ std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const
     owner.resize(jobs.size(), i);
     (void)before;
   }
+  mark_shared(*impl_, jobs, regions, owner);
   detail::parallel_for(jobs.size(), options.workers, [&](std::size_t k) { run_job(*impl_, jobs[k], regions[owner[k]]); });
-  if (!options.device.is_cpu())
+  if (!options.device.is_cpu()) {
+    impl_->host_tiles += jobs.size();
     for (auto& o : outs) o = o.to(options.device, stream);
+  }
   return outs;
 }
 

@@ -55,6 +55,17 @@ inline std::size_t tile_bytes(const TiledImage& t, int channels) {
 void decode_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
                  std::ptrdiff_t dst_stride, int channels, const std::string& path);
 
+/// Decodes the part [x0, x1) x [y0, y1) (tile pixels) of one tile into dst (its pixel (x0, y0) at
+/// dst, rows `dst_stride` bytes apart). JPEG decodes only what the part needs (cropped columns,
+/// skipped and unread rows: see decode.cpp), bit-identical to the same pixels of a full decode;
+/// other codecs decode the whole tile into scratch and copy the part.
+void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t n, std::int64_t x0, std::int64_t y0,
+                      std::int64_t x1, std::int64_t y1, unsigned char* dst, std::ptrdiff_t dst_stride, int channels,
+                      const std::string& path);
+
+/// Whether decode_tile_part of `t` costs less than a whole-tile decode (JPEG only).
+inline bool partial_decode_pays(const TiledImage& t) { return t.compression == kJpeg; }
+
 /// Checks at open that this build can decode `t`'s tiles; FormatError/NotSupported otherwise.
 void check_decodable(const TiledImage& t, const std::string& path);
 
@@ -65,11 +76,45 @@ bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std
 /// the tile (without SOI); the tile itself when the level has no tables.
 std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile);
 
+/// merge_jpeg_tables into `out` (its storage reused).
+void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out);
+
+/// One tile's part of a device read (see device_decode).
+struct DevicePart {
+  const TiledImage* image;
+  std::uint64_t index;          // the tile in its level
+  std::int64_t x0, y0, x1, y1;  // the part, in tile pixels
+  std::int64_t rx, ry;          // where it lies in its region's output, pixels
+  unsigned char* dst;           // device address of the part's first pixel in the output (RGB)
+  std::size_t pitch;            // the output's row pitch, bytes
+};
+/// What one worker takes at a time: a small region whole (`dst` its contiguous RGB output,
+/// width x height) or one part of a large region (`dst` null).
+struct DeviceUnit {
+  std::size_t first = 0, count = 0;  // parts[first, first + count)
+  unsigned char* dst = nullptr;
+  std::int64_t width = 0, height = 0;
+  int fill = -1;  // the background byte where the region has no tile data (-1: none)
+};
+struct DeviceDecodeCounts {
+  std::uint64_t gpu = 0, host = 0;  // parts decoded by nvJPEG / by the host decoder
+};
+using FetchFn = std::function<void(const TiledImage&, std::uint64_t, std::vector<unsigned char>&)>;
+
+/// The GPU JPEG decoder of device `device` in words (wsi::gpu_jpeg_decoder).
+std::string gpu_jpeg_decoder_info(int device);
+
 #if CUSK_HAVE_NVJPEG
-/// Decodes complete JPEG streams with nvJPEG (batched) into interleaved RGB rows at dst[i] with
-/// pitch[i] bytes per row, on `stream` of CUDA device `device` (current).
-void nvjpeg_decode_batch(int device, const std::vector<std::vector<unsigned char>>& streams,
-                         const std::vector<unsigned char*>& dst, const std::vector<std::size_t>& pitch, cudaStream_t stream);
+/// Decodes `parts` into device memory on CUDA device `device` (nvjpeg_decode.cpp): `feeders`
+/// threads run nvJPEG batches (several in flight, the next batch fetched and merged with its
+/// JPEGTables while the engines decode), `host_workers` threads decode units with libjpeg-turbo
+/// into pinned memory and copy them up; both draw from one queue. Parts of levels the GPU
+/// decoder rejects go to the host decoder. All work is ordered after `stream`'s earlier work and
+/// before its later work. Throws NotSupported when nvJPEG cannot start, FormatError for a tile
+/// neither decoder can read.
+DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& parts, const std::vector<DeviceUnit>& units,
+                                 int feeders, int host_workers, const FetchFn& fetch, const std::string& path,
+                                 cudaStream_t stream);
 #endif
 
 /// What a Philips TIFF's XML description says (see philips.cpp).
@@ -88,7 +133,16 @@ class TileCache {
   explicit TileCache(std::size_t capacity) : capacity_(capacity) {}
   Tile get(std::uint64_t key);
   void put(std::uint64_t key, Tile tile);
+  /// Admission of a tile needed only in part (which can be decoded in part, uncached): true when
+  /// the cache is on and the tile was needed recently, i.e. it is being reused within the span the
+  /// cache could hold (then decode it whole and put it); else false, and the tile is remembered. The
+  /// memory of recent keys is a direct-mapped table of about twice the cache's tile count.
+  bool admit(std::uint64_t key, std::size_t tile_bytes);
   void set_capacity(std::size_t bytes);
+  std::size_t capacity() const {
+    std::lock_guard lock(mu_);
+    return capacity_;
+  }
   CacheStats stats() const;
 
  private:
@@ -101,6 +155,8 @@ class TileCache {
   std::size_t capacity_, used_ = 0;
   std::list<Entry> lru_;  // front = most recent
   std::unordered_map<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::vector<std::uint64_t> recent_;  // key + 1 of recently needed partial tiles (0: empty)
+  int recent_bits_ = 0;
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 

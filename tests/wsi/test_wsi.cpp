@@ -2,10 +2,15 @@
 // project's writer, libvips when installed), compared with OpenSlide 3.4 (bit-exact, when
 // libopenslide was found at configure time), with libtiff's own RGBA decoding (always), and with
 // the source pixels for lossless codecs. Malformed files must raise FormatError.
+#include <cuda_runtime.h>
+
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <iostream>
+#include <random>
 #include <thread>
 
 #include "tests/wsi/wsi_fixtures.hpp"
@@ -270,17 +275,132 @@ TEST(Wsi, ReadRegionsWorkersAndThreads) {
 
 TEST(Wsi, TileCacheBudget) {
   const Slide s = Slide::open(fx().jpeg256, {.cache_bytes = 3 * 256 * 256 * 3});
-  s.read_region(100, 100, 0, 50, 50);  // partial tile: decoded into the cache
-  s.read_region(120, 110, 0, 50, 50);
+  s.read_region(100, 100, 0, 50, 50);  // part of a tile, first use: decoded in part, not cached
+  EXPECT_EQ(s.cache_stats().entries, 0u);
+  s.read_region(120, 110, 0, 50, 50);  // reused: decoded whole into the cache
   auto st = s.cache_stats();
   EXPECT_EQ(st.entries, 1u);
-  EXPECT_GE(st.hits, 1u);
+  EXPECT_EQ(st.hits, 0u);
+  s.read_region(110, 105, 0, 50, 50);  // served by the cache
+  st = s.cache_stats();
+  EXPECT_EQ(st.entries, 1u);
+  EXPECT_EQ(st.hits, 1u);
+  // A batch whose regions share a tile decodes it whole once and caches it.
+  const Slide b = Slide::open(fx().jpeg256, {.cache_bytes = 3 * 256 * 256 * 3});
+  const auto outs = b.read_regions({{300, 300, 0, 40, 40}, {330, 310, 0, 40, 40}});
+  EXPECT_EQ(b.cache_stats().entries, 1u);
+  EXPECT_ARRAY_EQ(s.read_region(300, 300, 0, 40, 40), outs[0]);
+  EXPECT_ARRAY_EQ(s.read_region(330, 310, 0, 40, 40), outs[1]);
   s.read_region(0, 0, 0, 1000, 1000, {.workers = 2});  // 16 tiles, partly cached: the budget holds
   st = s.cache_stats();
   EXPECT_LE(st.used_bytes, st.capacity_bytes);
   s.set_cache_capacity(0);
   EXPECT_EQ(s.cache_stats().entries, 0u);
   EXPECT_ARRAY_EQ(crop(whole_level(s, 0), 100, 100, 50, 50), s.read_region(100, 100, 0, 50, 50));
+}
+
+/// Regions that need tiles in part decode only the part (JPEG: cropped columns, skipped rows;
+/// see src/wsi/decode.cpp): bit-identical to libtiff's full decodes of the same JPEG tiles, for
+/// every row offset inside a tile (the skip), every column offset (the crop), regions ending on
+/// every row and column, random regions across tiles and past the slide's edges, with the cache
+/// off (every part decoded in part) and on (reused tiles decoded whole), RGB and RGBA.
+/// crop() with row copies (the partial-decode test crops thousands of regions).
+std::vector<std::uint8_t> crop_rows(const Array& a, const Region& r) {
+  const std::int64_t H = a.shape(0), W = a.shape(1);
+  std::vector<std::uint8_t> o(static_cast<std::size_t>(r.width * r.height * 3), 0);
+  const auto* s = static_cast<const std::uint8_t*>(a.data());
+  const std::int64_t x0 = std::max<std::int64_t>(r.x, 0), x1 = std::min(r.x + r.width, W);
+  for (std::int64_t y = std::max<std::int64_t>(r.y, 0); y < std::min(r.y + r.height, H) && x0 < x1; ++y)
+    std::memcpy(&o[static_cast<std::size_t>(((y - r.y) * r.width + (x0 - r.x)) * 3)], s + (y * W + x0) * 3, static_cast<std::size_t>(x1 - x0) * 3);
+  return o;
+}
+bool same_bytes(const std::vector<std::uint8_t>& want, const Array& got) {
+  return got.nbytes() == want.size() && std::memcmp(got.data(), want.data(), want.size()) == 0;
+}
+
+void expect_partial_equals_full(const std::string& path, bool every_offset) {
+  SCOPED_TRACE(path);
+  const Array full = libtiff_level(path, 0);
+  const Slide off = Slide::open(path, {.cache_bytes = 0});
+  const Slide on = Slide::open(path, {.cache_bytes = 4 << 20});
+  const std::int64_t W = off.level(0).width, H = off.level(0).height;
+  const std::int64_t tw = off.level(0).tile_width, th = off.level(0).tile_height;
+  std::mt19937 rng(1234);
+  const auto uni = [&](std::int64_t a, std::int64_t b) { return std::uniform_int_distribution<std::int64_t>(a, b)(rng); };
+  std::vector<Region> regions;
+  if (every_offset) {
+    for (std::int64_t k = 0; k < th; ++k) {
+      regions.push_back({uni(0, W - 40), th + k, 0, uni(1, 120), uni(1, th + 40)});  // starts on row k of a tile
+      const std::int64_t y = uni(0, th - 1);
+      regions.push_back({uni(0, W - 40), y, 0, uni(1, 120), th + k + 1 - y});  // ends on row k of a tile
+    }
+    for (std::int64_t k = 0; k < tw; ++k) {
+      regions.push_back({tw + k, uni(0, H - 40), 0, uni(1, tw + 40), uni(1, 60)});  // starts on column k
+      const std::int64_t x = uni(0, tw - 1);
+      regions.push_back({x, uni(0, H - 40), 0, tw + k + 1 - x, uni(1, 60)});  // ends on column k
+    }
+  }
+  for (int i = 0; i < 120; ++i) regions.push_back({uni(-50, W), uni(-50, H), 0, uni(1, 300), uni(1, 300)});
+  for (int i = 0; i < 20; ++i) regions.push_back({W - uni(1, 300), H - uni(1, 300), 0, uni(1, 300), uni(1, 300)});  // slide edges
+  std::size_t bad = 0;
+  for (const Region& r : regions) {
+    const auto want = crop_rows(full, r);
+    const bool ok_off = same_bytes(want, off.read_region(r));
+    const bool ok_on = same_bytes(want, on.read_region(r));
+    if (!ok_off || !ok_on) {
+      if (++bad <= 5) ADD_FAILURE() << "region " << r.x << "," << r.y << " " << r.width << "x" << r.height << " cache off ok "
+                                    << ok_off << ", cache on ok " << ok_on;
+    }
+  }
+  EXPECT_EQ(bad, 0u) << "of " << regions.size() << " regions";
+  EXPECT_GT(on.cache_stats().entries, 0u);  // reused tiles were cached whole
+  // RGBA: the same pixels, alpha 255 inside.
+  for (int i = 0; i < 20; ++i) {
+    const Region r{uni(0, W - 1), uni(0, H - 1), 0, uni(1, 300), uni(1, 300)};
+    const Array rgb = off.read_region(r), rgba = off.read_region(r, {.rgba = true});
+    const auto a = rgb.to_vector<std::uint8_t>(), b = rgba.to_vector<std::uint8_t>();
+    std::size_t diff = 0;
+    for (std::size_t p = 0; p < a.size() / 3; ++p)
+      diff += a[3 * p] != b[4 * p] || a[3 * p + 1] != b[4 * p + 1] || a[3 * p + 2] != b[4 * p + 2] ||
+              b[4 * p + 3] != ((r.x + static_cast<std::int64_t>(p) % r.width < W && r.y + static_cast<std::int64_t>(p) / r.width < H) ? 255 : 0);
+    EXPECT_EQ(diff, 0u) << "RGBA region " << r.x << "," << r.y;
+  }
+}
+
+TEST(Wsi, PartialDecodesEqualFullDecodes) {
+  expect_partial_equals_full(fx().jpeg256, true);   // YCbCr 4:2:0, 256-pixel tiles
+  expect_partial_equals_full(fx().jpeg422, true);   // 4:2:2
+  expect_partial_equals_full(fx().jpeg444, false);  // 4:4:4
+  expect_partial_equals_full(fx().jpeg240_rgb, true);  // RGB JPEG (no colour transform), 240-pixel tiles
+  expect_partial_equals_full(fx().svs, true);       // Aperio SVS, YCbCr 4:2:0, 240-pixel tiles
+  // Greyscale JPEG; a 4:2:0 slide of odd size with 16-pixel tiles (the crop and skip at every
+  // iMCU of a tile).
+  Array grey = Array::empty({517, 601}, DType::uint8);
+  {
+    const auto rgb = fx().image.to_vector<std::uint8_t>();
+    auto* g = static_cast<std::uint8_t*>(grey.data());
+    for (std::int64_t y = 0; y < 517; ++y)
+      for (std::int64_t x = 0; x < 601; ++x) g[y * 601 + x] = rgb[(y * 1300 + x) * 3 + 1];
+  }
+  expect_partial_equals_full(make_slide("jpeg_grey", grey, {.tile_size = 128, .compression = "jpeg", .quality = 85}), true);
+  expect_partial_equals_full(make_slide("jpeg_small_tiles", crop(fx().image, 0, 0, 333, 277),
+                                        {.tile_size = 48, .compression = "jpeg", .quality = 75}), true);
+  if (!fx().vips_jpeg.empty()) expect_partial_equals_full(fx().vips_jpeg, true);  // libvips' JPEG tiles, 240 pixels
+#if CUSK_HAVE_OPENSLIDE
+  // And OpenSlide's pixels for random unaligned regions (its decoder: full tiles).
+  for (const std::string& p : {fx().jpeg256, fx().jpeg422, fx().svs, fx().jpeg240_rgb}) {
+    OpenSlideRef ref(p);
+    ASSERT_TRUE(ref.ok());
+    const Slide s = Slide::open(p, {.cache_bytes = 0});
+    std::mt19937 rng(99);
+    for (int i = 0; i < 40; ++i) {
+      const Region r{static_cast<std::int64_t>(rng() % 1300), static_cast<std::int64_t>(rng() % 1000), 0,
+                     1 + static_cast<std::int64_t>(rng() % 300), 1 + static_cast<std::int64_t>(rng() % 300)};
+      EXPECT_EQ(ref.read(r.x, r.y, 0, r.width, r.height), s.read_region(r, {.rgba = true}).to_vector<std::uint8_t>())
+          << p << " " << r.x << "," << r.y << " " << r.width << "x" << r.height;
+    }
+  }
+#endif
 }
 
 TEST(Wsi, MissingTileIsTransparent) {
@@ -757,35 +877,140 @@ TEST(GpuWsi, ReadRegionIntoDeviceMemory) {
 
 /// nvJPEG (when built with it) against the CPU decode: its IDCT and chroma upsampling differ from
 /// libjpeg's, so the tolerance is statistical: mean |difference| <= 1.5 and 99 % of the samples
-/// within 8 levels; pixels outside the slide equal exactly.
+/// within 8 levels; pixels outside the slide equal exactly. Host-decoded parts (hybrid) are exact,
+/// so they pass too.
+void expect_near_cpu(const Array& want_host, const Array& got_device, const std::string& what) {
+  const auto want = want_host.to_vector<int>();
+  const auto got = cusktest::host_copy(got_device).to_vector<int>();
+  ASSERT_EQ(want.size(), got.size()) << what;
+  double sum = 0;
+  std::size_t far = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    const int d = std::abs(want[k] - got[k]);
+    sum += d;
+    far += d > 8;
+  }
+  EXPECT_LE(sum / static_cast<double>(want.size()), 1.5) << what;
+  EXPECT_LE(far, want.size() / 100) << what;
+}
+
+/// Tiles of a region's level that hold pixels of the region (every one is decoded once).
+std::uint64_t tiles_touched(const Slide& s, const Region& r) {
+  const auto& l = s.level(r.level);
+  const double ds = l.downsample;
+  const auto lx = static_cast<std::int64_t>(std::floor(static_cast<double>(r.x) / ds));
+  const auto ly = static_cast<std::int64_t>(std::floor(static_cast<double>(r.y) / ds));
+  const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
+  const std::int64_t x1 = std::min(lx + r.width, l.width), y1 = std::min(ly + r.height, l.height);
+  if (x0 >= x1 || y0 >= y1) return 0;
+  return static_cast<std::uint64_t>(((x1 - 1) / l.tile_width - x0 / l.tile_width + 1) * ((y1 - 1) / l.tile_height - y0 / l.tile_height + 1));
+}
+
+bool built_with_nvjpeg() { return cuskimage::wsi::gpu_jpeg_decoder().rfind("none: this build has no nvJPEG", 0) != 0; }
+
 TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
   CUSK_REQUIRE_GPU();
+  std::cout << "GPU JPEG decoder: " << cuskimage::wsi::gpu_jpeg_decoder() << std::endl;
   const cuskimage::Stream stream = cuskimage::Stream::create();
-  for (const std::string& path : {fx().jpeg256, fx().bigtiff}) {
+  for (const std::string& path : {fx().jpeg256, fx().bigtiff, fx().jpeg422, fx().jpeg444, fx().svs}) {
     const Slide s = Slide::open(path);
-    std::vector<Region> batch = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50},
-                                 {202, 100, 1, 200, 90}, {0, 0, 3, 170, 130}, {1100, 800, 0, 400, 400}};
-    const auto gpu = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 2}, stream);
-    stream.synchronize();
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const auto want = s.read_region(batch[i]).to_vector<int>();
-      const auto got = cusktest::host_copy(gpu[i]).to_vector<int>();
-      ASSERT_EQ(want.size(), got.size());
-      double sum = 0;
-      std::size_t far = 0;
-      for (std::size_t k = 0; k < want.size(); ++k) {
-        const int d = std::abs(want[k] - got[k]);
-        sum += d;
-        far += d > 8;
+    // Whole tiles (in place), unaligned and odd-width regions (crops), outside the slide, reduced
+    // levels, and a region over 4 MB (a work unit per tile part).
+    const std::vector<Region> batch = {{0, 0, 0, 256, 256},   {256, 256, 0, 512, 512}, {13, 17, 0, 301, 211}, {-40, 990, 0, 120, 50},
+                                       {202, 100, 1, 200, 90}, {0, 0, 3, 170, 130},    {1100, 800, 0, 400, 400},
+                                       {-20, -30, 0, 1400, 1100}, {700, 300, 0, 256, 256}};
+    std::uint64_t parts = 0;
+    for (const Region& r : batch) parts += tiles_touched(s, r);
+    for (bool hybrid : {false, true})
+      for (int workers : {1, 3, 8}) {
+        const auto before = s.device_decode_stats();
+        const auto gpu = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = workers}, stream);
+        stream.synchronize();
+        const auto after = s.device_decode_stats();
+        EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, parts) << path;
+        if (built_with_nvjpeg() && !hybrid && path == fx().jpeg256) {
+          EXPECT_EQ(after.host_tiles, before.host_tiles) << "nvJPEG only: every tile on the GPU";
+          EXPECT_EQ(after.gpu_tiles - before.gpu_tiles, parts);
+        }
+        if (!built_with_nvjpeg()) EXPECT_EQ(after.gpu_tiles, 0u);
+        for (std::size_t i = 0; i < batch.size(); ++i)
+          expect_near_cpu(s.read_region(batch[i]), gpu[i],
+                          path + " region " + std::to_string(i) + " hybrid " + std::to_string(hybrid) + " workers " + std::to_string(workers));
       }
-      EXPECT_LE(sum / want.size(), 1.5) << path << " region " << i;
-      EXPECT_LE(far, want.size() / 100) << path << " region " << i;
-    }
-    // Outside the slide: the background exactly.
+    // One region at a time (read_region), and outside the slide: the background exactly.
+    expect_near_cpu(s.read_region(13, 17, 0, 301, 211), s.read_region(13, 17, 0, 301, 211, {.device = cuskimage::Device::cuda()}, stream), path);
     const Array out = s.read_region(-10, -10, 0, 8, 8, {.device = cuskimage::Device::cuda()}, stream);
     stream.synchronize();
     EXPECT_ARRAY_EQ(Array::zeros({8, 8, 3}, DType::uint8), out);
+    const Array grey = s.read_region(-10, -10, 0, 30, 30, {.background = {77, 77, 77}, .device = cuskimage::Device::cuda()}, stream);
+    stream.synchronize();
+    EXPECT_ARRAY_EQ(s.read_region(-10, -10, 0, 30, 30, {.background = {77, 77, 77}}), cusktest::host_copy(grey)) << path;
   }
+  // RGB (Aperio) JPEG and RGBA output take the host path: exact.
+  const Slide rgb = Slide::open(fx().jpeg240_rgb);
+  const auto d = rgb.read_regions({{13, 17, 0, 301, 211}, {240, 0, 0, 240, 240}}, {.device = cuskimage::Device::cuda(), .workers = 4}, stream);
+  stream.synchronize();
+  EXPECT_ARRAY_EQ(rgb.read_region(13, 17, 0, 301, 211), d[0]);
+  EXPECT_ARRAY_EQ(rgb.read_region(240, 0, 0, 240, 240), d[1]);
+}
+
+/// A larger batch of aligned and unaligned regions: the hybrid scheduler splits it between nvJPEG
+/// and the host workers (both take some), every tile is decoded once, pixels within the tolerance;
+/// the host path (nvjpeg = false) is exact. On the caller's per-thread default stream too.
+TEST(GpuWsi, HybridSplitsLargeBatches) {
+  CUSK_REQUIRE_GPU();
+  const std::string path = make_slide("jpeg_large", synthetic_rgb(2100, 3000, 13), {.tile_size = 256, .compression = "jpeg", .quality = 80});
+  const Slide s = Slide::open(path, {.cache_bytes = 0});
+  std::mt19937 rng(7);
+  std::vector<Region> batch;
+  for (int i = 0; i < 240; ++i) {
+    const std::int64_t tx = rng() % 11, ty = rng() % 8;
+    if (i % 2 == 0) batch.push_back({tx * 256, ty * 256, 0, 256, 256});
+    else batch.push_back({tx * 256 + 100, ty * 256 + 77, 0, 256, 256});
+  }
+  std::uint64_t parts = 0;
+  for (const Region& r : batch) parts += tiles_touched(s, r);
+  std::vector<Array> want;
+  for (const Region& r : batch) want.push_back(s.read_region(r));
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  for (int rep = 0; rep < 2; ++rep) {  // the second read uses the share the first one measured
+    const auto before = s.device_decode_stats();
+    const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = true, .workers = 8}, stream);
+    stream.synchronize();
+    const auto after = s.device_decode_stats();
+    EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, parts);
+    if (built_with_nvjpeg()) {
+      EXPECT_GT(after.gpu_tiles, before.gpu_tiles) << "the GPU took no tiles";
+      EXPECT_GT(after.host_tiles, before.host_tiles) << "the host workers took no tiles";
+      std::cout << "hybrid split: " << after.gpu_tiles - before.gpu_tiles << " tiles on the GPU, "
+                << after.host_tiles - before.host_tiles << " on the host" << std::endl;
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) expect_near_cpu(want[i], got[i], "region " + std::to_string(i));
+  }
+  const auto exact = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .nvjpeg = false, .workers = 4}, stream);
+  stream.synchronize();
+  for (std::size_t i = 0; i < batch.size(); i += 7) EXPECT_ARRAY_EQ(want[i], exact[i]);
+  // The default stream of a thread that is not the pool's: the workers' streams join it.
+  std::thread([&] {
+    const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .workers = 6});
+    cuskimage::Stream().synchronize();
+    for (std::size_t i = 0; i < batch.size(); i += 5) expect_near_cpu(want[i], got[i], "per-thread stream, region " + std::to_string(i));
+  }).join();
+}
+
+/// The GPU decoder in use is reported; GPUs with NVJPG engines (A100, H100, H200) must use them.
+TEST(GpuWsi, NvjpegBackendReported) {
+  CUSK_REQUIRE_GPU();
+  const std::string what = cuskimage::wsi::gpu_jpeg_decoder();
+  std::cout << "GPU JPEG decoder: " << what << std::endl;
+  if (!built_with_nvjpeg()) GTEST_SKIP() << what;
+  EXPECT_EQ(what.rfind("nvJPEG ", 0), 0u) << what;
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const std::string name = prop.name;
+  for (const char* nvjpg : {"A100", "A800", "H100", "H200", "H800", "GH200"})
+    if (name.find(nvjpg) != std::string::npos) EXPECT_NE(what.find("hardware backend"), std::string::npos) << name << ": " << what;
+  EXPECT_EQ(cuskimage::wsi::gpu_jpeg_decoder(cuskimage::Device::cpu()).rfind("none: ", 0), 0u);
 }
 
 TEST(GpuWsi, DeviceReadsAvoidLegacyStream) {
