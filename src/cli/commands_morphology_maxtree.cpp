@@ -1,5 +1,6 @@
-// morphology max-tree filters and remove_objects_by_distance on the command line (CPU backend only).
-//   cuskimage morphology.area_opening image.png out.png --area_threshold 100 --device cpu
+// morphology max-tree filters (either backend) and remove_objects_by_distance (CPU backend only) on
+// the command line.
+//   cuskimage morphology.area_opening image.png out.png --area_threshold 100 --device cuda
 //   cuskimage morphology.max_tree image.png parent.npy traverser.npy --connectivity 2 --device cpu
 //   cuskimage morphology.remove_objects_by_distance labels.npy [priority.npy] out.npy --min_distance 5
 #include "cuskimage/morphology.hpp"

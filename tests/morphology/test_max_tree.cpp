@@ -692,4 +692,25 @@ TEST(GpuMorphologyMaxTree, NoLegacyStream) {
   }));
 }
 
+TEST(GpuMorphologyMaxTree, Cli) {
+  CUSK_REQUIRE_GPU();
+  const std::string in = cusktest::golden_path("morphology_maxtree/cam_u8_in.npy");
+  const std::string out = cusktest::temp_path("maxtree_gpu_cli_out.npy"),
+                    out2 = cusktest::temp_path("maxtree_gpu_cli_out2.npy");
+  auto run = [](const std::vector<std::string>& args) {
+    const auto r = cuskclitest::run_cli(args);
+    if (r.rc != 0) ADD_FAILURE() << cuskclitest::describe(r);
+    return r.rc;
+  };
+  ASSERT_EQ(run({"morphology.area_closing", in, out, "--area_threshold", "20", "--connectivity", "2", "--device", "cuda"}), 0);
+  EXPECT_ARRAY_EQ(gold("cam_u8_c2_ac"), io::imread(out));
+  ASSERT_EQ(run({"morphology.diameter_opening", in, out, "--diameter_threshold", "6", "--device", "cuda"}), 0);
+  EXPECT_ARRAY_EQ(gold("cam_u8_c1_do"), io::imread(out));
+  ASSERT_EQ(run({"morphology.max_tree_local_maxima", in, out, "--device", "cuda"}), 0);
+  EXPECT_ARRAY_EQ(gold("cam_u8_c1_lm"), io::imread(out));
+  ASSERT_EQ(run({"morphology.max_tree", in, out, out2, "--connectivity", "2", "--device", "cuda"}), 0);
+  EXPECT_ARRAY_EQ(gold("cam_u8_c2_parent"), io::imread(out));
+  EXPECT_ARRAY_EQ(gold("cam_u8_c2_trav"), io::imread(out2));
+}
+
 }  // namespace
