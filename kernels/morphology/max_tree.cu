@@ -113,6 +113,14 @@ struct DevMem {
   }
 };
 
+/// Plain loads, for kernels that read what earlier kernels wrote.
+struct PlainMem {
+  template <class U>
+  __host__ __device__ static U load(const U* p) {
+    return *p;
+  }
+};
+
 unsigned blocks_for(I64 work) {
   static const int sms = [] {
     int dev = 0, n = 0;
@@ -345,10 +353,11 @@ __global__ void __launch_bounds__(kThreads) area_init_kernel(U32* __restrict__ a
   }
 }
 
-/// Leaves push 1 each (lanes with the same parent combined), the last child of a parent goes on.
+/// Leaves push 1 each (lanes with the same parent combined), the last child of a parent goes on
+/// while the parent stays below the threshold (thr > 1: a leaf is below it).
 __global__ void __launch_bounds__(kThreads)
     area_climb_kernel(const I64* __restrict__ P, const I64* __restrict__ trav, I64 n,
-                      const std::uint8_t* __restrict__ leaf, U32* area, U32* pending) {
+                      const std::uint8_t* __restrict__ leaf, U32* area, U32* pending, double thr) {
   const auto root = static_cast<U32>(trav[0]);
   const TreeAreaAcc acc{area};
   const I64 stride = I64(gridDim.x) * blockDim.x;
@@ -366,7 +375,7 @@ __global__ void __launch_bounds__(kThreads)
     __threadfence();
     if (atomicSub(pending + z, k) != k) continue;
     __threadfence();
-    tree_climb<DevMem>(P, root, z, acc, pending);
+    tree_climb<DevMem>(P, root, z, acc, pending, thr);
   }
 }
 
@@ -389,7 +398,8 @@ __global__ void __launch_bounds__(kThreads)
 /// coordinates (warp shuffles) before one atomic per axis.
 __global__ void __launch_bounds__(kThreads)
     box_climb_kernel(const TreeGeom* __restrict__ g, const I64* __restrict__ P, const I64* __restrict__ trav, I64 n,
-                     const std::uint8_t* __restrict__ leaf, std::int32_t* lo, std::int32_t* hi, U32* pending) {
+                     const std::uint8_t* __restrict__ leaf, std::int32_t* lo, std::int32_t* hi, U32* pending,
+                     double thr) {
   const auto root = static_cast<U32>(trav[0]);
   const int nd = g->nd;
   const TreeBoxAcc acc{lo, hi, nd};
@@ -428,20 +438,17 @@ __global__ void __launch_bounds__(kThreads)
     __threadfence();
     if (atomicSub(pending + z, k) != k) continue;
     __threadfence();
-    tree_climb<DevMem>(P, root, z, acc, pending);
+    tree_climb<DevMem>(P, root, z, acc, pending, thr);
   }
 }
 
-struct AreaAttr {
-  const U32* area;
-  __device__ double operator()(U32 p) const { return static_cast<double>(area[p]); }
-};
-
-struct ExtentAttr {
-  const std::int32_t* lo;
-  const std::int32_t* hi;
-  int nd;
-  __device__ double operator()(U32 p) const { return tree_extent(lo, hi, nd, p); }
+/// Whether a pixel's attribute reaches the threshold, after the climb.
+template <class Acc>
+struct Big {
+  Acc acc;
+  const U32* pending;
+  double thr;
+  __device__ bool operator()(U32 p) const { return tree_big<PlainMem>(pending, acc, p, thr); }
 };
 
 // ---- filters --------------------------------------------------------------------------------------
@@ -451,22 +458,23 @@ __global__ void __launch_bounds__(kThreads) invert_kernel(const T* __restrict__ 
   CUSK_GRID_STRIDE(i, n) { out[i] = tree_invert(in[i]); }
 }
 
-template <class T, class Attr>
+template <class T, class B>
 __global__ void __launch_bounds__(kThreads)
-    link_kernel(const T* __restrict__ v, const I64* __restrict__ P, const I64* __restrict__ trav, I64 n, Attr attr,
-                double thr, U32* __restrict__ link) {
+    link_kernel(const T* __restrict__ v, const I64* __restrict__ P, const I64* __restrict__ trav, I64 n, B big,
+                U32* __restrict__ link) {
   const auto root = static_cast<U32>(trav[0]);
-  CUSK_GRID_STRIDE(i, n) { link[i] = tree_filter_link(v, P, root, static_cast<U32>(i), attr, thr); }
+  CUSK_GRID_STRIDE(i, n) { link[i] = tree_filter_link(v, P, root, static_cast<U32>(i), big); }
 }
 
-template <class T, class Attr>
+template <class T, class B>
 __global__ void __launch_bounds__(kThreads)
-    filter_out_kernel(const T* __restrict__ v, const I64* __restrict__ trav, I64 n, Attr attr, double thr, U32* link,
-                      bool invert, T* __restrict__ out) {
+    filter_out_kernel(const T* __restrict__ v, const I64* __restrict__ trav, I64 n, B big, U32* link, bool invert,
+                      T* __restrict__ out) {
   const auto root = static_cast<U32>(trav[0]);
+  const bool root_big = big(root);
   CUSK_GRID_STRIDE(i, n) {
     const U32 end = tree_link_end<DevMem>(link, static_cast<U32>(i));
-    const T r = tree_filter_value(v, root, end, attr, thr);
+    const T r = tree_filter_value(v, root, end, root_big);
     out[i] = invert ? tree_invert(r) : r;
   }
 }
@@ -558,11 +566,13 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
   Array pending = Array::empty({n}, DType::uint32, dev, stream);
   Array leaf = Array::empty({n}, DType::uint8, dev, stream);
   Array link = Array::empty({n}, DType::uint32, dev, stream);
-  auto run_filter = [&](auto attr) {
-    link_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, pp, tp, n, attr, thr, ptr<U32>(link));
+  // Attributes only matter up to the threshold: with thr <= 1 every pixel reaches it, no climb.
+  const bool climb = thr > 1;
+  auto run_filter = [&](auto acc) {
+    const Big<decltype(acc)> big{acc, ptr<const U32>(pending), thr};
+    link_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, pp, tp, n, big, ptr<U32>(link));
     CUSK_CUDA_CHECK_LAUNCH();
-    filter_out_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, tp, n, attr, thr, ptr<U32>(link), closing,
-                                                            ptr<T>(out));
+    filter_out_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, tp, n, big, ptr<U32>(link), closing, ptr<T>(out));
     CUSK_CUDA_CHECK_LAUNCH();
   };
   if (!diameter) {
@@ -571,12 +581,14 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
     CUSK_CUDA_CHECK_LAUNCH();
     count_children_kernel<<<blocks_for(n), kThreads, 0, s>>>(pp, tp, n, ptr<U32>(pending));
     CUSK_CUDA_CHECK_LAUNCH();
-    leaves_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<const U32>(pending), tp, n, ptr<std::uint8_t>(leaf));
-    CUSK_CUDA_CHECK_LAUNCH();
-    area_climb_kernel<<<blocks_for(n), kThreads, 0, s>>>(pp, tp, n, ptr<const std::uint8_t>(leaf), ptr<U32>(area),
-                                                         ptr<U32>(pending));
-    CUSK_CUDA_CHECK_LAUNCH();
-    run_filter(AreaAttr{ptr<const U32>(area)});
+    if (climb) {
+      leaves_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<const U32>(pending), tp, n, ptr<std::uint8_t>(leaf));
+      CUSK_CUDA_CHECK_LAUNCH();
+      area_climb_kernel<<<blocks_for(n), kThreads, 0, s>>>(pp, tp, n, ptr<const std::uint8_t>(leaf), ptr<U32>(area),
+                                                           ptr<U32>(pending), thr);
+      CUSK_CUDA_CHECK_LAUNCH();
+    }
+    run_filter(TreeAreaAcc{ptr<U32>(area)});
   } else {
     const Array geom = device_geom(image, connectivity, stream);
     const auto* gp = ptr<const TreeGeom>(geom);
@@ -588,13 +600,15 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
     CUSK_CUDA_CHECK_LAUNCH();
     count_children_kernel<<<blocks_for(n), kThreads, 0, s>>>(pp, tp, n, ptr<U32>(pending));
     CUSK_CUDA_CHECK_LAUNCH();
-    leaves_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<const U32>(pending), tp, n, ptr<std::uint8_t>(leaf));
-    CUSK_CUDA_CHECK_LAUNCH();
-    box_climb_kernel<<<blocks_for(n), kThreads, 0, s>>>(gp, pp, tp, n, ptr<const std::uint8_t>(leaf),
-                                                        ptr<std::int32_t>(lo), ptr<std::int32_t>(hi),
-                                                        ptr<U32>(pending));
-    CUSK_CUDA_CHECK_LAUNCH();
-    run_filter(ExtentAttr{ptr<const std::int32_t>(lo), ptr<const std::int32_t>(hi), static_cast<int>(nd)});
+    if (climb) {
+      leaves_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<const U32>(pending), tp, n, ptr<std::uint8_t>(leaf));
+      CUSK_CUDA_CHECK_LAUNCH();
+      box_climb_kernel<<<blocks_for(n), kThreads, 0, s>>>(gp, pp, tp, n, ptr<const std::uint8_t>(leaf),
+                                                          ptr<std::int32_t>(lo), ptr<std::int32_t>(hi),
+                                                          ptr<U32>(pending), thr);
+      CUSK_CUDA_CHECK_LAUNCH();
+    }
+    run_filter(TreeBoxAcc{ptr<std::int32_t>(lo), ptr<std::int32_t>(hi), static_cast<int>(nd)});
   }
   return out;
 }

@@ -280,6 +280,14 @@ CUSK_HD void tree_finalize_parent(const I* par, const I* lev, I p, std::int64_t*
 // = traverser[0]; P[root] is never read, as in scikit-image. These reproduce the sequential loops of
 // _max_tree.pyx, which for such a tree do not depend on the traversal order (except the labels'
 // numbering, which comes from the traverser positions).
+//
+// The direct filter only compares attributes with the threshold, and both attributes grow towards
+// the root (a subtree's pixel count and bounding box contain its children's). So the accumulation
+// climbs from the leaves only through nodes still below the threshold: a node that reaches it is
+// "big", and so are all its ancestors, whose exact values do not matter. A node is small iff all its
+// children were small and pushed (pending == 0) and its own value is below the threshold; every
+// climb and every filter walk then passes only small nodes, fewer than the threshold's area
+// (area) or threshold^ndim (diameter) of them, however deep the tree.
 
 /// area[z] += area[y] (area starts at 1 per pixel: the subtree's pixel count).
 struct TreeAreaAcc {
@@ -288,9 +296,14 @@ struct TreeAreaAcc {
   CUSK_HD void push(std::uint32_t y, std::uint32_t z) const {
     M::add(area + z, M::load(area + y));
   }
+  template <class M>
+  CUSK_HD double value(std::uint32_t y) const {
+    return static_cast<double>(M::load(area + y));
+  }
 };
 
-/// Bounding box (lo, hi per axis, pixel-major: [p * nd + d]) of z grown by y's.
+/// Bounding box (lo, hi per axis, pixel-major: [p * nd + d]) of z grown by y's; the value is the
+/// longest side, as _compute_extension (1 for a pixel).
 struct TreeBoxAcc {
   std::int32_t* lo;
   std::int32_t* hi;
@@ -302,14 +315,23 @@ struct TreeBoxAcc {
       M::max(hi + std::size_t(z) * nd + d, M::load(hi + std::size_t(y) * nd + d));
     }
   }
+  template <class M>
+  CUSK_HD double value(std::uint32_t y) const {
+    std::int32_t m = 0;
+    for (int d = 0; d < nd; ++d) {
+      const std::int32_t e = M::load(hi + std::size_t(y) * nd + d) - M::load(lo + std::size_t(y) * nd + d);
+      m = e > m ? e : m;
+    }
+    return static_cast<double>(m) + 1.0;
+  }
 };
 
-/// y's attribute is complete: push it to its parent and go on while this thread brought the last
-/// child of the parent (pending: children not yet pushed).
+/// y is complete (all its children pushed): while it stays below the threshold, push it to its
+/// parent and go on if this thread brought the parent's last child (pending: children not pushed).
 template <class M, class Acc>
 CUSK_HD void tree_climb(const std::int64_t* P, std::uint32_t root, std::uint32_t y, const Acc& acc,
-                        std::uint32_t* pending) {
-  while (y != root) {
+                        std::uint32_t* pending, double thr) {
+  while (y != root && acc.template value<M>(y) < thr) {
     const auto z = static_cast<std::uint32_t>(P[y]);
     acc.template push<M>(y, z);
     M::fence();
@@ -319,25 +341,22 @@ CUSK_HD void tree_climb(const std::int64_t* P, std::uint32_t root, std::uint32_t
   }
 }
 
-/// The diameter attribute: the longest bounding-box side, as _compute_extension (1 for a pixel).
-CUSK_HD double tree_extent(const std::int32_t* lo, const std::int32_t* hi, int nd, std::uint32_t p) {
-  std::int32_t m = 0;
-  for (int d = 0; d < nd; ++d) {
-    const std::int32_t e = hi[std::size_t(p) * nd + d] - lo[std::size_t(p) * nd + d];
-    m = e > m ? e : m;
-  }
-  return static_cast<double>(m) + 1.0;
+/// After the climb: p's attribute reaches the threshold (exact for small nodes; a node with a child
+/// left unpushed has a big child).
+template <class M, class Acc>
+CUSK_HD bool tree_big(const std::uint32_t* pending, const Acc& acc, std::uint32_t p, double thr) {
+  return pending[p] != 0 || acc.template value<M>(p) >= thr;
 }
 
-/// Direct filter: p keeps its value when it is canonical (its parent's value differs) and its
-/// attribute reaches the threshold; else it takes its parent's output. link(p) is p itself for
-/// such pixels and the root, else the parent; the output is the value at the end of the links.
-template <class T, class Attr>
+/// Direct filter: p keeps its value when it is canonical (its parent's value differs) and big; else
+/// it takes its parent's output. link(p) is p itself for such pixels and the root, else the parent;
+/// the output is the value at the end of the links.
+template <class T, class Big>
 CUSK_HD std::uint32_t tree_filter_link(const T* v, const std::int64_t* P, std::uint32_t root, std::uint32_t p,
-                                       const Attr& attr, double thr) {
+                                       const Big& big) {
   if (p == root) return p;
   const auto q = static_cast<std::uint32_t>(P[p]);
-  return (!(v[p] == v[q]) && attr(p) >= thr) ? p : q;
+  return (!(v[p] == v[q]) && big(p)) ? p : q;
 }
 
 /// End of the links from x (path halving: every rewrite keeps the same end).
@@ -346,9 +365,10 @@ CUSK_HD std::uint32_t tree_link_end(std::uint32_t* link, std::uint32_t x) {
   return tree_zfind<M>(link, x);
 }
 
-template <class T, class Attr>
-CUSK_HD T tree_filter_value(const T* v, std::uint32_t root, std::uint32_t end, const Attr& attr, double thr) {
-  if (end == root) return attr(root) < thr ? T(0) : v[root];
+/// The root outputs 0 when its attribute is below the threshold, as _direct_filter.
+template <class T>
+CUSK_HD T tree_filter_value(const T* v, std::uint32_t root, std::uint32_t end, bool root_big) {
+  if (end == root) return root_big ? v[root] : T(0);
   return v[end];
 }
 

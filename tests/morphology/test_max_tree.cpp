@@ -311,20 +311,23 @@ std::vector<T> filter(std::vector<T> v, const Shape& shape, const Tree& t, bool 
     if (i != root && pending[i] == 0) leaves.push_back(i);
   const md::TreeAreaAcc aacc{area.data()};
   const md::TreeBoxAcc bacc{lo.data(), hi.data(), nd};
-  parallel(static_cast<std::int64_t>(leaves.size()), seed, [&](std::int64_t k) {
-    const auto x = static_cast<U32>(leaves[k]);
-    if (diameter) md::tree_climb<HostMem>(t.parent.data(), root, x, bacc, pending.data());
-    else md::tree_climb<HostMem>(t.parent.data(), root, x, aacc, pending.data());
-  });
-  const auto attr = [&](U32 p) {
-    return diameter ? md::tree_extent(lo.data(), hi.data(), nd, p) : static_cast<double>(area[p]);
+  if (thr > 1)
+    parallel(static_cast<std::int64_t>(leaves.size()), seed, [&](std::int64_t k) {
+      const auto x = static_cast<U32>(leaves[k]);
+      if (diameter) md::tree_climb<HostMem>(t.parent.data(), root, x, bacc, pending.data(), thr);
+      else md::tree_climb<HostMem>(t.parent.data(), root, x, aacc, pending.data(), thr);
+    });
+  const auto big = [&](U32 p) {
+    return diameter ? md::tree_big<HostMem>(pending.data(), bacc, p, thr)
+                    : md::tree_big<HostMem>(pending.data(), aacc, p, thr);
   };
   for (std::int64_t i = 0; i < n; ++i)
-    link[i] = md::tree_filter_link(v.data(), t.parent.data(), root, static_cast<U32>(i), attr, thr);
+    link[i] = md::tree_filter_link(v.data(), t.parent.data(), root, static_cast<U32>(i), big);
   std::vector<T> out(v.size());
+  const bool root_big = big(root);
   parallel(n, seed + 1, [&](std::int64_t i) {
     const U32 end = md::tree_link_end<HostMem>(link.data(), static_cast<U32>(i));
-    const T r = md::tree_filter_value(v.data(), root, end, attr, thr);
+    const T r = md::tree_filter_value(v.data(), root, end, root_big);
     out[i] = closing ? md::tree_invert(r) : r;
   });
   return out;
@@ -376,7 +379,9 @@ void check_image(const Array& img, unsigned seed) {
       EXPECT_ARRAY_EQ(cpu.parent, host_array(t.parent, shape));
       EXPECT_ARRAY_EQ(cpu.traverser, host_array(t.order, {img.size()}));
       if (per != 0 && per != 2) continue;
-      const double athr = 1 + static_cast<double>(seed % 7), dthr = 1 + static_cast<double>(seed % 4);
+      // Small thresholds (0, 1 and fractions included) and large ones (most nodes small).
+      const double athr = per == 0 ? static_cast<double>(seed % 9) * 1.5 : 40.0 + seed % 50;
+      const double dthr = per == 0 ? static_cast<double>(seed % 5) : 6.0 + seed % 5;
       EXPECT_ARRAY_EQ(area_opening(img, {.area_threshold = athr, .connectivity = conn}),
                       host_array(filter(v, shape, t, false, false, athr, seed), shape));
       EXPECT_ARRAY_EQ(diameter_opening(img, {.diameter_threshold = dthr, .connectivity = conn}),
