@@ -82,5 +82,5 @@ void BM_AreaOpening_u8_cpu(benchmark::State& st) {
 BENCHMARK(BM_MaxTree_u8)->Arg(2048)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AreaOpening_u8)->Arg(2048)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AreaOpening_u8_noise)->Arg(2048)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AreaOpening_f32)->Arg(2048)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AreaOpening_f32)->Arg(2048)->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AreaOpening_u8_cpu)->Arg(2048)->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -44,9 +44,11 @@ void expect_image(std::string_view fn, const Array& image, int connectivity) {
       cd::fail<NotSupported>(fn, "argument 'image': the CUDA backend handles up to ", detail::kTreeMaxDims,
                              " axes and ", detail::kTreeMaxNeighbours, " neighbours, got ", image.ndim(),
                              "-D with connectivity ", connectivity);
-    if (image.size() > detail::kTreeMaxPixels)
+    bool fits = image.size() <= detail::kTreeMaxPixels;
+    for (auto e : image.shape()) fits = fits && e < (std::int64_t(1) << 31);
+    if (!fits)
       cd::fail<NotSupported>(fn, "argument 'image': the CUDA backend handles up to ", detail::kTreeMaxPixels,
-                             " pixels, got ", image.size());
+                             " pixels and 2^31 - 1 per axis, got ", shape_str(image.shape()));
   }
 }
 
