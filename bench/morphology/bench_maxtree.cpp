@@ -7,7 +7,9 @@
 // merge and union passes, most in L2 at 2048^2, most in DRAM at 8192^2) and one pair of launches per
 // batch of levels (256 batches at 8192^2 uint8). Predictions on the H200 for the uint8 texture:
 // max_tree ~4 ms (2048^2) and ~40 ms (8192^2); area_opening (threshold 64) ~5 ms and ~50 ms; uint8
-// noise about the same; the float32 texture (distinct levels, deep tree) at 2048^2 ~0.1-0.3 s.
+// noise ~20% slower; the float32 texture (nearly every pixel its own level: ~4M levels in ~9600
+// batches, the merge walks' latency adding up over the levels) at 2048^2 ~1-3 s, no faster than the
+// CPU backend (the known weak case, see kernels/morphology/max_tree.cu).
 #include <benchmark/benchmark.h>
 
 #include "bench/common/cuda_bench.hpp"

@@ -21,6 +21,15 @@
 // the filter ~60 B more. Predictions on the H200 (uint8, area_threshold 64): max_tree 2048^2 ~4 ms,
 // 8192^2 ~40 ms; area_opening 2048^2 ~5 ms, 8192^2 ~50 ms (latency-bound random accesses, 256
 // batches of two launches; far from the streaming floor, as any union-find).
+//
+// The weak case: images of mostly distinct values (float, wide-range integers) have ~n levels. The
+// batches keep every merge walk within D levels, but a batch's walks still take up to D dependent
+// memory round trips, so the build costs ~L x (memory latency) in total: seconds at 2048^2 float,
+// about the CPU backend's time. The known fix for the part that dominates noise-like data (many
+// batch pixels merging into one large processed component, each walking its chain from the top):
+// sort each batch's (component root, position) pairs and merge consecutive pixels instead, which
+// makes those walks O(1) and allows large batches. The attribute climbs and filter walks are
+// bounded by the threshold, not the depth (max_tree_ops.hpp), so they are not affected.
 #include <cuda_runtime.h>
 
 #include <algorithm>
