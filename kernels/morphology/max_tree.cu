@@ -11,9 +11,10 @@
 //           kernel merges the batch's edges into the tree, a second unites them in the union-find;
 //   parent  level roots (= canonical pixels), then the canonical pixels' parents.
 // Filters: the tree (built, or the caller's after a validity check on the device), children
-// counted, attributes accumulated leaf to root (a thread goes on to the parent when it brought the
-// parent's last child; the first step is warp-aggregated per parent), then each pixel's output is
-// the value at the end of its links (pointer jumping with path halving) -- the direct filter.
+// counted, attributes accumulated leaf to root through the nodes still below the threshold (a
+// thread goes on to the parent when it brought the parent's last child; the first step is
+// warp-aggregated per parent), then each pixel's output is the value at the end of its links
+// (pointer jumping with path halving) -- the direct filter.
 //
 // Bytes and floor (uint8, area_opening): the floor is one read of the image and one write of the
 // output, 2 B/px (8192^2: 134 MB, 32 us). The build touches per pixel the sort (~40 B), the levels
@@ -24,12 +25,15 @@
 //
 // The weak case: images of mostly distinct values (float, wide-range integers) have ~n levels. The
 // batches keep every merge walk within D levels, but a batch's walks still take up to D dependent
-// memory round trips, so the build costs ~L x (memory latency) in total: seconds at 2048^2 float,
-// about the CPU backend's time. The known fix for the part that dominates noise-like data (many
-// batch pixels merging into one large processed component, each walking its chain from the top):
-// sort each batch's (component root, position) pairs and merge consecutive pixels instead, which
-// makes those walks O(1) and allows large batches. The attribute climbs and filter walks are
-// bounded by the threshold, not the depth (max_tree_ops.hpp), so they are not affected.
+// memory round trips (many batch pixels merging into one large processed component each walk its
+// chain from the top; edges inside a batch walk the levels between their ends), so the build costs
+// ~L x (memory latency) in total: seconds at 2048^2 float, about the CPU backend's time. Sorting a
+// batch's (component root, position) pairs and merging consecutive pixels would make the first
+// kind of walk O(1), but the second remains; high-dynamic-range data needs another build (e.g. a
+// pilot tree on quantised levels refined per node, as the HDR max-trees of Moschini, Meijster and
+// Wilkinson). The attribute climbs and filter walks are bounded by the threshold, not the depth
+// (max_tree_ops.hpp), so they are not affected.
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
