@@ -175,7 +175,7 @@ void expect_given(std::string_view fn, const Array& image, const Array& parent, 
 }
 
 constexpr const char* kBadTree =
-    "must be a max-tree of the image: indices inside the image, tree_traverser a permutation, every pixel's "
+    "must form a tree of the image's pixels: indices inside the image, tree_traverser a permutation, every pixel's "
     "parent before it in tree_traverser (except tree_traverser[0], the root)";
 
 /// The caller's tree on the CPU, checked as cuda_tree_valid checks it on the device.
