@@ -241,11 +241,18 @@ CUSK_HD void tree_zunite(I* zp, const I* lev, I a, I b) {
 template <class M, class I>
 CUSK_HD void tree_batch_merge(const TreeGeom& g, I* par, I* zp, const I* lev, I p, I hi) {
   const I lp = lev[p];
+  I last = p;  // the processed component merged last (neighbours often share one)
   for_each_neighbour(g, p, [&](I q) {
     const I lq = lev[q];
     if (!tree_above(lq, q, lp, p)) return;  // the edge belongs to q
-    if (lq >= hi) tree_merge<M>(par, lev, p, tree_zfind<M>(zp, q));
-    else tree_merge<M>(par, lev, p, q);
+    if (lq >= hi) {
+      const I r = tree_zfind<M>(zp, q);
+      if (r == last) return;
+      last = r;
+      tree_merge<M>(par, lev, p, r);
+    } else {
+      tree_merge<M>(par, lev, p, q);
+    }
   });
 }
 
