@@ -502,14 +502,20 @@ MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts =
 // Max-tree and attribute filters (skimage.morphology.max_tree), remove_objects_by_distance
 // (skimage.morphology.misc).
 //
-// The max-tree filters run on the CPU backend only: the max-tree is built by a sequential
-// union-find (pixels in stable value order, processed from the highest); CUDA arrays throw
-// NotSupported (nothing is copied to the host behind the caller's back).
-// remove_objects_by_distance runs on both backends (see its comment below). Results equal
-// scikit-image 0.26's exactly, including parent and traverser (flat C-order indices) and the labels
-// of max_tree_local_maxima.
+// max_tree, area/diameter openings and closings and max_tree_local_maxima run on both backends
+// and give scikit-image 0.26's results exactly, including parent and traverser (flat C-order
+// indices, NaN handled as scikit-image: NaNs sort last and never share a node) and the labels of
+// max_tree_local_maxima. CPU: Berger's sequential union-find. CUDA: the stable argsort by a radix
+// sort, then a parallel build of the same (canonical) tree: levels in batches from the top, the
+// edges of a batch merged concurrently into the tree (lock-free), attributes accumulated leaf to
+// root, the direct filter by pointer jumping. A device call synchronizes its stream once (the
+// number of grey levels sizes the batches), and once more to check a caller's tree. Fast for 8-
+// and 16-bit data; images of mostly distinct values (float, wide-range int) make deep trees, which
+// cost far more (many batches, long leaf-to-root chains). CUDA limits: up to 8 axes, 80 neighbours
+// (e.g. 4-D full connectivity), 2^32 - 2 pixels (else NotSupported).
 // Images: uint8, uint16, int32, int64, float32, float64, any number of dimensions >= 1.
 // connectivity: 1..ndim (orthogonal steps to a neighbour, as generate_binary_structure).
+// remove_objects_by_distance runs on both backends (see its comment below).
 // =================================================================================================
 
 /// max_tree's result: `parent` (int64, the image's shape: each pixel's parent as a flat index; the
@@ -527,7 +533,9 @@ struct MaxTreeOptions {
 MaxTree max_tree(const Array& image, const MaxTreeOptions& opts = {}, const Stream& stream = {});
 
 /// Keywords of area_opening / area_closing. `parent` / `tree_traverser`: a precomputed max_tree of
-/// the image (for closings: of its inverse, as scikit-image); both or neither are used.
+/// the image (for closings: of its inverse, as scikit-image); both or neither, int64, on the image's
+/// device. They must form a tree (indices inside the image, tree_traverser a permutation, every
+/// pixel's parent before it in tree_traverser, tree_traverser[0] the root), else InvalidArgument.
 struct AreaFilterOptions {
   double area_threshold = 64;
   int connectivity = 1;

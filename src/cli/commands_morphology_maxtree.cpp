@@ -1,6 +1,5 @@
-// morphology max-tree filters (CPU backend only) and remove_objects_by_distance (both backends) on the
-// command line.
-//   cuskimage morphology.area_opening image.png out.png --area_threshold 100 --device cpu
+// morphology max-tree filters and remove_objects_by_distance (both backends) on the command line.
+//   cuskimage morphology.area_opening image.png out.png --area_threshold 100 --device cuda
 //   cuskimage morphology.max_tree image.png parent.npy traverser.npy --connectivity 2 --device cpu
 //   cuskimage morphology.remove_objects_by_distance labels.npy [priority.npy] out.npy --min_distance 5
 #include "cuskimage/morphology.hpp"

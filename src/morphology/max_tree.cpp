@@ -1,10 +1,11 @@
 // skimage.morphology.max_tree and its filters: area/diameter opening and closing,
-// max_tree_local_maxima. CPU only (see morphology.hpp): the tree is a union-find over pixels in
-// stable value order, processed from the highest value; the root of each partial tree is always the
-// pixel processed last in it, so parent[] does not depend on how the union-find compresses paths,
-// and scikit-image's parent / traverser come out exactly. Attributes (area, bounding-box extent)
-// accumulate towards the root in reverse traverser order; the direct filter then walks the traverser
-// forward, as scikit-image's _max_tree.pyx.
+// max_tree_local_maxima. CPU: the tree is a union-find over pixels in stable value order, processed
+// from the highest value; the root of each partial tree is always the pixel processed last in it, so
+// parent[] does not depend on how the union-find compresses paths, and scikit-image's parent /
+// traverser come out exactly. Attributes (area, bounding-box extent) accumulate towards the root in
+// reverse traverser order; the direct filter then walks the traverser forward, as scikit-image's
+// _max_tree.pyx. CUDA: kernels/morphology/max_tree.cu (a parallel build of the same canonical tree;
+// src/morphology/max_tree_ops.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,8 +14,11 @@
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/morphology.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/validate.hpp"
+#include "src/morphology/max_tree_cuda.hpp"
+#include "src/morphology/max_tree_ops.hpp"
 
 namespace cuskimage::morphology {
 
@@ -25,12 +29,8 @@ namespace {
 
 using TreeTypes = cd::Types<std::uint8_t, std::uint16_t, std::int32_t, std::int64_t, float, double>;
 
-constexpr const char* kCpuOnly =
-    " runs on the CPU backend only: the max-tree is built by a sequential union-find; pass a host array";
-
 void expect_image(std::string_view fn, const Array& image, int connectivity) {
   cd::expect_valid(image, fn, "image");
-  if (!image.device().is_cpu()) cd::fail<NotSupported>(fn, kCpuOnly);
   expect(image.ndim() >= 1, fn, "image", "must have at least one dimension, got 0");
   const DType dt = image.dtype();
   const bool ok = dt == DType::uint8 || dt == DType::uint16 || dt == DType::int32 || dt == DType::int64 ||
@@ -38,6 +38,18 @@ void expect_image(std::string_view fn, const Array& image, int connectivity) {
   expect(ok, fn, "image", "dtype must be uint8, uint16, int32, int64, float32 or float64, got ", dtype_name(dt));
   expect(connectivity >= 1 && connectivity <= image.ndim(), fn, "connectivity", "must be in [1, ", image.ndim(),
          "] for a ", image.ndim(), "-D image, got ", connectivity);
+  if (!image.device().is_cpu()) {
+    detail::TreeGeom g;
+    if (!detail::make_tree_geom(image.shape(), connectivity, g))
+      cd::fail<NotSupported>(fn, "argument 'image': the CUDA backend handles up to ", detail::kTreeMaxDims,
+                             " axes and ", detail::kTreeMaxNeighbours, " neighbours, got ", image.ndim(),
+                             "-D with connectivity ", connectivity);
+    bool fits = image.size() <= detail::kTreeMaxPixels;
+    for (auto e : image.shape()) fits = fits && e < (std::int64_t(1) << 31);
+    if (!fits)
+      cd::fail<NotSupported>(fn, "argument 'image': the CUDA backend handles up to ", detail::kTreeMaxPixels,
+                             " pixels and 2^31 - 1 per axis, got ", shape_str(image.shape()));
+  }
 }
 
 template <class T>
@@ -146,31 +158,49 @@ Tree build_tree(const std::vector<T>& v, const Shape& shape, int connectivity) {
   return t;
 }
 
-/// A caller's (parent, tree_traverser): both or neither, checked so that no index leaves the image.
-Tree given_tree(std::string_view fn, const Array& image, const Array& parent, const Array& trav) {
+/// A caller's (parent, tree_traverser): both or neither, int64, on the image's device, of its size.
+void expect_given(std::string_view fn, const Array& image, const Array& parent, const Array& trav) {
   expect(parent.valid() == trav.valid(), fn, parent.valid() ? "tree_traverser" : "parent",
          "must be given together with ", parent.valid() ? "parent" : "tree_traverser");
+  if (!parent.valid()) return;
   for (const Array* a : {&parent, &trav}) {
     const char* name = a == &parent ? "parent" : "tree_traverser";
-    if (!a->device().is_cpu()) cd::fail<NotSupported>(fn, kCpuOnly);
+    expect(a->device() == image.device(), fn, name, "must be on the image's device (", image.device().str(),
+           "), got ", a->device().str());
     expect(a->dtype() == DType::int64, fn, name, "must be int64, got ", dtype_name(a->dtype()));
   }
   expect(parent.shape() == image.shape(), fn, "parent", "must have the image's shape");
   expect(trav.ndim() == 1 && trav.size() == image.size(), fn, "tree_traverser",
          "must be 1-D with one entry per pixel (", image.size(), "), got ", trav.size());
+}
+
+constexpr const char* kBadTree =
+    "must form a tree of the image's pixels: indices inside the image, tree_traverser a permutation, every pixel's "
+    "parent before it in tree_traverser (except tree_traverser[0], the root)";
+
+/// The caller's tree on the CPU, checked as cuda_tree_valid checks it on the device.
+Tree given_tree(std::string_view fn, const Array& parent, const Array& trav) {
   Tree t;
   t.parent = host_values<std::int64_t>(parent);
   t.order = host_values<std::int64_t>(trav);
-  const std::int64_t n = image.size();
-  for (auto x : t.parent) expect(x >= 0 && x < n, fn, "parent", "holds an index outside the image: ", x);
-  for (auto x : t.order) expect(x >= 0 && x < n, fn, "tree_traverser", "holds an index outside the image: ", x);
+  const std::int64_t n = static_cast<std::int64_t>(t.order.size());
+  std::vector<std::int64_t> pos(static_cast<std::size_t>(n), -1);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t x = t.order[i];
+    expect(x >= 0 && x < n && pos[x] < 0, fn, "parent/tree_traverser", kBadTree);
+    pos[x] = i;
+  }
+  for (std::int64_t p = 0; p < n; ++p) {
+    const std::int64_t q = t.parent[p];
+    expect(q >= 0 && q < n && (p == t.order[0] || pos[q] < pos[p]), fn, "parent/tree_traverser", kBadTree);
+  }
   return t;
 }
 
 template <class T>
 Tree tree_for(std::string_view fn, const std::vector<T>& v, const Array& image, int connectivity, const Array& parent,
               const Array& trav) {
-  if (parent.valid() || trav.valid()) return given_tree(fn, image, parent, trav);
+  if (parent.valid()) return given_tree(fn, parent, trav);
   return build_tree(v, image.shape(), connectivity);
 }
 
@@ -224,14 +254,6 @@ std::vector<T> direct_filter(const std::vector<T>& v, const Tree& t, const std::
   return out;
 }
 
-/// util::invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), 1 - x (float).
-template <class T>
-T invert_value(T x) {
-  if constexpr (std::is_floating_point_v<T>) return T(T(1) - x);
-  else if constexpr (std::is_unsigned_v<T>) return T(std::numeric_limits<T>::max() - x);
-  else return T(T(-1) - x);
-}
-
 enum class Attr { area, diameter };
 
 template <class T>
@@ -239,24 +261,39 @@ Array filter_impl(std::string_view fn, const Array& image, Attr attr, bool closi
                   const Array& parent, const Array& trav) {
   std::vector<T> v = host_values<T>(image);
   if (closing)
-    for (auto& x : v) x = invert_value(x);
+    for (auto& x : v) x = detail::tree_invert(x);
   Array out = Array::empty(image.shape(), image.dtype());
   if (v.empty()) return out;
   const Tree t = tree_for(fn, v, image, connectivity, parent, trav);
   const std::vector<double> a = attr == Attr::area ? area_attribute(t) : extension_attribute(t, image.shape());
   std::vector<T> r = direct_filter(v, t, a, thr);
   if (closing)
-    for (auto& x : r) x = invert_value(x);
+    for (auto& x : r) x = detail::tree_invert(x);
   std::copy(r.begin(), r.end(), out.data<T>());
   return out;
 }
 
+/// Checks a caller's tree on the image's device (the CPU checks it while reading it).
+void expect_tree(std::string_view fn, const Array& image, const Array& parent, const Array& trav,
+                 const Stream& stream) {
+  expect_given(fn, image, parent, trav);
+  if (!parent.valid() || image.device().is_cpu() || image.size() == 0) return;
+  cd::DeviceGuard guard(image.device().index());
+  expect(detail::cuda_tree_valid(parent, trav, stream), fn, "parent/tree_traverser", kBadTree);
+}
+
 Array filter(std::string_view fn, const Array& image, Attr attr, bool closing, double thr, std::string_view thr_name,
-             int connectivity, const Array& parent, const Array& trav) {
+             int connectivity, const Array& parent, const Array& trav, const Stream& stream) {
   expect_image(fn, image, connectivity);
   expect(thr >= 0, fn, thr_name, "must be non-negative, got ", thr);
+  expect_tree(fn, image, parent, trav, stream);
   return cd::dispatch<TreeTypes>(image.dtype(), fn, [&]<class T>() {
-    return filter_impl<T>(fn, image, attr, closing, thr, connectivity, parent, trav);
+    return cd::on_backend(
+        image, stream, [&] { return filter_impl<T>(fn, image, attr, closing, thr, connectivity, parent, trav); },
+        [&](cudaStream_t) {
+          return detail::cuda_tree_filter(image, attr == Attr::diameter, closing, thr, connectivity, parent, trav,
+                                          stream);
+        });
   });
 }
 
@@ -268,60 +305,77 @@ Array to_array(const std::vector<std::int64_t>& v, const Shape& shape) {
 
 }  // namespace
 
-MaxTree max_tree(const Array& image, const MaxTreeOptions& opts, const Stream&) {
+MaxTree max_tree(const Array& image, const MaxTreeOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "morphology.max_tree";
   expect_image(fn, image, opts.connectivity);
   return cd::dispatch<TreeTypes>(image.dtype(), fn, [&]<class T>() {
-    const std::vector<T> v = host_values<T>(image);
-    const Tree t = build_tree(v, image.shape(), opts.connectivity);
-    return MaxTree{to_array(t.parent, image.shape()), to_array(t.order, {image.size()})};
+    return cd::on_backend(
+        image, stream,
+        [&] {
+          const std::vector<T> v = host_values<T>(image);
+          const Tree t = build_tree(v, image.shape(), opts.connectivity);
+          return MaxTree{to_array(t.parent, image.shape()), to_array(t.order, {image.size()})};
+        },
+        [&](cudaStream_t) {
+          MaxTree t;
+          detail::cuda_max_tree(image, opts.connectivity, t.parent, t.traverser, stream);
+          return t;
+        });
   });
 }
 
-Array area_opening(const Array& image, const AreaFilterOptions& o, const Stream&) {
+Array area_opening(const Array& image, const AreaFilterOptions& o, const Stream& stream) {
   return filter("morphology.area_opening", image, Attr::area, false, o.area_threshold, "area_threshold", o.connectivity,
-                o.parent, o.tree_traverser);
+                o.parent, o.tree_traverser, stream);
 }
 
-Array area_closing(const Array& image, const AreaFilterOptions& o, const Stream&) {
+Array area_closing(const Array& image, const AreaFilterOptions& o, const Stream& stream) {
   return filter("morphology.area_closing", image, Attr::area, true, o.area_threshold, "area_threshold", o.connectivity,
-                o.parent, o.tree_traverser);
+                o.parent, o.tree_traverser, stream);
 }
 
-Array diameter_opening(const Array& image, const DiameterFilterOptions& o, const Stream&) {
+Array diameter_opening(const Array& image, const DiameterFilterOptions& o, const Stream& stream) {
   return filter("morphology.diameter_opening", image, Attr::diameter, false, o.diameter_threshold, "diameter_threshold",
-                o.connectivity, o.parent, o.tree_traverser);
+                o.connectivity, o.parent, o.tree_traverser, stream);
 }
 
-Array diameter_closing(const Array& image, const DiameterFilterOptions& o, const Stream&) {
+Array diameter_closing(const Array& image, const DiameterFilterOptions& o, const Stream& stream) {
   return filter("morphology.diameter_closing", image, Attr::diameter, true, o.diameter_threshold, "diameter_threshold",
-                o.connectivity, o.parent, o.tree_traverser);
+                o.connectivity, o.parent, o.tree_traverser, stream);
 }
 
-Array max_tree_local_maxima(const Array& image, const MaxTreeLocalMaximaOptions& o, const Stream&) {
+Array max_tree_local_maxima(const Array& image, const MaxTreeLocalMaximaOptions& o, const Stream& stream) {
   constexpr std::string_view fn = "morphology.max_tree_local_maxima";
   expect_image(fn, image, o.connectivity);
+  expect_tree(fn, image, o.parent, o.tree_traverser, stream);
   return cd::dispatch<TreeTypes>(image.dtype(), fn, [&]<class T>() {
-    const std::vector<T> v = host_values<T>(image);
-    Array out = Array::empty(image.shape(), DType::uint64);
-    if (v.empty()) return out;
-    const Tree t = tree_for(fn, v, image, o.connectivity, o.parent, o.tree_traverser);
-    std::uint64_t* lab = out.data<std::uint64_t>();
-    std::fill(lab, lab + image.size(), std::uint64_t{1});
-    const std::int64_t root = t.order[0];
-    std::uint64_t next = 1;
-    // Canonical pixels, deepest first: a node with a child loses its mark; leaves get labels.
-    for (auto it = t.order.rbegin(); it != t.order.rend(); ++it) {
-      const std::int64_t p = *it, q = t.parent[p];
-      if (p == root || v[p] == v[q]) continue;
-      lab[q] = 0;
-      if (lab[p] > 0) lab[p] = next++;
-    }
-    for (auto it = t.order.rbegin(); it != t.order.rend(); ++it) {
-      const std::int64_t p = *it, q = t.parent[p];
-      if (p != root && v[p] == v[q]) lab[p] = lab[q];
-    }
-    return out;
+    return cd::on_backend(
+        image, stream,
+        [&] {
+          const std::vector<T> v = host_values<T>(image);
+          Array out = Array::empty(image.shape(), DType::uint64);
+          if (v.empty()) return out;
+          const Tree t = tree_for(fn, v, image, o.connectivity, o.parent, o.tree_traverser);
+          std::uint64_t* lab = out.data<std::uint64_t>();
+          std::fill(lab, lab + image.size(), std::uint64_t{1});
+          const std::int64_t root = t.order[0];
+          std::uint64_t next = 1;
+          // Canonical pixels, deepest first: a node with a child loses its mark; leaves get labels.
+          for (auto it = t.order.rbegin(); it != t.order.rend(); ++it) {
+            const std::int64_t p = *it, q = t.parent[p];
+            if (p == root || v[p] == v[q]) continue;
+            lab[q] = 0;
+            if (lab[p] > 0) lab[p] = next++;
+          }
+          for (auto it = t.order.rbegin(); it != t.order.rend(); ++it) {
+            const std::int64_t p = *it, q = t.parent[p];
+            if (p != root && v[p] == v[q]) lab[p] = lab[q];
+          }
+          return out;
+        },
+        [&](cudaStream_t) {
+          return detail::cuda_max_tree_local_maxima(image, o.connectivity, o.parent, o.tree_traverser, stream);
+        });
   });
 }
 

@@ -1,0 +1,405 @@
+// The parallel max-tree of kernels/morphology/max_tree.cu, written once as __host__ __device__ code:
+// the CUDA kernels call these bodies, and tests/morphology/test_max_tree.cpp runs the same bodies on
+// host threads (std::atomic_ref) to check the algorithm against the sequential CPU oracle.
+//
+// The tree (scikit-image's canonical form, which does not depend on how it is computed):
+//   * every node is the set of pixels of one value v in one connected component of {f >= v};
+//     its canonical pixel is its pixel of smallest flat index (the one the stable argsort puts
+//     first, i.e. the last one Berger's reverse-order union-find processes);
+//   * a non-canonical pixel points to its node's canonical pixel, a canonical pixel to the
+//     canonical pixel of the parent node (the node of the next lower value containing it); the
+//     root (traverser[0]) points to itself.
+// NaN pixels: scikit-image's `image[q] == image[parent[q]]` is false for NaN, so every NaN pixel
+// stays its own node and keeps the raw union-find parent. The dense levels below give each NaN its
+// own level, ordered by flat index (numpy's stable argsort puts NaNs last in index order), and the
+// max-tree of those levels is exactly that raw parent; the same rules then give scikit-image's array.
+//
+// Algorithm (levels are the dense ranks of the sorted values, NaNs one level each):
+//   1. par[p] = p (the tree being built), zpar[p] = p (a union-find of the components processed).
+//   2. Levels are processed in batches of D consecutive levels from the top. In a batch, every edge
+//      (p, q) whose lower end p (in (level, index) order) lies in the batch is merged into the tree
+//      concurrently (merge(): the "connect" of two max-tree branches, lock-free with CAS, as in
+//      Blin, Carlinet, Geraud et al., "Max-tree computation on GPUs", TPDS 2022). An end q in an
+//      already processed component is first replaced by that component's union-find root (its
+//      bottom node's level root), so walks stay inside the batch: at most D levels long. Then the
+//      batch's edges are united in zpar (a second kernel, so the first sees the previous sets).
+//   3. Merging equal levels always hangs the larger index under the smaller, so each node's level
+//      root is its smallest index: the canonical pixel. finalize_*() write scikit-image's parent.
+//
+// Why the concurrent merge is exact (no lock, any interleaving): every pointer par[a] = b it writes
+// joins two pixels that are connected through pixels of level >= level(b) (true of the pair merge()
+// starts from and kept by each step), so a node's subtree never leaves its component; pointers only
+// go down in level, or between equal levels to a smaller index, so no cycle forms; and when all
+// merges have returned, the branches of the two ends of every edge meet at the lower end's level.
+// Those three facts make the tree the max-tree.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "src/core/hd.hpp"
+
+namespace cuskimage::morphology::detail {
+
+inline constexpr int kTreeMaxDims = 8;
+inline constexpr int kTreeMaxNeighbours = 80;
+
+/// Image geometry and the neighbour offsets of generate_binary_structure(nd, connectivity).
+struct TreeGeom {
+  int nd = 0;
+  int nnb = 0;
+  std::int64_t shape[kTreeMaxDims] = {};
+  std::int64_t delta[kTreeMaxNeighbours] = {};
+  std::int8_t dc[kTreeMaxNeighbours][kTreeMaxDims] = {};
+};
+
+/// False when the image has more than kTreeMaxDims axes or the structure more than
+/// kTreeMaxNeighbours neighbours.
+inline bool make_tree_geom(const std::vector<std::int64_t>& shape, int connectivity, TreeGeom& g) {
+  const int nd = static_cast<int>(shape.size());
+  if (nd < 1 || nd > kTreeMaxDims) return false;
+  g = TreeGeom{};
+  g.nd = nd;
+  std::int64_t stride[kTreeMaxDims];
+  for (int d = nd - 1; d >= 0; --d) {
+    g.shape[d] = shape[d];
+    stride[d] = d == nd - 1 ? 1 : stride[d + 1] * shape[d + 1];
+  }
+  std::int64_t total = 1;
+  for (int d = 0; d < nd; ++d) total *= 3;
+  for (std::int64_t k = 0; k < total; ++k) {
+    int o[kTreeMaxDims];
+    std::int64_t r = k, dl = 0;
+    int steps = 0;
+    for (int d = nd - 1; d >= 0; --d) {
+      o[d] = static_cast<int>(r % 3) - 1;
+      r /= 3;
+      steps += o[d] != 0;
+      dl += o[d] * stride[d];
+    }
+    if (steps == 0 || steps > connectivity) continue;
+    if (g.nnb == kTreeMaxNeighbours) return false;
+    for (int d = 0; d < nd; ++d) g.dc[g.nnb][d] = static_cast<std::int8_t>(o[d]);
+    g.delta[g.nnb++] = dl;
+  }
+  return true;
+}
+
+/// Calls f(q) for every neighbour q of pixel p inside the image.
+template <class I, class F>
+CUSK_HD void for_each_neighbour(const TreeGeom& g, I p, F&& f) {
+  I c[kTreeMaxDims];
+  I r = p;
+  bool interior = true;
+  for (int d = g.nd - 1; d >= 0; --d) {
+    const I s = static_cast<I>(g.shape[d]);
+    c[d] = r % s;
+    r /= s;
+    interior = interior && c[d] > 0 && c[d] + 1 < s;
+  }
+  for (int k = 0; k < g.nnb; ++k) {
+    if (!interior) {
+      bool in = true;
+      for (int d = 0; d < g.nd; ++d) {
+        const std::int64_t cc = static_cast<std::int64_t>(c[d]) + g.dc[k][d];
+        in = in && cc >= 0 && cc < g.shape[d];
+      }
+      if (!in) continue;
+    }
+    f(static_cast<I>(static_cast<std::int64_t>(p) + g.delta[k]));
+  }
+}
+
+// ---- values -------------------------------------------------------------------------------------
+
+/// Unsigned sort key with numpy's order (NaN last, -0 == +0); NaN keys are all ones.
+template <class T>
+struct TreeKey {
+  using type = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                                  std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                     std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  static constexpr type nan_key = static_cast<type>(~type(0));
+  CUSK_HD static type of(T x) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (x != x) return nan_key;
+      if (x == T(0)) x = T(0);  // -0 sorts with +0
+      type b;
+      std::memcpy(&b, &x, sizeof(b));
+      constexpr type sign = type(1) << (8 * sizeof(type) - 1);
+      return (b & sign) ? static_cast<type>(~b) : static_cast<type>(b | sign);
+    } else if constexpr (std::is_signed_v<T>) {
+      constexpr type sign = type(1) << (8 * sizeof(type) - 1);
+      return static_cast<type>(static_cast<type>(x) ^ sign);
+    } else {
+      return static_cast<type>(x);
+    }
+  }
+  /// Each NaN is a level of its own (NaN != NaN in scikit-image's canonicalisation).
+  CUSK_HD static bool own_level(type k) { return std::is_floating_point_v<T> && k == nan_key; }
+};
+
+/// util.invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), 1 - x (float).
+template <class T>
+CUSK_HD T tree_invert(T x) {
+  if constexpr (std::is_floating_point_v<T>) return T(T(1) - x);
+  else if constexpr (std::is_unsigned_v<T>) return T(std::numeric_limits<T>::max() - x);
+  else return T(T(-1) - x);
+}
+
+// ---- the concurrent tree ------------------------------------------------------------------------
+// M is the memory policy: M::load(p), M::store(p, v) (relaxed atomics) and M::cas(p, expected,
+// desired) -> bool. Levels are read-only during the build.
+
+/// (level, index) order: a is processed before b in scikit-image's reverse traversal.
+template <class I>
+CUSK_HD bool tree_above(I la, I a, I lb, I b) {
+  return la > lb || (la == lb && a > b);
+}
+
+/// The level root of x's node: follow parents of the same level (path halving; only pixels that
+/// already have a parent of their own level are rewritten, and those never get a CAS).
+template <class M, class I>
+CUSK_HD I tree_level_root(I* par, const I* lev, I x) {
+  const I lx = lev[x];
+  while (true) {
+    const I y = M::load(par + x);
+    if (y == x || lev[y] != lx) return x;
+    const I z = M::load(par + y);
+    if (z == y || lev[z] != lx) return y;
+    M::store(par + x, z);
+    x = z;
+  }
+}
+
+/// Merges the branches of a and b (two pixels connected through pixels of level >=
+/// min(level(a), level(b))) into one, interleaving their nodes by level and joining equal levels.
+template <class M, class I>
+CUSK_HD void tree_merge(I* par, const I* lev, I a, I b) {
+  while (true) {
+    a = tree_level_root<M>(par, lev, a);
+    b = tree_level_root<M>(par, lev, b);
+    if (a == b) return;
+    I la = lev[a], lb = lev[b];
+    if (tree_above(lb, b, la, a)) {
+      const I t = a;
+      a = b;
+      b = t;
+      const I u = la;
+      la = lb;
+      lb = u;
+    }
+    // a is above b: b's node goes somewhere below a on a's branch.
+    const I z = M::load(par + a);
+    if (z != a && lev[z] == la) continue;  // a was joined to a node of its level meanwhile
+    if (z == a || lev[z] < lb) {
+      // b fits between a and its parent z (or a is a root): hang a under b, then merge b's branch
+      // with z's.
+      if (M::cas(par + a, z, b)) {
+        if (z == a) return;
+        a = b;
+        b = z;
+      }
+      continue;
+    }
+    a = z;  // z is still at or above b's level: go down a's branch
+  }
+}
+
+template <class M, class I>
+CUSK_HD I tree_zfind(I* zp, I x) {
+  while (true) {
+    const I y = M::load(zp + x);
+    if (y == x) return x;
+    const I z = M::load(zp + y);
+    if (z == y) return y;
+    M::store(zp + x, z);
+    x = z;
+  }
+}
+
+/// Unites the sets of a and b; the root is always the set's lowest pixel in (level, index) order.
+template <class M, class I>
+CUSK_HD void tree_zunite(I* zp, const I* lev, I a, I b) {
+  while (true) {
+    a = tree_zfind<M>(zp, a);
+    b = tree_zfind<M>(zp, b);
+    if (a == b) return;
+    if (tree_above(lev[b], b, lev[a], a)) {
+      const I t = a;
+      a = b;
+      b = t;
+    }
+    if (M::cas(zp + a, a, b)) return;
+  }
+}
+
+/// Batch of levels [lo, hi): merges the edges whose lower end is pixel p (a pixel of the batch).
+template <class M, class I>
+CUSK_HD void tree_batch_merge(const TreeGeom& g, I* par, I* zp, const I* lev, I p, I hi) {
+  const I lp = lev[p];
+  I last = p;  // the processed component merged last (neighbours often share one)
+  for_each_neighbour(g, p, [&](I q) {
+    const I lq = lev[q];
+    if (!tree_above(lq, q, lp, p)) return;  // the edge belongs to q
+    if (lq >= hi) {
+      const I r = tree_zfind<M>(zp, q);
+      if (r == last) return;
+      last = r;
+      tree_merge<M>(par, lev, p, r);
+    } else {
+      tree_merge<M>(par, lev, p, q);
+    }
+  });
+}
+
+/// Second pass of a batch: the same edges into the union-find.
+template <class M, class I>
+CUSK_HD void tree_batch_union(const TreeGeom& g, I* zp, const I* lev, I p) {
+  const I lp = lev[p];
+  for_each_neighbour(g, p, [&](I q) {
+    if (tree_above(lev[q], q, lp, p)) tree_zunite<M>(zp, lev, p, q);
+  });
+}
+
+/// Finalisation 1: out[p] = p's canonical pixel (its node's level root).
+template <class M, class I>
+CUSK_HD void tree_finalize_canonical(I* par, const I* lev, I p, std::int64_t* out) {
+  out[p] = static_cast<std::int64_t>(tree_level_root<M>(par, lev, p));
+}
+
+/// Finalisation 2 (after 1 everywhere): a canonical pixel points to the canonical pixel of its
+/// parent node. Reads out[] only of non-canonical pixels, which this pass does not rewrite.
+template <class I>
+CUSK_HD void tree_finalize_parent(const I* par, const I* lev, I p, std::int64_t* out) {
+  if (out[p] != static_cast<std::int64_t>(p)) return;
+  const I x = par[p];
+  if (x == p) return;  // the root
+  const I y = par[x];
+  out[p] = (y != x && lev[y] == lev[x]) ? out[x] : static_cast<std::int64_t>(x);
+}
+
+// ---- attributes and filters over a tree given by a parent array ---------------------------------
+// The tree: parent P (int64, any valid tree: every pixel's parent before it in the traverser), root
+// = traverser[0]; P[root] is never read, as in scikit-image. These reproduce the sequential loops of
+// _max_tree.pyx, which for such a tree do not depend on the traversal order (except the labels'
+// numbering, which comes from the traverser positions).
+//
+// The direct filter only compares attributes with the threshold, and both attributes grow towards
+// the root (a subtree's pixel count and bounding box contain its children's). So the accumulation
+// climbs from the leaves only through nodes still below the threshold: a node that reaches it is
+// "big", and so are all its ancestors, whose exact values do not matter. A node is small iff all its
+// children were small and pushed (pending == 0) and its own value is below the threshold; every
+// climb and every filter walk then passes only small nodes, fewer than the threshold's area
+// (area) or threshold^ndim (diameter) of them, however deep the tree.
+
+/// area[z] += area[y] (area starts at 1 per pixel: the subtree's pixel count).
+struct TreeAreaAcc {
+  std::uint32_t* area;
+  template <class M>
+  CUSK_HD void push(std::uint32_t y, std::uint32_t z) const {
+    M::add(area + z, M::load(area + y));
+  }
+  template <class M>
+  CUSK_HD double value(std::uint32_t y) const {
+    return static_cast<double>(M::load(area + y));
+  }
+};
+
+/// Bounding box (lo, hi per axis, pixel-major: [p * nd + d]) of z grown by y's; the value is the
+/// longest side, as _compute_extension (1 for a pixel).
+struct TreeBoxAcc {
+  std::int32_t* lo;
+  std::int32_t* hi;
+  int nd;
+  template <class M>
+  CUSK_HD void push(std::uint32_t y, std::uint32_t z) const {
+    for (int d = 0; d < nd; ++d) {
+      M::min(lo + std::size_t(z) * nd + d, M::load(lo + std::size_t(y) * nd + d));
+      M::max(hi + std::size_t(z) * nd + d, M::load(hi + std::size_t(y) * nd + d));
+    }
+  }
+  template <class M>
+  CUSK_HD double value(std::uint32_t y) const {
+    std::int32_t m = 0;
+    for (int d = 0; d < nd; ++d) {
+      const std::int32_t e = M::load(hi + std::size_t(y) * nd + d) - M::load(lo + std::size_t(y) * nd + d);
+      m = e > m ? e : m;
+    }
+    return static_cast<double>(m) + 1.0;
+  }
+};
+
+/// y is complete (all its children pushed): while it stays below the threshold, push it to its
+/// parent and go on if this thread brought the parent's last child (pending: children not pushed).
+template <class M, class Acc>
+CUSK_HD void tree_climb(const std::int64_t* P, std::uint32_t root, std::uint32_t y, const Acc& acc,
+                        std::uint32_t* pending, double thr) {
+  while (y != root && acc.template value<M>(y) < thr) {
+    const auto z = static_cast<std::uint32_t>(P[y]);
+    acc.template push<M>(y, z);
+    M::fence();
+    if (M::sub(pending + z, 1u) != 1u) return;
+    M::fence();
+    y = z;
+  }
+}
+
+/// After the climb: p's attribute reaches the threshold (exact for small nodes; a node with a child
+/// left unpushed has a big child).
+template <class M, class Acc>
+CUSK_HD bool tree_big(const std::uint32_t* pending, const Acc& acc, std::uint32_t p, double thr) {
+  return pending[p] != 0 || acc.template value<M>(p) >= thr;
+}
+
+/// Direct filter: p keeps its value when it is canonical (its parent's value differs) and big; else
+/// it takes its parent's output. link(p) is p itself for such pixels and the root, else the parent;
+/// the output is the value at the end of the links.
+template <class T, class Big>
+CUSK_HD std::uint32_t tree_filter_link(const T* v, const std::int64_t* P, std::uint32_t root, std::uint32_t p,
+                                       const Big& big) {
+  if (p == root) return p;
+  const auto q = static_cast<std::uint32_t>(P[p]);
+  return (!(v[p] == v[q]) && big(p)) ? p : q;
+}
+
+/// End of the links from x (path halving: every rewrite keeps the same end).
+template <class M>
+CUSK_HD std::uint32_t tree_link_end(std::uint32_t* link, std::uint32_t x) {
+  return tree_zfind<M>(link, x);
+}
+
+/// The root outputs 0 when its attribute is below the threshold, as _direct_filter.
+template <class T>
+CUSK_HD T tree_filter_value(const T* v, std::uint32_t root, std::uint32_t end, bool root_big) {
+  if (end == root) return root_big ? v[root] : T(0);
+  return v[end];
+}
+
+/// max_tree_local_maxima: p != root whose value differs from its parent's.
+template <class T>
+CUSK_HD bool tree_lm_canonical(const T* v, const std::int64_t* P, std::uint32_t root, std::uint32_t p) {
+  return p != root && !(v[p] == v[static_cast<std::uint32_t>(P[p])]);
+}
+
+/// First pass's output of pixel x at traverser position i: the label of a leaf (a canonical pixel
+/// that no canonical pixel points to), counted from the end of the traverser; 0 for a pixel some
+/// canonical pixel points to; 1 otherwise. `before`: leaves at positions < i; `leaves`: all.
+CUSK_HD std::uint64_t tree_lm_first(bool canonical, bool has_canonical_child, std::uint32_t before,
+                                    std::uint32_t leaves) {
+  if (has_canonical_child) return 0;
+  return canonical ? std::uint64_t(leaves - before) : 1;
+}
+
+/// Levels per batch: a batch costs two launches (~10 us) and a merge walks up to D levels (the
+/// walks of one level over the image: ~n * 50 ps); D balances the two, >= 1.
+inline std::uint32_t tree_levels_per_batch(std::uint64_t n, std::uint64_t levels) {
+  if (n == 0) return 1;
+  const double d = std::floor(std::sqrt(static_cast<double>(levels) * 2e5 / static_cast<double>(n)));
+  return static_cast<std::uint32_t>(d < 1 ? 1 : d > 4096 ? 4096 : d);
+}
+
+}  // namespace cuskimage::morphology::detail
