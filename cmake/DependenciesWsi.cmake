@@ -39,14 +39,16 @@ function(cusk_wsi_link_dependencies)
       $<$<BOOL:${CUSK_HAVE_OPENJPEG}>:PkgConfig::CUSK_OPENJPEG>
       $<$<BOOL:${CUSK_HAVE_ZSTD}>:PkgConfig::CUSK_ZSTD>
       $<$<BOOL:${CUSK_HAVE_WEBP}>:PkgConfig::CUSK_WEBP>)
-    if(CUSK_HAVE_NVJPEG)  # batched GPU decode of JPEG tiles (src/wsi/nvjpeg_decode.cpp)
-      target_link_libraries(cuskimage PRIVATE CUDA::nvjpeg)
-    endif()
-    # Only the wsi sources see the codec switches: the other files' compile lines (and their
-    # ccache entries) stay as they are.
+    # Only the wsi sources see the codec switches and nvJPEG's header: the other files' compile
+    # lines (and their ccache entries) stay the same whether or not nvJPEG is found.
     file(GLOB _cusk_wsi_sources ${PROJECT_SOURCE_DIR}/src/wsi/*.cpp)
     set_source_files_properties(${_cusk_wsi_sources} TARGET_DIRECTORY cuskimage PROPERTIES COMPILE_DEFINITIONS
-      "CUSK_HAVE_OPENJPEG=$<BOOL:${CUSK_HAVE_OPENJPEG}>;CUSK_HAVE_ZSTD=$<BOOL:${CUSK_HAVE_ZSTD}>;CUSK_HAVE_WEBP=$<BOOL:${CUSK_HAVE_WEBP}>")
+      "CUSK_HAVE_NVJPEG=$<BOOL:${CUSK_HAVE_NVJPEG}>;CUSK_HAVE_OPENJPEG=$<BOOL:${CUSK_HAVE_OPENJPEG}>;CUSK_HAVE_ZSTD=$<BOOL:${CUSK_HAVE_ZSTD}>;CUSK_HAVE_WEBP=$<BOOL:${CUSK_HAVE_WEBP}>")
+    if(CUSK_HAVE_NVJPEG)  # batched GPU decode of JPEG tiles (src/wsi/nvjpeg_decode.cpp)
+      target_link_libraries(cuskimage PRIVATE $<TARGET_FILE:CUDA::nvjpeg>)
+      set_source_files_properties(${_cusk_wsi_sources} TARGET_DIRECTORY cuskimage PROPERTIES INCLUDE_DIRECTORIES
+        "$<TARGET_PROPERTY:CUDA::nvjpeg,INTERFACE_INCLUDE_DIRECTORIES>")
+    endif()
   endif()
   foreach(tgt test_wsi bench_wsi)
     if(TARGET ${tgt})
