@@ -40,7 +40,7 @@ if has test; then
     [[ -x $t && ! -d $t ]] || continue
     [[ -z ${TEST_ONLY:-} || " $TEST_ONLY " == *" $(basename "$t") "* ]] || continue
     for tier in ${TIERS:-gpu cpu}; do  # TIERS=gpu: the GPU tier only
-      f='Gpu*'; [[ $tier == cpu ]] && f='-Gpu*'
+      f=${GPU_FILTER:-Gpu*}; [[ $tier == cpu ]] && f='-Gpu*'
       log=/tmp/$(basename "$t").$tier.log
       timeout 300 "$t" --gtest_filter="$f" >"$log" 2>&1 || rc=1
       cat "$log" >>"$OUT/tests.log"  # one file: the device tool returns at most 8
@@ -82,10 +82,12 @@ if has prof; then
   # Per-kernel time and DRAM traffic under Nsight Compute for a few benchmark cases, to see which
   # pass of an op misses its floor. PROF_CASES: "bench_binary:benchmark_regex ...".
   : >"$OUT/prof.txt"
+  # A case may end in ":KERNEL_REGEX" to profile only kernels whose names match.
   for c in ${PROF_CASES:-}; do
-    b=${c%%:*}; f=${c#*:}
-    echo "== $b $f" >>"$OUT/prof.txt"
-    timeout "${PROF_TIMEOUT:-90}" ncu --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+    b=${c%%:*}; f=${c#*:}; k=""
+    [[ $f == *:* ]] && k=${f#*:} && f=${f%%:*}
+    echo "== $b $f ${k}" >>"$OUT/prof.txt"
+    timeout "${PROF_TIMEOUT:-90}" ncu --clock-control none ${k:+--kernel-name regex:$k} --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --launch-count "${PROF_LAUNCHES:-40}" "$PWD/$B/bench/$b" --benchmark_filter="$f" --benchmark_min_time=0.001 \
       >/tmp/prof.csv 2>/tmp/prof.err || echo "ncu exit $?" >>"$OUT/prof.txt"
     python3 scripts/ncu_summary.py /tmp/prof.csv >>"$OUT/prof.txt" 2>&1
