@@ -42,6 +42,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 #include "kernels/core/elementwise.cuh"
 #include "kernels/filters/stencil_rows.cuh"
@@ -128,10 +130,10 @@ __global__ void __launch_bounds__(kTX * kTY)
   }
 }
 
-template <class T, int R, bool TWO, bool MASK>
+template <class T, int R, bool TWO, bool MASK, bool SEP>
 void launch_rows(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
                  Mode mode, const StencilParams<T>& p, cudaStream_t stream) {
-  auto* kernel = stencil2d_rows_kernel<T, R, TWO, MASK>;
+  auto* kernel = stencil2d_rows_kernel<T, R, TWO, MASK, SEP>;
   static std::atomic<int> occupancy[64];
   int sms = 1, resident = 1;
   cuskimage::detail::device_fill(kernel, 32 * kRowWarps, 0, sms, resident, occupancy);
@@ -144,6 +146,58 @@ void launch_rows(const T* in, T* out, const bool* mask, std::int64_t planes, std
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
+template <class T, int R, bool SEP>
+void launch_rows_any(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
+                     Mode mode, const StencilParams<T>& p, bool two, cudaStream_t stream) {
+  if (two)
+    mask ? launch_rows<T, R, true, true, SEP>(in, out, mask, planes, ny, nx, mode, p, stream)
+         : launch_rows<T, R, true, false, SEP>(in, out, mask, planes, ny, nx, mode, p, stream);
+  else
+    mask ? launch_rows<T, R, false, true, SEP>(in, out, mask, planes, ny, nx, mode, p, stream)
+         : launch_rows<T, R, false, false, SEP>(in, out, mask, planes, ny, nx, mode, p, stream);
+}
+
+/// w (K x K, row-major) as an outer product: w[dy][dx] = u[dy] v[dx] within 1e-13 of max |w| at
+/// every tap; false when the window is not rank 1.
+bool factor_rank1(const double* w, int K, double* u, double* v) {
+  int best = 0;
+  for (int i = 1; i < K * K; ++i)
+    if (std::fabs(w[i]) > std::fabs(w[best])) best = i;
+  const double big = std::fabs(w[best]);
+  const int r = best / K, c = best % K;
+  for (int i = 0; i < K; ++i) {
+    u[i] = big == 0 ? 0.0 : w[i * K + c];
+    v[i] = big == 0 ? 0.0 : w[r * K + i] / w[best];
+  }
+  for (int i = 0; i < K * K; ++i)
+    if (!(std::fabs(u[i / K] * v[i % K] - w[i]) <= 1e-13 * big)) return false;
+  return true;
+}
+
+/// Which kernel runs a 2-D stencil of radius R on T (the rule is in the header).
+enum class StencilKernel { tile, rows, sep };
+
+template <class T, int R>
+StencilKernel stencil_kernel_for() {
+  if constexpr (sizeof(T) == 8 && R == 2) {
+    return StencilKernel::tile;  // no row kernel (it would need ~250 registers)
+  } else {
+    // Temporary tuning switch (read at every call, so a test or a benchmark sweep can change it):
+    // CUSK_STENCIL_R1_F32 / CUSK_STENCIL_R1_F64 / CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: the
+    // separable row kernel, float32 5x5 only; elsewhere rows); unset or anything else: the default.
+    const char* name = R == 1 ? (sizeof(T) == 4 ? "CUSK_STENCIL_R1_F32" : "CUSK_STENCIL_R1_F64") : "CUSK_STENCIL_R2_F32";
+    StencilKernel k = R == 1 ? StencilKernel::rows : StencilKernel::tile;
+    if (const char* env = std::getenv(name)) {
+      const std::string_view v(env);
+      if (v == "tile") k = StencilKernel::tile;
+      if (v == "rows") k = StencilKernel::rows;
+      if (v == "sep") k = StencilKernel::sep;
+    }
+    if (k == StencilKernel::sep && !(sizeof(T) == 4 && R == 2)) k = StencilKernel::rows;
+    return k;
+  }
+}
+
 /// False (nothing launched) when neither kernel fits the grid.
 template <class T, int R>
 bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
@@ -153,20 +207,35 @@ bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, 
   p.root_ndim = static_cast<T>(s.root_ndim);
   p.cval = static_cast<T>(s.cval);
   const Mode mode = static_cast<Mode>(s.mode);
+  StencilKernel kind = stencil_kernel_for<T, R>();
+  if constexpr (sizeof(T) == 4 && R == 2) {
+    if (kind == StencilKernel::sep) {
+      constexpr int K = 2 * R + 1;
+      double ua[K], va[K], ub[K] = {}, vb[K] = {};
+      const bool sep = factor_rank1(s.wa, K, ua, va) && (!s.two || factor_rank1(s.wb, K, ub, vb));
+      for (int i = 0; i < K; ++i) {
+        p.ua[i] = static_cast<T>(ua[i]), p.va[i] = static_cast<T>(va[i]);
+        p.ub[i] = static_cast<T>(ub[i]), p.vb[i] = static_cast<T>(vb[i]);
+      }
+      if (!sep) kind = StencilKernel::rows;
+    }
+  }
   // Row strips when every lane's 4 columns are one aligned vector (the outputs too, and the mask's 4
-  // bytes); otherwise the tile kernel. 5x5 double windows keep the tile kernel (the row kernel
-  // would need ~250 registers).
+  // bytes); otherwise the tile kernel.
   if constexpr (sizeof(T) == 4 || R == 1) {
     const bool rows = nx % 4 == 0 && nx * std::int64_t(sizeof(T)) < (std::int64_t(1) << 31) && ny <= (std::int64_t(1) << 30) &&
                       reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
                       (mask == nullptr || reinterpret_cast<std::uintptr_t>(mask) % 4 == 0);
-    if (rows) {
-      if (s.two)
-        mask ? launch_rows<T, R, true, true>(in, out, mask, planes, ny, nx, mode, p, stream)
-             : launch_rows<T, R, true, false>(in, out, mask, planes, ny, nx, mode, p, stream);
-      else
-        mask ? launch_rows<T, R, false, true>(in, out, mask, planes, ny, nx, mode, p, stream)
-             : launch_rows<T, R, false, false>(in, out, mask, planes, ny, nx, mode, p, stream);
+    // The tile kernel's grid holds <= 65535 x 64 rows; taller images take the row kernel.
+    const bool tile_fits = (ny + kTileH - 1) / kTileH <= 65535;
+    if (rows && (kind != StencilKernel::tile || !tile_fits)) {
+      if constexpr (sizeof(T) == 4 && R == 2) {
+        if (kind == StencilKernel::sep) {
+          launch_rows_any<T, R, true>(in, out, mask, planes, ny, nx, mode, p, s.two, stream);
+          return true;
+        }
+      }
+      launch_rows_any<T, R, false>(in, out, mask, planes, ny, nx, mode, p, s.two, stream);
       return true;
     }
   }
