@@ -8,28 +8,40 @@
 // (0.016 ms). Weights are kernel parameters (constant-bank operands of the FMAs). Sums are in T:
 // float32 images agree with scipy's double sums within ~1e-6 * sum|w| * max|input|.
 //
-// stencil2d_rows_kernel (kernels/filters/stencil_rows.cuh) for images whose width is a multiple of
-// 4 on 16-byte-aligned buffers (all but 5x5 float64 windows): no shared memory, each warp streams a
-// 128-column segment down a strip of rows with the last 2R + 1 rows in registers and the halo
-// columns from neighbour lanes by shuffles. Why: the tile kernel below measured 0.232 ms for sobel
-// at 8192^2 (Nsight: 0.28 ms at base clocks, 1.8 TB/s, neither memory- nor compute-bound): one tile
-// per block, its load phase (cp.async, wait, barrier) not overlapped with its own compute, 25 %
-// halo re-reads through L2, and an element-wise compute-then-store; a persistent cp.async ring
-// (commit 527eabf) measured 0.265 ms. The row kernel keeps K rows of 16-byte loads in flight per
-// thread continuously, re-reads 2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane.
-// SASS per 4 outputs (3x3, two windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one
-// STG.128, the rest addressing and loop control: ~45 instructions per pixel, 0.09 ms of issue at
-// full rate under the 0.128 ms of DRAM (the magnitude's division by sqrt(2) became an exact
-// halving under the root: see magnitude2). Predicted (H200, 8192^2 float32): sobel ~0.15 ms
-// (target 0.20), sobel_h/laplace ~0.13 ms, farid (5x5, 100 FMAs per pixel, ~150 registers)
-// ~0.22 ms.
-//
-// stencil2d_kernel (the rest: widths not a multiple of 4, misaligned views, 5x5 float64): a
-// 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended input tile
-// (A = R rounded up to a 16-byte vector) sits in shared memory, copied with cp.async in interior
-// tiles and through map_index in border tiles; each thread computes MY = 8 outputs down one column
-// from a (MY + 2R) x (2R + 1) register window. Both kernels sum in the same order (dy, then dx, one
-// FMA each) and apply the same magnitude and mask steps, so their results are identical.
+// Kernels (both sum in the same order, dy then dx, one FMA each, and apply the same magnitude and
+// mask steps, so their results are identical; the separable row kernel sums x then y):
+//  * stencil2d_rows_kernel (rows; kernels/filters/stencil_rows.cuh), for images whose width is a
+//    multiple of 4 on 16-byte-aligned buffers: no shared memory, each warp streams a 128-column
+//    segment down a strip of rows with the last 2R + 1 rows in registers and the halo columns from
+//    neighbour lanes by shuffles. It keeps K rows of 16-byte loads in flight per thread, re-reads
+//    2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane. SASS per 4 outputs (3x3, two
+//    windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one STG.128, the rest addressing
+//    and loop control: ~45 instructions per pixel. 5x5 two windows: ~100 per pixel (200 FFMA per 4
+//    outputs), issue-bound: 0.452 ms for farid with 3 blocks (151 registers) per SM; now capped at
+//    128 registers (4 blocks per SM, no spills, ~10 % more instructions; not measured yet).
+//  * the same kernel with SEP (sep), float32 5x5 rank-1 windows (farid's are outer products of its
+//    5-tap derivative and smoothing filters; the host factors them, factor_rank1): each expanded row
+//    is filtered along x once (4 outputs x 5 taps per window) into a ring of K filtered rows, the
+//    output sums the ring along y: 80 FFMA per 4 outputs instead of 200, ~74 instructions per pixel
+//    (SASS, loop body), 128 registers (4 blocks per SM). Predicted farid 8192^2 ~0.20 ms.
+//  * stencil2d_kernel (tile, below): a 32 x 256-thread block owns a 32 x 64 output tile; the
+//    (64 + 2R) x (32 + 2A) extended input tile (A = R rounded up to a 16-byte vector) sits in shared
+//    memory, copied with cp.async in interior tiles and through map_index in border tiles; each
+//    thread computes MY = 8 outputs down one column from a (MY + 2R) x (2R + 1) register window.
+//    Also every image the row kernels do not take (widths not a multiple of 4, misaligned views).
+// Rule (H200, 8192^2, ms):
+//   3x3 float32 and float64 (sobel, scharr, prewitt, laplace, roberts): rows
+//       (sobel float32 0.157 against the tile kernel's 0.232; target <= 0.20; float64 0.360)
+//   5x5 float32 (farid): tile (0.353 against rows' 0.452); sep not measured yet
+//   5x5 float64: tile (the row kernel would need ~250 registers)
+// Temporary switches for one H200 sweep, read at every call: CUSK_STENCIL_R1_F32,
+// CUSK_STENCIL_R1_F64, CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: float32 5x5 only, non-rank-1
+// windows fall back to rows); images the row kernels cannot take still run the tile kernel, and
+// images taller than the tile grid (65535 x 64 rows) the row kernel. Why the first row kernel
+// lost against the tile kernel at 8192^2 for sobel (0.232 ms; Nsight: 1.8 TB/s, neither memory-
+// nor compute-bound): one tile per block, its load phase (cp.async, wait, barrier) not overlapped
+// with its own compute, 25 % halo re-reads through L2, an element-wise compute-then-store; a
+// persistent cp.async ring (commit 527eabf) measured 0.265 ms.
 //
 // stencil3d_kernel: the same for 3-D volumes (sobel/scharr/prewitt/farid magnitude over the three
 // axes, their single-axis forms, laplace), separably: the kernels scikit-image builds are outer

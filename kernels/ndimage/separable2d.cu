@@ -5,17 +5,37 @@
 //   8192^2 float32 537 MB -> 0.128 ms; float64 1074 MB -> 0.256 ms; uint8 134 MB -> 0.032 ms;
 //   3840x2160 float32 66 MB -> 0.016 ms; 512^2 float32 2 MB -> 0.5 us (launch-bound, ~3 us).
 //
-// Float and double images, centred windows of K = 3 .. 33 taps, equal on both axes: rows_kernel
-// (kernels/ndimage/separable_rows.cuh): the vertical pass streams each column down a strip of rows
-// through K rotating register accumulators, the horizontal pass runs per G-row chunk from a
-// double-buffered shared buffer. Why not the 128x32 tile kernel any more: at K = 25 it issued ~87
-// instructions per pixel (tile copy, axis-0 and axis-1 passes over shared memory, a staged
-// element-wise store), 0.176 ms of issue at full rate against the 0.128 ms floor, and measured
-// 0.303 ms; the row kernel issues ~64 (50 FMAs, the rest loads, stores and addressing) and keeps
-// the next chunk's loads in flight through the horizontal pass. Both add in the same order:
-// results are identical. Predicted (H200, 8192^2, sigma = 3, K = 25): float32 ~0.19 ms (issue
-// ~0.12 ms overlapping the 0.13 ms of DRAM), float64 ~0.33 ms (DFMA: 50 per pixel at 64/clk/SM is
-// 0.20 ms), 3840x2160 float32 ~0.035 ms, 512^2 ~0.012 ms; sigma = 1 (K = 9) float32 ~0.15 ms.
+// Float and double images, centred windows of K = 3 .. 33 taps, equal on both axes, run one of two
+// kernels (both add in the same order, w[0] x[o - R] first, one FMA each: identical results):
+//  * fused_kernel (tile): a 128 x 32 (double: 128 x 16) output tile per block, the extended input
+//    tile copied to shared memory with cp.async, the axis-0 pass into an odd-pitch intermediate,
+//    the axis-1 pass, a staged row-wise store. Issue grows with K (~87 instructions per pixel at
+//    K = 25), fixed costs are low.
+//  * rows_kernel (rows; kernels/ndimage/separable_rows.cuh): the vertical pass streams each column
+//    down a strip of rows through K rotating register accumulators, the horizontal pass runs per
+//    G-row chunk from a double-buffered shared buffer: ~64 instructions per pixel at K = 25, but a
+//    barrier, a horizontal pass and (float) one exposed load latency per chunk of G >= 16 rows.
+// Rule (float32 by K; measured on the H200 at 8192^2, ms, tile / rows):
+//   float32 K <= 17 (sigma < 2.1 at truncate 4): tile   (K = 9:  0.197 / 0.240)
+//   float32 K >= 19:                             rows   (K = 25: 0.303 / 0.267; target <= 0.30)
+//   float64 every K:                             tile   (K = 25: 0.493 / 0.674 when rows spilled;
+//                                                        the streamed rows form is not measured yet)
+// (the crossover K = 19 interpolates the two float32 measurements linearly; taller images than the
+// tile grid holds, > 65535 x 32 rows, take rows). Temporary switches for one H200 sweep, read at
+// every call: CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 force one kernel for every K
+// (rows32: the row kernel with >= 32-row chunks, float32 K <= 11, else rows).
+// Why the row kernel loses at small K: at K = 9 it issues only ~26 instructions per pixel (9 + 9
+// FMAs, a 4-byte load, a shared store, a quarter of a 16-byte store), so its per-chunk costs
+// dominate: 18-row chunks, one barrier and a 558-task horizontal pass each (3 rounds of 256 threads
+// for 2.2 tasks' work), and rows PF .. G - 1 loaded after the horizontal pass and consumed PF rows
+// later (one latency exposed per chunk). rows32 doubles the chunk (G = 36 at K = 9, 75 KB of shared
+// memory, still 3 blocks per SM) and streams its loads (row u + PF loaded at step u), so PF = 18
+// rows (18 KB per block) stay in flight at every step: predicted ~0.17 ms at K = 9.
+// Why double lost: G + K = 50 live samples at K = 25 needed 128 registers plus 124 bytes of spills
+// (2 blocks per SM); the streamed loads keep PF = 8 samples live (124 registers, no spills):
+// predicted ~0.38 ms (DFMA-bound: 50 per pixel at 64/clk/SM is 0.20 ms, plus the 0.256 ms floor
+// partly overlapped) against the tile kernel's 0.493.
+// Floors and other predictions: float32 3840x2160 K = 25 ~0.035 ms, 512^2 ~0.012 ms.
 //
 // uint8 / uint16 (exact): fused_kernel, the tile kernel, keeping scipy's double sums: a register
 // window of doubles summed in scipy's symmetric order with separately rounded products
