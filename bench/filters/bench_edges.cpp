@@ -3,10 +3,15 @@
 // axis-0 pass, then the fused kernel over the planes, and moves twice that). 8192^2 float32: 537 MB,
 // floor 0.128 ms at 4.2 TB/s. Shapes by DenseRange index: 0 = 512^2, 1 = 3840x2160, 2 = 8192^2,
 // 3 = 192^3.
-// Predicted after the row-strip kernels (H200, 8192^2 float32; kernels/filters/stencil_rows.cuh,
-// kernels/ndimage/separable_rows.cuh): sobel ~0.15 ms, sobel_h/laplace ~0.14, farid ~0.22, gaussian
-// sigma=3 ~0.19, sigma=1 ~0.15, sigma=3 float64 ~0.33; the tile kernel that unaligned widths keep
-// (BM_SobelOddWidth_f32, 8192 x 8190): ~0.23 ms as before.
+// Kernel choice (kernels/filters/edges.cu, kernels/ndimage/separable2d.cu): gaussian float32
+// K <= 17 taps (sigma <= 2) and float64: the tile kernel, float32 K >= 19: the row kernel; 3x3
+// stencils: the row kernel, farid (5x5): the tile kernel. Measured (H200, 8192^2 float32, ms):
+// sobel 0.157, laplace 0.150, farid 0.353 (tile; rows 0.452), gaussian sigma=3 0.267 (rows; tile
+// 0.303), sigma=1 0.197 (tile; rows 0.240), sigma=3 float64 0.493 (tile; rows 0.674 spilling).
+// Predicted for the switchable variants (temporary env switches, see those files): farid sep
+// ~0.20 ms, gaussian sigma=1 rows32 ~0.17, sigma=3 float64 rows (streamed, no spills) ~0.38;
+// sigma=2 (K = 17, the float32 crossover) ~0.25 either way. The tile kernel that unaligned widths
+// keep (BM_SobelOddWidth_f32, 8192 x 8190): ~0.23 ms.
 // Targets (H200, 8192^2 float32): gaussian sigma=3 <= 0.30 ms, sobel <= 0.20 ms (CuPy: 5.56 / 3.41 ms).
 #include <benchmark/benchmark.h>
 
@@ -40,6 +45,7 @@ void cpu_case(benchmark::State& st, DType dt, F&& f) {
 
 Array gauss3(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = 3.0}, s); }
 Array gauss1(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = 1.0}, s); }
+Array gauss2(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = 2.0}, s); }
 Array gauss_nd_u8(const Array& a, const Stream& s) { return nd::gaussian_filter(a, 3.0, {}, s); }
 // Different sigma per axis: the runtime-K fused kernel (float windows differ in length).
 Array gauss13(const Array& a, const Stream& s) { return filters::gaussian(a, {.sigma = {1.0, 3.0}}, s); }
@@ -56,7 +62,9 @@ Array unsharp(const Array& a, const Stream& s) {
 
 void BM_Gaussian3_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss3); }
 void BM_Gaussian1_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss1); }
+void BM_Gaussian2_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss2); }
 void BM_Gaussian3_f64(benchmark::State& st) { gpu_case(st, DType::float64, gauss3); }
+void BM_Gaussian1_f64(benchmark::State& st) { gpu_case(st, DType::float64, gauss1); }
 void BM_GaussianFilter3_u8(benchmark::State& st) { gpu_case(st, DType::uint8, gauss_nd_u8); }
 void BM_GaussianFilter3_u16(benchmark::State& st) { gpu_case(st, DType::uint16, gauss_nd_u8); }
 void BM_Gaussian1x3_f32(benchmark::State& st) { gpu_case(st, DType::float32, gauss13); }
@@ -87,7 +95,9 @@ void BM_Cpu_Sobel_f32(benchmark::State& st) { cpu_case(st, DType::float32, sobel
 #define CUSK_EDGES_BENCH_2D(fn) BENCHMARK(fn)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond)
 CUSK_EDGES_BENCH(BM_Gaussian3_f32);
 CUSK_EDGES_BENCH(BM_Gaussian1_f32);
+CUSK_EDGES_BENCH_2D(BM_Gaussian2_f32);
 CUSK_EDGES_BENCH(BM_Gaussian3_f64);
+CUSK_EDGES_BENCH_2D(BM_Gaussian1_f64);
 CUSK_EDGES_BENCH(BM_GaussianFilter3_u8);
 CUSK_EDGES_BENCH(BM_GaussianFilter3_u16);
 CUSK_EDGES_BENCH_2D(BM_Gaussian1x3_f32);

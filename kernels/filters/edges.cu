@@ -8,28 +8,40 @@
 // (0.016 ms). Weights are kernel parameters (constant-bank operands of the FMAs). Sums are in T:
 // float32 images agree with scipy's double sums within ~1e-6 * sum|w| * max|input|.
 //
-// stencil2d_rows_kernel (kernels/filters/stencil_rows.cuh) for images whose width is a multiple of
-// 4 on 16-byte-aligned buffers (all but 5x5 float64 windows): no shared memory, each warp streams a
-// 128-column segment down a strip of rows with the last 2R + 1 rows in registers and the halo
-// columns from neighbour lanes by shuffles. Why: the tile kernel below measured 0.232 ms for sobel
-// at 8192^2 (Nsight: 0.28 ms at base clocks, 1.8 TB/s, neither memory- nor compute-bound): one tile
-// per block, its load phase (cp.async, wait, barrier) not overlapped with its own compute, 25 %
-// halo re-reads through L2, and an element-wise compute-then-store; a persistent cp.async ring
-// (commit 527eabf) measured 0.265 ms. The row kernel keeps K rows of 16-byte loads in flight per
-// thread continuously, re-reads 2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane.
-// SASS per 4 outputs (3x3, two windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one
-// STG.128, the rest addressing and loop control: ~45 instructions per pixel, 0.09 ms of issue at
-// full rate under the 0.128 ms of DRAM (the magnitude's division by sqrt(2) became an exact
-// halving under the root: see magnitude2). Predicted (H200, 8192^2 float32): sobel ~0.15 ms
-// (target 0.20), sobel_h/laplace ~0.13 ms, farid (5x5, 100 FMAs per pixel, ~150 registers)
-// ~0.22 ms.
-//
-// stencil2d_kernel (the rest: widths not a multiple of 4, misaligned views, 5x5 float64): a
-// 32 x 256-thread block owns a 32 x 64 output tile; the (64 + 2R) x (32 + 2A) extended input tile
-// (A = R rounded up to a 16-byte vector) sits in shared memory, copied with cp.async in interior
-// tiles and through map_index in border tiles; each thread computes MY = 8 outputs down one column
-// from a (MY + 2R) x (2R + 1) register window. Both kernels sum in the same order (dy, then dx, one
-// FMA each) and apply the same magnitude and mask steps, so their results are identical.
+// Kernels (both sum in the same order, dy then dx, one FMA each, and apply the same magnitude and
+// mask steps, so their results are identical; the separable row kernel sums x then y):
+//  * stencil2d_rows_kernel (rows; kernels/filters/stencil_rows.cuh), for images whose width is a
+//    multiple of 4 on 16-byte-aligned buffers: no shared memory, each warp streams a 128-column
+//    segment down a strip of rows with the last 2R + 1 rows in registers and the halo columns from
+//    neighbour lanes by shuffles. It keeps K rows of 16-byte loads in flight per thread, re-reads
+//    2R rows per strip (1 % at 8192^2) and stores 16 bytes per lane. SASS per 4 outputs (3x3, two
+//    windows): 72 FFMA, 4 IEEE square roots, 3 loads, 2 shuffles, one STG.128, the rest addressing
+//    and loop control: ~45 instructions per pixel. 5x5 two windows: ~100 per pixel (200 FFMA per 4
+//    outputs), issue-bound: 0.452 ms for farid with 3 blocks (151 registers) per SM; now capped at
+//    128 registers (4 blocks per SM, no spills, ~10 % more instructions; not measured yet).
+//  * the same kernel with SEP (sep), float32 5x5 rank-1 windows (farid's are outer products of its
+//    5-tap derivative and smoothing filters; the host factors them, factor_rank1): each expanded row
+//    is filtered along x once (4 outputs x 5 taps per window) into a ring of K filtered rows, the
+//    output sums the ring along y: 80 FFMA per 4 outputs instead of 200, ~74 instructions per pixel
+//    (SASS, loop body), 128 registers (4 blocks per SM). Predicted farid 8192^2 ~0.20 ms.
+//  * stencil2d_kernel (tile, below): a 32 x 256-thread block owns a 32 x 64 output tile; the
+//    (64 + 2R) x (32 + 2A) extended input tile (A = R rounded up to a 16-byte vector) sits in shared
+//    memory, copied with cp.async in interior tiles and through map_index in border tiles; each
+//    thread computes MY = 8 outputs down one column from a (MY + 2R) x (2R + 1) register window.
+//    Also every image the row kernels do not take (widths not a multiple of 4, misaligned views).
+// Rule (H200, 8192^2, ms):
+//   3x3 float32 and float64 (sobel, scharr, prewitt, laplace, roberts): rows
+//       (sobel float32 0.157 against the tile kernel's 0.232; target <= 0.20; float64 0.360)
+//   5x5 float32 (farid): tile (0.353 against rows' 0.452); sep not measured yet
+//   5x5 float64: tile (the row kernel would need ~250 registers)
+// Temporary switches for one H200 sweep, read at every call: CUSK_STENCIL_R1_F32,
+// CUSK_STENCIL_R1_F64, CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: float32 5x5 only, non-rank-1
+// windows fall back to rows); images the row kernels cannot take still run the tile kernel, and
+// images taller than the tile grid (65535 x 64 rows) the row kernel. Why the first row kernel
+// lost against the tile kernel at 8192^2 for sobel (0.232 ms; Nsight: 1.8 TB/s, neither memory-
+// nor compute-bound): one tile per block, its load phase (cp.async, wait, barrier) not overlapped
+// with its own compute, 25 % halo re-reads through L2, an element-wise compute-then-store; a
+// persistent cp.async ring (commit 527eabf) measured 0.265 ms.
 //
 // stencil3d_kernel: the same for 3-D volumes (sobel/scharr/prewitt/farid magnitude over the three
 // axes, their single-axis forms, laplace), separably: the kernels scikit-image builds are outer
@@ -42,6 +54,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 #include "kernels/core/elementwise.cuh"
 #include "kernels/filters/stencil_rows.cuh"
@@ -128,10 +142,10 @@ __global__ void __launch_bounds__(kTX * kTY)
   }
 }
 
-template <class T, int R, bool TWO, bool MASK>
+template <class T, int R, bool TWO, bool MASK, bool SEP>
 void launch_rows(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
                  Mode mode, const StencilParams<T>& p, cudaStream_t stream) {
-  auto* kernel = stencil2d_rows_kernel<T, R, TWO, MASK>;
+  auto* kernel = stencil2d_rows_kernel<T, R, TWO, MASK, SEP>;
   static std::atomic<int> occupancy[64];
   int sms = 1, resident = 1;
   cuskimage::detail::device_fill(kernel, 32 * kRowWarps, 0, sms, resident, occupancy);
@@ -144,6 +158,58 @@ void launch_rows(const T* in, T* out, const bool* mask, std::int64_t planes, std
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
+template <class T, int R, bool SEP>
+void launch_rows_any(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
+                     Mode mode, const StencilParams<T>& p, bool two, cudaStream_t stream) {
+  if (two)
+    mask ? launch_rows<T, R, true, true, SEP>(in, out, mask, planes, ny, nx, mode, p, stream)
+         : launch_rows<T, R, true, false, SEP>(in, out, mask, planes, ny, nx, mode, p, stream);
+  else
+    mask ? launch_rows<T, R, false, true, SEP>(in, out, mask, planes, ny, nx, mode, p, stream)
+         : launch_rows<T, R, false, false, SEP>(in, out, mask, planes, ny, nx, mode, p, stream);
+}
+
+/// w (K x K, row-major) as an outer product: w[dy][dx] = u[dy] v[dx] within 1e-13 of max |w| at
+/// every tap; false when the window is not rank 1.
+bool factor_rank1(const double* w, int K, double* u, double* v) {
+  int best = 0;
+  for (int i = 1; i < K * K; ++i)
+    if (std::fabs(w[i]) > std::fabs(w[best])) best = i;
+  const double big = std::fabs(w[best]);
+  const int r = best / K, c = best % K;
+  for (int i = 0; i < K; ++i) {
+    u[i] = big == 0 ? 0.0 : w[i * K + c];
+    v[i] = big == 0 ? 0.0 : w[r * K + i] / w[best];
+  }
+  for (int i = 0; i < K * K; ++i)
+    if (!(std::fabs(u[i / K] * v[i % K] - w[i]) <= 1e-13 * big)) return false;
+  return true;
+}
+
+/// Which kernel runs a 2-D stencil of radius R on T (the rule is in the header).
+enum class StencilKernel { tile, rows, sep };
+
+template <class T, int R>
+StencilKernel stencil_kernel_for() {
+  if constexpr (sizeof(T) == 8 && R == 2) {
+    return StencilKernel::tile;  // no row kernel (it would need ~250 registers)
+  } else {
+    // Temporary tuning switch (read at every call, so a test or a benchmark sweep can change it):
+    // CUSK_STENCIL_R1_F32 / CUSK_STENCIL_R1_F64 / CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: the
+    // separable row kernel, float32 5x5 only; elsewhere rows); unset or anything else: the default.
+    const char* name = R == 1 ? (sizeof(T) == 4 ? "CUSK_STENCIL_R1_F32" : "CUSK_STENCIL_R1_F64") : "CUSK_STENCIL_R2_F32";
+    StencilKernel k = R == 1 ? StencilKernel::rows : StencilKernel::tile;
+    if (const char* env = std::getenv(name)) {
+      const std::string_view v(env);
+      if (v == "tile") k = StencilKernel::tile;
+      if (v == "rows") k = StencilKernel::rows;
+      if (v == "sep") k = StencilKernel::sep;
+    }
+    if (k == StencilKernel::sep && !(sizeof(T) == 4 && R == 2)) k = StencilKernel::rows;
+    return k;
+  }
+}
+
 /// False (nothing launched) when neither kernel fits the grid.
 template <class T, int R>
 bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
@@ -153,20 +219,35 @@ bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, 
   p.root_ndim = static_cast<T>(s.root_ndim);
   p.cval = static_cast<T>(s.cval);
   const Mode mode = static_cast<Mode>(s.mode);
+  StencilKernel kind = stencil_kernel_for<T, R>();
+  if constexpr (sizeof(T) == 4 && R == 2) {
+    if (kind == StencilKernel::sep) {
+      constexpr int K = 2 * R + 1;
+      double ua[K], va[K], ub[K] = {}, vb[K] = {};
+      const bool sep = factor_rank1(s.wa, K, ua, va) && (!s.two || factor_rank1(s.wb, K, ub, vb));
+      for (int i = 0; i < K; ++i) {
+        p.ua[i] = static_cast<T>(ua[i]), p.va[i] = static_cast<T>(va[i]);
+        p.ub[i] = static_cast<T>(ub[i]), p.vb[i] = static_cast<T>(vb[i]);
+      }
+      if (!sep) kind = StencilKernel::rows;
+    }
+  }
   // Row strips when every lane's 4 columns are one aligned vector (the outputs too, and the mask's 4
-  // bytes); otherwise the tile kernel. 5x5 double windows keep the tile kernel (the row kernel
-  // would need ~250 registers).
+  // bytes); otherwise the tile kernel.
   if constexpr (sizeof(T) == 4 || R == 1) {
     const bool rows = nx % 4 == 0 && nx * std::int64_t(sizeof(T)) < (std::int64_t(1) << 31) && ny <= (std::int64_t(1) << 30) &&
                       reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
                       (mask == nullptr || reinterpret_cast<std::uintptr_t>(mask) % 4 == 0);
-    if (rows) {
-      if (s.two)
-        mask ? launch_rows<T, R, true, true>(in, out, mask, planes, ny, nx, mode, p, stream)
-             : launch_rows<T, R, true, false>(in, out, mask, planes, ny, nx, mode, p, stream);
-      else
-        mask ? launch_rows<T, R, false, true>(in, out, mask, planes, ny, nx, mode, p, stream)
-             : launch_rows<T, R, false, false>(in, out, mask, planes, ny, nx, mode, p, stream);
+    // The tile kernel's grid holds <= 65535 x 64 rows; taller images take the row kernel.
+    const bool tile_fits = (ny + kTileH - 1) / kTileH <= 65535;
+    if (rows && (kind != StencilKernel::tile || !tile_fits)) {
+      if constexpr (sizeof(T) == 4 && R == 2) {
+        if (kind == StencilKernel::sep) {
+          launch_rows_any<T, R, true>(in, out, mask, planes, ny, nx, mode, p, s.two, stream);
+          return true;
+        }
+      }
+      launch_rows_any<T, R, false>(in, out, mask, planes, ny, nx, mode, p, s.two, stream);
       return true;
     }
   }

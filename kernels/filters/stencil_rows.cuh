@@ -8,10 +8,12 @@
 
 namespace cuskimage::filters::detail {
 
-/// Weights of the 2-D stencils (kernel parameters: read through the constant bank).
+/// Weights of the 2-D stencils (kernel parameters: read through the constant bank). The separable
+/// row kernel (SEP) reads the factors instead: wa[dy][dx] = ua[dy] va[dx] (b likewise).
 template <class T>
 struct StencilParams {
   T wa[25], wb[25];
+  T ua[5], va[5], ub[5], vb[5];
   T root_ndim;
   T cval;
 };
@@ -78,13 +80,19 @@ __device__ __forceinline__ T magnitude2(T a, T b) {
 
 /// 3x3 float: at most 128 registers (ptxas takes ~86: 5 blocks, 20 warps per SM); capping lower
 /// (80 for 6 blocks) makes ptxas recompute the lanes' row pointers at every row (~40 instructions a
-/// row). The others as ptxas sizes them.
+/// row). 5x5 float: 128 registers, 4 blocks (16 warps) per SM, no spills (uncapped ptxas takes 151:
+/// 3 blocks; 102 for 5 blocks spills). Double 3x3 as ptxas sizes it (~170: 2 blocks).
 template <class T, int R>
 constexpr int rows_min_blocks() {
-  return sizeof(T) == 4 && R == 1 ? 4 : 1;
+  return sizeof(T) == 4 ? 4 : 1;
 }
 
-template <class T, int R, bool TWO, bool MASK>
+// SEP (5x5 float, rank-1 windows such as farid's): each expanded row is filtered along x at once
+// (4 outputs x K taps per window, kept in a ring of K filtered rows instead of the K expanded rows),
+// and the output sums the ring along y: 2K FMAs per output and window instead of K^2 (farid: 80
+// per row step of 4 outputs instead of 200). Sums: x first (dx order), then y (dy order), so the
+// result differs from the 2-D sum's by rounding only (~1e-7 relative in float32).
+template <class T, int R, bool TWO, bool MASK, bool SEP = false>
 __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
     stencil2d_rows_kernel(const T* __restrict__ in, T* __restrict__ out, const bool* __restrict__ mask, int ny,
                           std::int64_t nx, Mode mode, StencilParams<T> p, int strip) {
@@ -130,7 +138,9 @@ __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
   // of output row y0 + q - 2R (the output computed when row q is expanded).
   T rv[K][4], rl[K][R], rr[K][R];
   unsigned rm[K];
-  T win[K][E];  // expanded rows, slot q % K: columns c - R .. c + 3 + R
+  T win[SEP ? 1 : K][E];              // expanded rows, slot q % K: columns c - R .. c + 3 + R
+  T hxa[SEP ? K : 1][4];              // SEP: rows filtered along x by va, slot q % K
+  T hxb[SEP && TWO ? K : 1][4];       // SEP: ... by vb
 #pragma unroll
   for (int u = 0; u < K; ++u) {
 #pragma unroll
@@ -178,16 +188,34 @@ __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
 #pragma unroll
     for (int u = 0; u < K; ++u) {
       const int q = qb + u;
-      // Expand row q into window slot u (all lanes shuffle; the direct lanes keep their loads).
+      // Expand row q (all lanes shuffle; the direct lanes keep their loads) into window slot u, or
+      // (SEP) filter it along x into the rings' slot u.
+      T e[E];
 #pragma unroll
       for (int j = 0; j < R; ++j) {
         const T l = __shfl_up_sync(kAll, rv[u][4 - R + j], 1);
         const T r = __shfl_down_sync(kAll, rv[u][j], 1);
-        win[u][j] = ldir ? (lcv[j] ? p.cval : rl[u][j]) : l;
-        win[u][R + 4 + j] = rdir ? (rcv[j] ? p.cval : rr[u][j]) : r;
+        e[j] = ldir ? (lcv[j] ? p.cval : rl[u][j]) : l;
+        e[R + 4 + j] = rdir ? (rcv[j] ? p.cval : rr[u][j]) : r;
       }
 #pragma unroll
-      for (int k = 0; k < 4; ++k) win[u][R + k] = rv[u][k];
+      for (int k = 0; k < 4; ++k) e[R + k] = rv[u][k];
+      if constexpr (SEP) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          T a = T(0), b = T(0);
+#pragma unroll
+          for (int dx = 0; dx < K; ++dx) {
+            a = fma(p.va[dx], e[k + dx], a);
+            if constexpr (TWO) b = fma(p.vb[dx], e[k + dx], b);
+          }
+          hxa[u][k] = a;
+          if constexpr (TWO) hxb[u][k] = b;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < E; ++i) win[u][i] = e[i];
+      }
       const unsigned m = rm[u];
       // Fetch row q + K (K steps ahead). Rows up to the strip's last output + R - 1 lie inside the
       // image; the R below it may not (the last strip), and go through the map.
@@ -210,14 +238,22 @@ __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
           T a = T(0), b = T(0);
+          if constexpr (SEP) {
 #pragma unroll
-          for (int dy = 0; dy < K; ++dy)
-#pragma unroll
-            for (int dx = 0; dx < K; ++dx) {
-              const T x = win[(u + 1 + dy) % K][k + dx];  // input row o + dy - R
-              a = fma(p.wa[dy * K + dx], x, a);
-              if constexpr (TWO) b = fma(p.wb[dy * K + dx], x, b);
+            for (int dy = 0; dy < K; ++dy) {  // filtered input row o + dy - R
+              a = fma(p.ua[dy], hxa[(u + 1 + dy) % K][k], a);
+              if constexpr (TWO) b = fma(p.ub[dy], hxb[(u + 1 + dy) % K][k], b);
             }
+          } else {
+#pragma unroll
+            for (int dy = 0; dy < K; ++dy)
+#pragma unroll
+              for (int dx = 0; dx < K; ++dx) {
+                const T x = win[(u + 1 + dy) % K][k + dx];  // input row o + dy - R
+                a = fma(p.wa[dy * K + dx], x, a);
+                if constexpr (TWO) b = fma(p.wb[dy * K + dx], x, b);
+              }
+          }
           T v = a;
           if constexpr (TWO) v = magnitude2(a, b);
           if constexpr (MASK) v = v * static_cast<T>(((m >> (8 * k)) & 0xffu) != 0u);

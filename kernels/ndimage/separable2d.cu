@@ -5,17 +5,37 @@
 //   8192^2 float32 537 MB -> 0.128 ms; float64 1074 MB -> 0.256 ms; uint8 134 MB -> 0.032 ms;
 //   3840x2160 float32 66 MB -> 0.016 ms; 512^2 float32 2 MB -> 0.5 us (launch-bound, ~3 us).
 //
-// Float and double images, centred windows of K = 3 .. 33 taps, equal on both axes: rows_kernel
-// (kernels/ndimage/separable_rows.cuh): the vertical pass streams each column down a strip of rows
-// through K rotating register accumulators, the horizontal pass runs per G-row chunk from a
-// double-buffered shared buffer. Why not the 128x32 tile kernel any more: at K = 25 it issued ~87
-// instructions per pixel (tile copy, axis-0 and axis-1 passes over shared memory, a staged
-// element-wise store), 0.176 ms of issue at full rate against the 0.128 ms floor, and measured
-// 0.303 ms; the row kernel issues ~64 (50 FMAs, the rest loads, stores and addressing) and keeps
-// the next chunk's loads in flight through the horizontal pass. Both add in the same order:
-// results are identical. Predicted (H200, 8192^2, sigma = 3, K = 25): float32 ~0.19 ms (issue
-// ~0.12 ms overlapping the 0.13 ms of DRAM), float64 ~0.33 ms (DFMA: 50 per pixel at 64/clk/SM is
-// 0.20 ms), 3840x2160 float32 ~0.035 ms, 512^2 ~0.012 ms; sigma = 1 (K = 9) float32 ~0.15 ms.
+// Float and double images, centred windows of K = 3 .. 33 taps, equal on both axes, run one of two
+// kernels (both add in the same order, w[0] x[o - R] first, one FMA each: identical results):
+//  * fused_kernel (tile): a 128 x 32 (double: 128 x 16) output tile per block, the extended input
+//    tile copied to shared memory with cp.async, the axis-0 pass into an odd-pitch intermediate,
+//    the axis-1 pass, a staged row-wise store. Issue grows with K (~87 instructions per pixel at
+//    K = 25), fixed costs are low.
+//  * rows_kernel (rows; kernels/ndimage/separable_rows.cuh): the vertical pass streams each column
+//    down a strip of rows through K rotating register accumulators, the horizontal pass runs per
+//    G-row chunk from a double-buffered shared buffer: ~64 instructions per pixel at K = 25, but a
+//    barrier, a horizontal pass and (float) one exposed load latency per chunk of G >= 16 rows.
+// Rule (float32 by K; measured on the H200 at 8192^2, ms, tile / rows):
+//   float32 K <= 17 (sigma < 2.1 at truncate 4): tile   (K = 9:  0.197 / 0.240)
+//   float32 K >= 19:                             rows   (K = 25: 0.303 / 0.267; target <= 0.30)
+//   float64 every K:                             tile   (K = 25: 0.493 / 0.674 when rows spilled;
+//                                                        the streamed rows form is not measured yet)
+// (the crossover K = 19 interpolates the two float32 measurements linearly; taller images than the
+// tile grid holds, > 65535 x 32 rows, take rows). Temporary switches for one H200 sweep, read at
+// every call: CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 force one kernel for every K
+// (rows32: the row kernel with >= 32-row chunks, float32 K <= 11, else rows).
+// Why the row kernel loses at small K: at K = 9 it issues only ~26 instructions per pixel (9 + 9
+// FMAs, a 4-byte load, a shared store, a quarter of a 16-byte store), so its per-chunk costs
+// dominate: 18-row chunks, one barrier and a 558-task horizontal pass each (3 rounds of 256 threads
+// for 2.2 tasks' work), and rows PF .. G - 1 loaded after the horizontal pass and consumed PF rows
+// later (one latency exposed per chunk). rows32 doubles the chunk (G = 36 at K = 9, 75 KB of shared
+// memory, still 3 blocks per SM) and streams its loads (row u + PF loaded at step u), so PF = 18
+// rows (18 KB per block) stay in flight at every step: predicted ~0.17 ms at K = 9.
+// Why double lost: G + K = 50 live samples at K = 25 needed 128 registers plus 124 bytes of spills
+// (2 blocks per SM); the streamed loads keep PF = 8 samples live (124 registers, no spills):
+// predicted ~0.38 ms (DFMA-bound: 50 per pixel at 64/clk/SM is 0.20 ms, plus the 0.256 ms floor
+// partly overlapped) against the tile kernel's 0.493.
+// Floors and other predictions: float32 3840x2160 K = 25 ~0.035 ms, 512^2 ~0.012 ms.
 //
 // uint8 / uint16 (exact): fused_kernel, the tile kernel, keeping scipy's double sums: a register
 // window of doubles summed in scipy's symmetric order with separately rounded products
@@ -32,6 +52,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -54,13 +76,24 @@ struct Geom {
   Mode my, mx;
 };
 
-/// Compile-time geometry of the exact tile kernel (working type double) for K taps.
-template <int K>
-struct Geo {
-  using W = double;
+template <int Bytes>
+struct Policy;
+template <>
+struct Policy<4> {
+  static constexpr int TW = 128, TH = 32, MV = 8, MH = 16;
+};
+template <>
+struct Policy<8> {
   static constexpr int TW = 128, TH = 16, MV = 8, MH = 8;
+};
+
+/// Compile-time geometry of the tiled kernel for working type W (the shared-memory tile's type) and K taps.
+template <class W, int K>
+struct Geo {
+  using P_ = Policy<sizeof(W)>;
+  static constexpr int TW = P_::TW, TH = P_::TH, MV = P_::MV, MH = P_::MH;
   static constexpr int R = K / 2;
-  static constexpr int V = 16 / static_cast<int>(sizeof(W));  // elements per 16 bytes
+  static constexpr int V = 16 / static_cast<int>(sizeof(W));  // elements per 16-byte copy
   static constexpr int A = (R + V - 1) / V * V;                // left halo, rounded up to whole vectors
   static constexpr int ROWS = TH + 2 * R, P = TW + 2 * A;      // input tile: ROWS x P
   static constexpr int NC = TW + 2 * R, PI = NC + 1;           // axis-0 results: TH x NC, odd pitch PI
@@ -75,6 +108,15 @@ template <class W, int K>
 struct Taps {
   W y[K], x[K];
 };
+
+/// The tile kernel's working type: double for integer images (scipy's exact sums), else T.
+template <class T>
+using Work = std::conditional_t<std::is_integral_v<T>, double, T>;
+
+template <class Tin, class W>
+constexpr int min_blocks() {
+  return std::is_integral_v<Tin> ? 2 : (sizeof(W) == 4 ? 4 : 3);
+}
 
 /// scipy's symmetric (flip = 0) or antisymmetric (flip = sign bit) window sum over win[m .. m+K-1]:
 /// centre product, then pairs from the outside in, each product rounded before the add.
@@ -91,14 +133,14 @@ __device__ __forceinline__ double exact_sum(const double (&win)[N], int m, const
   return t;
 }
 
-template <class Tin, int K>
-__global__ void __launch_bounds__(kThreads, 2)
-    fused_kernel(const Tin* __restrict__ in, Tin* __restrict__ out, Geom g, Taps<double, K> w, double cval,
+template <class Tin, class W, int K>
+__global__ void __launch_bounds__(kThreads, (min_blocks<Tin, W>()))
+    fused_kernel(const Tin* __restrict__ in, Tin* __restrict__ out, Geom g, Taps<W, K> w, W cval, bool vec,
                  int flip_y, int flip_x) {
-  using G = Geo<K>;
-  using W = double;
+  using G = Geo<W, K>;
+  constexpr bool kExact = std::is_integral_v<Tin>;
   constexpr int TW = G::TW, TH = G::TH, MV = G::MV, MH = G::MH, R = G::R, A = G::A, ROWS = G::ROWS, P = G::P,
-                NC = G::NC, PI = G::PI, PS = G::PS;
+                NC = G::NC, PI = G::PI, PS = G::PS, V = G::V;
   extern __shared__ __align__(16) unsigned char smem[];
   W* tile = reinterpret_cast<W*>(smem);  // ROWS x P: input rows y0-R.., columns x0-A..
   W* inter = tile + ROWS * P;            // TH x PI: axis-0 results for columns x0-R..
@@ -112,10 +154,27 @@ __global__ void __launch_bounds__(kThreads, 2)
   // ---- load ----
   const bool interior = ys >= 0 && ys + ROWS <= g.ny && xs >= 0 && xs + P <= g.nx;
   if (interior) {
+    if constexpr (!kExact) {
+      if (vec) {
+        constexpr int VPR = P / V;
+        for (int i = t; i < ROWS * VPR; i += kThreads) {
+          const int r = i / VPR, c = (i - r * VPR) * V;
+          __pipeline_memcpy_async(tile + r * P + c, src + (ys + r) * g.nx + xs + c, 16);
+        }
+      } else {
+        for (int i = t; i < ROWS * P; i += kThreads) {
+          const int r = i / P, c = i - r * P;
+          __pipeline_memcpy_async(tile + i, src + (ys + r) * g.nx + xs + c, sizeof(W));
+        }
+      }
+      __pipeline_commit();
+      __pipeline_wait_prior(0);
+    } else {
 #pragma unroll 4
-    for (int i = t; i < ROWS * P; i += kThreads) {
-      const int r = i / P, c = i - r * P;
-      tile[i] = static_cast<W>(src[(ys + r) * g.nx + xs + c]);
+      for (int i = t; i < ROWS * P; i += kThreads) {
+        const int r = i / P, c = i - r * P;
+        tile[i] = static_cast<W>(src[(ys + r) * g.nx + xs + c]);
+      }
     }
   } else {
     const int lane = t & 31, warp = t >> 5;
@@ -142,11 +201,26 @@ __global__ void __launch_bounds__(kThreads, 2)
       continue;
     }
     const W* col = tile + r0 * P + (A - R) + j;
-    double win[MV + K - 1];
+    if constexpr (kExact) {
+      double win[MV + K - 1];
 #pragma unroll
-    for (int i = 0; i < MV + K - 1; ++i) win[i] = col[i * P];
+      for (int i = 0; i < MV + K - 1; ++i) win[i] = col[i * P];
 #pragma unroll
-    for (int m = 0; m < MV; ++m) dst[m * PI] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.y, flip_y)));
+      for (int m = 0; m < MV; ++m) dst[m * PI] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.y, flip_y)));
+    } else {
+      W acc[MV];
+#pragma unroll
+      for (int m = 0; m < MV; ++m) acc[m] = W(0);
+#pragma unroll
+      for (int i = 0; i < MV + K - 1; ++i) {
+        const W s = col[i * P];
+#pragma unroll
+        for (int m = 0; m < MV; ++m)
+          if (i - m >= 0 && i - m < K) acc[m] = fma(w.y[i - m], s, acc[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < MV; ++m) dst[m * PI] = acc[m];
+    }
   }
   __syncthreads();
 
@@ -155,11 +229,26 @@ __global__ void __launch_bounds__(kThreads, 2)
     const int row = t % TH, seg = t / TH;
     const W* line = inter + row * PI + seg * MH;
     W* st = stage + row * PS + seg * MH;
-    double win[MH + K - 1];
+    if constexpr (kExact) {
+      double win[MH + K - 1];
 #pragma unroll
-    for (int i = 0; i < MH + K - 1; ++i) win[i] = line[i];
+      for (int i = 0; i < MH + K - 1; ++i) win[i] = line[i];
 #pragma unroll
-    for (int m = 0; m < MH; ++m) st[m] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.x, flip_x)));
+      for (int m = 0; m < MH; ++m) st[m] = static_cast<double>(cast_out<Tin>(exact_sum<K>(win, m, w.x, flip_x)));
+    } else {
+      W acc[MH];
+#pragma unroll
+      for (int m = 0; m < MH; ++m) acc[m] = W(0);
+#pragma unroll
+      for (int i = 0; i < MH + K - 1; ++i) {
+        const W s = line[i];
+#pragma unroll
+        for (int m = 0; m < MH; ++m)
+          if (i - m >= 0 && i - m < K) acc[m] = fma(w.x[i - m], s, acc[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < MH; ++m) st[m] = acc[m];
+    }
   }
   __syncthreads();
 
@@ -326,12 +415,14 @@ int plan_kind(const Shape& shape, const Separable2d& p) {
   if constexpr (std::is_integral_v<T>) {
     // Exact: scipy's symmetric summation order (zero padding adds exact zeros first).
     if (K == 0 || p.sy == 0 || p.sx == 0) return -1;
-    if ((ny + Geo<5>::TH - 1) / Geo<5>::TH > 65535) return -1;
+    if ((ny + Geo<double, 5>::TH - 1) / Geo<double, 5>::TH > 65535) return -1;
     return K;
   } else {
     // Constant mode needs cval exactly in T (else the pass form keeps it as double).
     if (constant && static_cast<double>(static_cast<T>(p.cval)) != p.cval) return -1;
-    if (K > 0 && ny <= (std::int64_t(1) << 30)) return K;  // row kernel: int rows, grid.y <= 65535 strips
+    // The row kernel takes any K-tap image of <= 2^30 rows (int rows, grid.y <= 65535 strips); the
+    // tile kernel, where chosen, hands taller grids to it.
+    if (K > 0 && ny <= (std::int64_t(1) << 30)) return K;
     if (ky > 4096 || kx > 4096 || legacy_smem<T>(static_cast<int>(ky), static_cast<int>(kx)) > kLegacySmemMax ||
         (ny + legacy_th<T>() - 1) / legacy_th<T>() > 65535)
       return -1;
@@ -355,37 +446,42 @@ void allow_smem(Kernel kernel, std::size_t bytes, std::atomic<std::uint64_t>& do
   done.fetch_or(bit, std::memory_order_acq_rel);
 }
 
-/// uint8 / uint16: the exact tile kernel (narrower windows zero-padded to the bucket K).
+/// The tile kernel: uint8 / uint16 exact (narrower windows zero-padded to the bucket K), float /
+/// double in T. False (nothing launched) when grid.y would pass 65535 tiles.
 template <class T, int K>
-void launch_fused(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  using G = Geo<K>;
+bool launch_fused(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+  using W = Work<T>;
+  using G = Geo<W, K>;
   const int nd = in.ndim();
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
-  Taps<double, K> w{};
+  if ((ny + G::TH - 1) / G::TH > 65535) return false;
+  Taps<W, K> w{};
   const int py = (K - static_cast<int>(p.wy.size())) / 2, px = (K - static_cast<int>(p.wx.size())) / 2;
-  for (std::size_t i = 0; i < p.wy.size(); ++i) w.y[py + i] = p.wy[i];
-  for (std::size_t i = 0; i < p.wx.size(); ++i) w.x[px + i] = p.wx[i];
+  for (std::size_t i = 0; i < p.wy.size(); ++i) w.y[py + i] = static_cast<W>(p.wy[i]);
+  for (std::size_t i = 0; i < p.wx.size(); ++i) w.x[px + i] = static_cast<W>(p.wx[i]);
   static std::atomic<std::uint64_t> smem_set{0};
-  auto* kernel = fused_kernel<T, K>;
+  auto* kernel = fused_kernel<T, W, K>;
   allow_smem(kernel, G::smem, smem_set);
+  const bool vec = !std::is_integral_v<T> && nx % G::V == 0 && reinterpret_cast<std::uintptr_t>(in.data()) % 16 == 0;
   const Geom g{ny, nx, p.my, p.mx};
   const dim3 grid(static_cast<unsigned>((nx + G::TW - 1) / G::TW), static_cast<unsigned>((ny + G::TH - 1) / G::TH),
                   static_cast<unsigned>(planes));
   const int sign = static_cast<int>(0x80000000u);
   kernel<<<grid, kThreads, G::smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g, w,
-                                              p.cval, p.sy < 0 ? sign : 0, p.sx < 0 ? sign : 0);
+                                              static_cast<W>(p.cval), vec, p.sy < 0 ? sign : 0, p.sx < 0 ? sign : 0);
   CUSK_CUDA_CHECK_LAUNCH();
+  return true;
 }
 
-/// float / double: the row-strip kernel (kernels/ndimage/separable_rows.cuh).
-template <class T, int K>
+/// float / double: the row-strip kernel (kernels/ndimage/separable_rows.cuh), chunks of >= CH rows.
+template <class T, int K, int CH>
 void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  using G = rows_impl::RowsGeo<T, K>;
+  using G = rows_impl::RowsGeo<T, K, CH>;
   const int nd = in.ndim();
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
   rows_impl::RowsTaps<T, K> w{};
   for (int i = 0; i < K; ++i) w.y[i] = static_cast<T>(p.wy[i]), w.x[i] = static_cast<T>(p.wx[i]);
-  auto* kernel = rows_impl::rows_kernel<T, K>;
+  auto* kernel = rows_impl::rows_kernel<T, K, CH>;
   static std::atomic<std::uint64_t> smem_set{0};
   allow_smem(kernel, G::smem, smem_set, true);
   static std::atomic<int> occupancy[64];
@@ -399,6 +495,48 @@ void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t
   kernel<<<grid, G::NT, G::smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), ny, nx, p.my,
                                            p.mx, w, static_cast<T>(p.cval), static_cast<int>(plan.rows), vec);
   CUSK_CUDA_CHECK_LAUNCH();
+}
+
+/// Which kernel runs a float / double window of K = 3 .. 33 taps (see the header for the rule and
+/// the measurements behind it).
+enum class FloatKernel { tile, rows, rows32 };
+
+/// Float32 windows of at least this many taps take the row kernel, narrower ones the tile kernel.
+constexpr int kRowsMinTapsF32 = 19;
+/// rows32 (chunks of >= 32 rows) is instantiated for float32 windows up to this many taps.
+constexpr int kRows32MaxTaps = 11;
+
+template <class T>
+FloatKernel float_kernel_for(int K) {
+  // Temporary tuning switch (read at every call, so a test or a benchmark sweep can change it):
+  // CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 forces one kernel for every K (rows32:
+  // float32 windows of <= kRows32MaxTaps taps, else rows); unset or anything else: the rule below.
+  const char* env = std::getenv(sizeof(T) == 4 ? "CUSK_SEP2D_F32" : "CUSK_SEP2D_F64");
+  if (env != nullptr) {
+    const std::string_view v(env);
+    if (v == "tile") return FloatKernel::tile;
+    if (v == "rows") return FloatKernel::rows;
+    if (v == "rows32") return sizeof(T) == 4 && K <= kRows32MaxTaps ? FloatKernel::rows32 : FloatKernel::rows;
+  }
+  if constexpr (sizeof(T) == 4)
+    return K >= kRowsMinTapsF32 ? FloatKernel::rows : FloatKernel::tile;
+  else
+    return FloatKernel::tile;
+}
+
+/// float / double, K taps on both axes: the kernel float_kernel_for picks (the tile kernel's grid
+/// holds ny <= 65535 x 32 (16) rows; taller images take the row kernel).
+template <class T, int K>
+void launch_float(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+  const FloatKernel k = float_kernel_for<T>(K);
+  if (k == FloatKernel::tile && launch_fused<T, K>(in, out, p, stream)) return;
+  if constexpr (sizeof(T) == 4 && K <= kRows32MaxTaps) {
+    if (k == FloatKernel::rows32) {
+      launch_rows<T, K, 32>(in, out, p, stream);
+      return;
+    }
+  }
+  launch_rows<T, K, 16>(in, out, p, stream);
 }
 
 template <class T>
@@ -439,13 +577,13 @@ bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStr
     launch_legacy<T>(in, out, p, stream);
     return true;
   }
-#define CUSK_K(K)                          \
-  case K:                                  \
-    launch_fused<T, K>(in, out, p, stream); \
+#define CUSK_K(K)                                    \
+  case K:                                            \
+    if (!launch_fused<T, K>(in, out, p, stream)) return false; \
     break;
-#define CUSK_R(K)                         \
-  case K:                                 \
-    launch_rows<T, K>(in, out, p, stream); \
+#define CUSK_R(K)                          \
+  case K:                                  \
+    launch_float<T, K>(in, out, p, stream); \
     break;
   if constexpr (std::is_integral_v<T>) {
     switch (kind) {

@@ -35,21 +35,37 @@ namespace rows_impl {
 
 using ndimage::Mode;
 
-template <class T, int K>
+/// CH: the least rows per chunk (16 by default; 32 halves the barriers and horizontal passes per
+/// row for small windows, float only, see separable2d.cu's dispatch).
+template <class T, int K, int CH = 16>
 struct RowsGeo {
   static constexpr int NT = 256;                               // threads = vertical columns
   static constexpr int R = K / 2;
   static constexpr int MH = 8;                                 // outputs per horizontal task
-  static constexpr int G = K * ((16 + K - 1) / K);             // rows per chunk
+  static constexpr int G = K * ((CH + K - 1) / K);             // rows per chunk
   static constexpr int TW = (NT - 2 * R) / MH * MH;            // output columns per block
   static constexpr int NCH = TW / MH;                          // horizontal tasks per row
   static constexpr int VL = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte vector
   static constexpr int PITCH = NT + VL;                        // buffer row pitch: 16 mod 32 bytes
-  static constexpr int PF = sizeof(T) == 4 ? G / 2 : G / 3;      // rows prefetched across the barrier
+  // STREAM: rows PF .. G - 1 of a chunk are loaded one per vertical step, PF steps ahead, instead
+  // of all at once after the horizontal pass, so only PF samples are live beside the K accumulators
+  // (G + K live samples spill under the register cap: double at K = 25 under 128 registers, float
+  // past K = 25 under 80). Float K <= 25 with 16-row chunks keeps the measured form.
+  static constexpr bool STREAM = sizeof(T) == 8 || CH > 16 || K > 25;
+  // Rows prefetched across the barrier (in flight through the horizontal pass). Sized by ptxas:
+  // the largest that leaves no spills (double K = 31, 33 still spill a few words).
+  static constexpr int pf() {
+    if (sizeof(T) == 4) return !STREAM || K <= 25 ? G / 2 : 8;
+    if (K > 25) return 4;
+    return G / 3 < 8 ? G / 3 : 8;
+  }
+  static constexpr int PF = pf();
+  static constexpr int MINB = sizeof(T) == 4 ? 3 : 2;          // __launch_bounds__ blocks per SM
   static constexpr std::size_t smem = 2 * std::size_t(G) * PITCH * sizeof(T) + (2 * R + G) * sizeof(int);
   static_assert(2 * R + G <= NT, "one row-map entry per thread");
   static_assert(K % 2 == 1 && K >= 3 && TW >= MH, "window");
   static_assert(G % K == 0, "chunk rows: a multiple of K (compile-time accumulator slots)");
+  static_assert(PF >= 1 && PF < G, "prefetch");
 };
 
 template <class T, int K>
@@ -85,6 +101,15 @@ __device__ __forceinline__ void load_rows(T (&s)[G], const T* __restrict__ colp,
   }
 }
 
+/// The sample of row y (y >= 0) of one column.
+template <class T>
+__device__ __forceinline__ T load_row(const T* __restrict__ colp, std::int64_t y, std::int64_t ny, std::int64_t nx,
+                                      RowMap rmap, T cval) {
+  if (y < ny) return colp[y * nx];
+  const std::int64_t ym = rmap(y, ny);
+  return ym < 0 ? cval : colp[(ym < 0 ? 0 : ym) * nx];
+}
+
 template <class T>
 __device__ __forceinline__ void load_vec(const T* p, T (&e)[16 / sizeof(T)]) {
   if constexpr (sizeof(T) == 4) {
@@ -114,11 +139,12 @@ __device__ __forceinline__ void store_vec(T* p, const T* v) {
 /// the vector and `out` 16-byte aligned. In constant mode along x the horizontal pass sees cval
 /// itself beyond the edge (scipy's second pass extends the intermediate array), along y the
 /// vertical pass sees cval rows.
-template <class T, int K>
-__global__ void __launch_bounds__(RowsGeo<T, K>::NT, sizeof(T) == 4 ? 3 : 2)
+template <class T, int K, int CH = 16>
+__global__ void __launch_bounds__(RowsGeo<T, K, CH>::NT, RowsGeo<T, K, CH>::MINB)
     rows_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t ny, std::int64_t nx, Mode my, Mode mx,
                 RowsTaps<T, K> w, T cval, int strip, bool vec) {
-  using Geo = RowsGeo<T, K>;
+  using Geo = RowsGeo<T, K, CH>;
+  constexpr bool STREAM = Geo::STREAM;
   constexpr int NT = Geo::NT, R = Geo::R, MH = Geo::MH, G = Geo::G, TW = Geo::TW, NCH = Geo::NCH, VL = Geo::VL,
                 PITCH = Geo::PITCH, PF = Geo::PF;
   extern __shared__ __align__(16) unsigned char rows_smem[];
@@ -155,11 +181,18 @@ __global__ void __launch_bounds__(RowsGeo<T, K>::NT, sizeof(T) == 4 ? 3 : 2)
   // (u - 1) mod K), adds to the 2R before it, and completes output c G + u (slot u mod K).
   const int nchunks = (ye - ys + G - 1) / G;
   T s[G];
-  load_rows<0, G>(s, colp, ys + R, ny, nx, rmap, cval);
+  if constexpr (STREAM)
+    load_rows<0, PF>(s, colp, ys + R, ny, nx, rmap, cval);
+  else
+    load_rows<0, G>(s, colp, ys + R, ny, nx, rmap, cval);
   for (int c = 0; c < nchunks; ++c) {
     T* const b = buf + (c & 1) * (G * PITCH);
+    const std::int64_t ychunk = std::int64_t(ys) + R + std::int64_t(c) * G;  // input row of u = 0
 #pragma unroll
     for (int u = 0; u < G; ++u) {
+      if constexpr (STREAM) {
+        if (u + PF < G) s[(u + PF) % G] = load_row(colp, ychunk + u + PF, ny, nx, rmap, cval);
+      }
 #pragma unroll
       for (int i = 0; i < K; ++i) {
         constexpr int kK = K;
@@ -213,7 +246,8 @@ __global__ void __launch_bounds__(RowsGeo<T, K>::NT, sizeof(T) == 4 ? 3 : 2)
           if (x + m < nx) o[m] = h[m];
       }
     }
-    if (more) load_rows<PF, G>(s, colp, ynext, ny, nx, rmap, cval);
+    if constexpr (!STREAM)
+      if (more) load_rows<PF, G>(s, colp, ynext, ny, nx, rmap, cval);
   }
 }
 

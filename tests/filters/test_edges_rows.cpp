@@ -1,7 +1,8 @@
 // The 2-D edge stencils on CUDA (kernels/filters/edges.cu): the row-strip kernel
 // (kernels/filters/stencil_rows.cuh), which takes float32/float64 images whose width is a multiple
-// of 4 on 16-byte-aligned buffers (float64 5x5 windows excepted), and the tile kernel for the rest,
-// against the CPU backend on fresh inputs: widths around the kernel's 128-column warp segments and
+// of 4 on 16-byte-aligned buffers (float64 5x5 windows excepted), its separable form (float32 5x5
+// rank-1 windows: farid), and the tile kernel for the rest, each forced through the kernel-choice
+// switches (CUSK_STENCIL_R1_F32 / _R1_F64 / _R2_F32), against the CPU backend on fresh inputs: widths around the kernel's 128-column warp segments and
 // 512-column blocks (a partial last segment, a last valid lane inside a warp, 4-column images),
 // heights of 1-3 rows (halo rows past both ends), tall images cut into many strips, every boundary
 // mode with a non-zero cval, 3x3 and 5x5 windows, one window or two (the magnitude), masks,
@@ -9,6 +10,7 @@
 // non-default stream.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -60,6 +62,25 @@ std::vector<Plan> plans() {
 
 const std::vector<Mode> kModes = {Mode::reflect, Mode::mirror, Mode::nearest, Mode::wrap, Mode::constant};
 
+/// Forces one kernel for every stencil (kernels/filters/edges.cu reads the switches at every call)
+/// for its lifetime: "tile", "rows" or "sep" (sep: float32 5x5 only; the 3x3 plans then run rows).
+class ForceKernel {
+ public:
+  explicit ForceKernel(const char* k) {
+    for (const char* n : kVars) ::setenv(n, k, 1);
+  }
+  ~ForceKernel() {
+    for (const char* n : kVars) ::unsetenv(n);
+  }
+  ForceKernel(const ForceKernel&) = delete;
+  ForceKernel& operator=(const ForceKernel&) = delete;
+
+ private:
+  static constexpr const char* kVars[3] = {"CUSK_STENCIL_R1_F32", "CUSK_STENCIL_R1_F64", "CUSK_STENCIL_R2_F32"};
+};
+
+const std::vector<const char*> kKernels = {"rows", "sep", "tile"};
+
 }  // namespace
 
 // Widths and heights at the row kernel's edges, every plan, mode and dtype, with and without a mask.
@@ -78,11 +99,48 @@ TEST(GpuEdgesRows, WidthsHeightsModesMasks) {
       for (const Plan& p : plans()) {
         for (const Mode mode : kModes) {
           if (!p.has_mode && mode != Mode::reflect) continue;
+          const std::string what = std::string(dtype_name(dt)) + " " + shape_str(shape) + " " + p.name + " " +
+                                   std::string(ndimage::mode_name(mode));
+          const Array expected = p.fn(h, Array(), mode, 0.3, {});
+          const bool masked = mode == Mode::reflect || mode == Mode::constant;
+          const Array expected_m = masked ? p.fn(h, hm, mode, 0.3, {}) : Array();
+          for (const char* k : kKernels) {
+            SCOPED_TRACE(what + " kernel " + k);
+            const ForceKernel force(k);
+            EXPECT_TRUE(close(expected, p.fn(d, Array(), mode, 0.3, s)));
+            if (masked) EXPECT_TRUE(close(expected_m, p.fn(d, dm, mode, 0.3, s))) << "masked";
+          }
+        }
+      }
+    }
+  }
+}
+
+// The row and tile kernels sum in the same order: single-window plans (no magnitude) agree bit for
+// bit, masked or not, on widths the row kernel takes; the separable kernel within rounding.
+TEST(GpuEdgesRows, KernelsAgree) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 5300;
+  for (const DType dt : {DType::float32, DType::float64}) {
+    for (const Shape& shape : {Shape{37, 260}, Shape{300, 516}, Shape{3, 132}}) {
+      const Array d = cusktest::random_array(shape, dt, seed++, -1, 1).to(Device::cuda(), s);
+      const Array dm = cusktest::random_array(shape, DType::bool_, seed++).to(Device::cuda(), s);
+      for (const Plan& p : plans()) {
+        if (p.name != "scharr axis 1" && p.name != "sobel_h" && p.name != "laplace" && p.name != "farid axis 0") continue;
+        for (const Mode mode : {Mode::reflect, Mode::constant, Mode::wrap}) {
+          if (!p.has_mode && mode != Mode::reflect) continue;
           SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape_str(shape) + " " + p.name + " " +
                        std::string(ndimage::mode_name(mode)));
-          EXPECT_TRUE(close(p.fn(h, Array(), mode, 0.3, {}), p.fn(d, Array(), mode, 0.3, s)));
-          if (mode == Mode::reflect || mode == Mode::constant)
-            EXPECT_TRUE(close(p.fn(h, hm, mode, 0.3, {}), p.fn(d, dm, mode, 0.3, s))) << "masked";
+          Array tile, tile_m;
+          {
+            const ForceKernel force("tile");
+            tile = p.fn(d, Array(), mode, 0.3, s);
+            tile_m = p.fn(d, dm, mode, 0.3, s);
+          }
+          const ForceKernel force("rows");
+          EXPECT_ARRAY_EQ(tile, p.fn(d, Array(), mode, 0.3, s));
+          EXPECT_ARRAY_EQ(tile_m, p.fn(d, dm, mode, 0.3, s));
         }
       }
     }
@@ -90,7 +148,8 @@ TEST(GpuEdgesRows, WidthsHeightsModesMasks) {
 }
 
 // Tall narrow images: the strip planner cuts them into many strips, so halo rows come from the
-// neighbouring strips' rows; and images with many more blocks than an H200 holds at once.
+// neighbouring strips' rows; and images with many more blocks than an H200 holds at once (every
+// kernel for sobel and farid).
 TEST(GpuEdgesRows, ManyStripsAndLargeImages) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
@@ -105,8 +164,17 @@ TEST(GpuEdgesRows, ManyStripsAndLargeImages) {
     SCOPED_TRACE(std::string(dtype_name(dt)) + " " + shape_str(shape));
     for (const auto& [mode, cval] : {std::pair{Mode::reflect, 0.0}, std::pair{Mode::constant, 0.3}, std::pair{Mode::wrap, 0.0}}) {
       const filters::EdgeOptions o{.mode = mode, .cval = cval};
-      EXPECT_TRUE(close(filters::sobel(h, o), filters::sobel(d, o, s))) << ndimage::mode_name(mode);
-      EXPECT_TRUE(close(filters::farid(h, o), filters::farid(d, o, s))) << ndimage::mode_name(mode);
+      const Array es = filters::sobel(h, o), ef = filters::farid(h, o);
+      for (const char* k : kKernels) {
+        const ForceKernel force(k);
+        EXPECT_TRUE(close(es, filters::sobel(d, o, s))) << ndimage::mode_name(mode) << " " << k;
+        EXPECT_TRUE(close(ef, filters::farid(d, o, s))) << ndimage::mode_name(mode) << " " << k;
+      }
+    }
+    const Array efm = filters::farid(h, {.mask = hm.share()});
+    for (const char* k : kKernels) {
+      const ForceKernel force(k);
+      EXPECT_TRUE(close(efm, filters::farid(d, {.mask = dm.share()}, s))) << "masked farid " << k;
     }
     EXPECT_TRUE(close(filters::scharr(h), filters::scharr(d, {}, s)));
     EXPECT_TRUE(close(filters::prewitt(h), filters::prewitt(d, {}, s)));

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuskimage/ndimage.hpp"
@@ -159,6 +161,24 @@ Array fresh(const Shape& shape, DType dt, std::uint64_t seed) {
   if (dt == DType::int32) return cusktest::random_array(shape, dt, seed, -100000, 100000);
   return cusktest::random_array(shape, dt, seed);
 }
+
+/// Sets an environment variable for its lifetime (the kernel-choice switches of
+/// kernels/ndimage/separable2d.cu are read at every call), restoring the previous value after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) had_ = true, old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() { had_ ? (void)::setenv(name_, old_.c_str(), 1) : (void)::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
 
 /// Device vs CPU: integers exact (same double passes); float32 2-D takes the fused kernel with float32
 /// sums: bound 1e-5 * sum|w0| * sum|w1| * max|input| (the ndimage.hpp statement; sum|w| = 1 for
@@ -327,12 +347,17 @@ TEST(GpuNdimageGaussian, FusedIntegerExactViewsFlatAndCval) {
   }
 }
 
-// The float/double row-strip kernel (kernels/ndimage/separable_rows.cuh): column bands of 232 / 248
-// / 224 outputs (K = 25 / 9 / 33) with partial last bands and images narrower than a band, heights
-// of 1 row and tall images cut into many strips (halo rows from the neighbouring strips), widths that
-// are not a multiple of the 16-byte vector (scalar stores), every mode on both axes and mixed per-axis
-// modes with cval, windows of 3 .. 33 taps and an antisymmetric one, a batch of planes; plus the
-// one-tap window (sigma 0.1: radius 0), which the fused path used to accept and then not run.
+// The float/double kernels of the fused path (kernels/ndimage/separable2d.cu), each forced through
+// CUSK_SEP2D_F32 / CUSK_SEP2D_F64 whatever the default rule picks: the row-strip kernel
+// (kernels/ndimage/separable_rows.cuh; "rows": 16-row chunks, streamed loads for double and K > 25;
+// "rows32": 32-row chunks with streamed loads, float32 K <= 11) and the tile kernel ("tile").
+// Column bands of 232 / 248 / 224 outputs (K = 25 / 9 / 33) with partial last bands and images
+// narrower than a band, heights of 1 row and tall images cut into many strips (halo rows from the
+// neighbouring strips), widths that are not a multiple of the 16-byte vector (scalar stores), every
+// mode on both axes and mixed per-axis modes with cval, windows of 3 .. 33 taps and an
+// antisymmetric one, a batch of planes; plus the one-tap window (sigma 0.1: radius 0), which the
+// fused path used to accept and then not run. The kernels add in the same order: their results
+// are identical (compared bit for bit against the tile kernel's).
 TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
@@ -347,29 +372,54 @@ TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
     std::vector<double> sigma;
     std::vector<int> order;
   };
-  const std::vector<Case> cases = {{{0.1}, {0}}, {{0.3}, {0}}, {{1.0}, {0}}, {{1.5}, {0}},
-                                   {{3.0}, {0}}, {{4.0}, {0}}, {{3.0, 1.0}, {0}}, {{3.0}, {0, 1}}};
+  // sigma 0.6 / 1.0 / 1.4 / 2.6 / 3.0 / 4.0: K = 5 / 9 / 13 / 21 / 25 / 33 (2.6 -> radius 10).
+  const std::vector<Case> cases = {{{0.1}, {0}}, {{0.3}, {0}}, {{0.6}, {0}}, {{1.0}, {0}}, {{1.4}, {0}},
+                                   {{2.6}, {0}}, {{3.0}, {0}}, {{4.0}, {0}}, {{3.0, 1.0}, {0}}, {{3.0}, {0, 1}},
+                                   {{1.0}, {0, 1}}};
   for (const DType dt : {DType::float32, DType::float64}) {
+    const char* var = dt == DType::float32 ? "CUSK_SEP2D_F32" : "CUSK_SEP2D_F64";
+    const std::vector<const char*> kernels =
+        dt == DType::float32 ? std::vector<const char*>{"tile", "rows", "rows32"} : std::vector<const char*>{"tile", "rows"};
     for (const Shape& shape : shapes) {
       const Array h = fresh(shape, dt, seed++);
       const Array d = h.to(Device::cuda(), s);
       const int ndim = static_cast<int>(shape.size());
       for (const auto& [my, mx] : modes) {
         for (const Case& c : cases) {
-          SCOPED_TRACE(std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape) + " " +
-                       std::string(nd::mode_name(my)) + "," + std::string(nd::mode_name(mx)) + " sigma " +
-                       std::to_string(c.sigma[0]) + (c.sigma.size() > 1 ? "," + std::to_string(c.sigma[1]) : "") +
-                       " order " + std::to_string(c.order.back()));
+          const std::string what = std::string(cuskimage::dtype_name(dt)) + " " + cuskimage::shape_str(shape) + " " +
+                                   std::string(nd::mode_name(my)) + "," + std::string(nd::mode_name(mx)) + " sigma " +
+                                   std::to_string(c.sigma[0]) + (c.sigma.size() > 1 ? "," + std::to_string(c.sigma[1]) : "") +
+                                   " order " + std::to_string(c.order.back());
           const nd::GaussianFilterOptions o{.order = c.order, .mode = {my, mx}, .cval = 2.5, .axes = {ndim - 2, ndim - 1}};
-          EXPECT_TRUE(gpu_close(h, nd::gaussian_filter(h, c.sigma, o), nd::gaussian_filter(d, c.sigma, o, s), 2.0));
+          const Array expected = nd::gaussian_filter(h, c.sigma, o);
+          Array first;
+          for (const char* k : kernels) {
+            SCOPED_TRACE(what + " kernel " + k);
+            const ScopedEnv env(var, k);
+            Array got = nd::gaussian_filter(d, c.sigma, o, s);
+            EXPECT_TRUE(gpu_close(h, expected, got, 2.0));
+            if (!first.valid())
+              first = std::move(got);
+            else
+              EXPECT_ARRAY_EQ(first, got);
+          }
         }
       }
     }
   }
+  // The default rule (no switch) on the 3-D path, both sides of the float32 crossover (K = 17 / 19).
+  for (double sigma : {2.0, 2.25}) {
+    const Array v = fresh({3, 70, 300}, DType::float32, 992);
+    EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, sigma), nd::gaussian_filter(v.to(Device::cuda(), s), sigma, {}, s)))
+        << sigma;
+  }
   // Radius 0: the filter is the identity (one weight of 1).
   const Array h = fresh({37, 300}, DType::float32, 990);
   EXPECT_ARRAY_EQ(h, nd::gaussian_filter(h.to(Device::cuda(), s), 0.1, {}, s));
-  // 3-D over every axis (the axis-0 pass, then the row kernel over the planes), and filters.gaussian.
+  // 3-D over every axis (the axis-0 pass, then the fused kernel over the planes), and filters.gaussian.
   const Array v = fresh({5, 30, 250}, DType::float32, 991);
-  EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, 3.0), nd::gaussian_filter(v.to(Device::cuda(), s), 3.0, {}, s)));
+  for (const char* k : {"tile", "rows"}) {
+    const ScopedEnv env("CUSK_SEP2D_F32", k);
+    EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, 3.0), nd::gaussian_filter(v.to(Device::cuda(), s), 3.0, {}, s))) << k;
+  }
 }

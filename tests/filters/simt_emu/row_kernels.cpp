@@ -1,10 +1,11 @@
 // Runs the row-strip kernels (kernels/filters/stencil_rows.cuh, kernels/ndimage/separable_rows.cuh)
-// under the SIMT emulator against double-precision references (random weights, every mode, strips of
-// 1..100 rows, partial segments and bands, misaligned outputs, batches of planes), plus sanity checks
+// under the SIMT emulator against double-precision references (random weights, rank-1 ones for the
+// separable 5x5 stencil, every mode, strips of 1..100 rows, partial segments and bands, misaligned
+// outputs, batches of planes, 16- and 32-row chunks, streamed loads), plus sanity checks
 // of detail::plan_strips. A developer tool for machines without a GPU, not a CTest test:
 //   g++ -std=c++20 -O1 -ffp-contract=off -Wno-unknown-pragmas -I. -Iinclude -I/usr/local/cuda/include \
 //       tests/filters/simt_emu/row_kernels.cpp -o /tmp/row_kernels -pthread && /tmp/row_kernels [0|1|2|3]
-// (1: edge stencil, 2: separable Gaussian, 3: strip plans; about a minute for 1 + 2 on two cores).
+// (1: edge stencil, 2: separable Gaussian, 3: strip plans; a few minutes for 1 + 2 on two cores).
 #include "emu.hpp"
 // clang-format off
 #include "kernels/filters/stencil_rows.cuh"
@@ -32,7 +33,7 @@ T* aligned_alloc_t(std::size_t n) {
 }
 
 // ---------------- 2-D stencil ----------------
-template <class T, int R, bool TWO>
+template <class T, int R, bool TWO, bool SEP = false>
 void test_stencil(int planes, int ny, int nx, Mode mode, double cval, bool use_mask, int strip) {
   constexpr int K = 2 * R + 1;
   const std::size_t n = std::size_t(planes) * ny * nx;
@@ -43,8 +44,16 @@ void test_stencil(int planes, int ny, int nx, Mode mode, double cval, bool use_m
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<T>(U(rng)), out[i] = T(-999), mask[i] = (rng() & 3) != 0;
   fr::StencilParams<T> p{};
   double wa[25], wb[25], suma = 0, sumb = 0;
+  for (int i = 0; i < K; ++i) {  // SEP: rank-1 windows wa[dy][dx] = ua[dy] va[dx] (in T)
+    p.ua[i] = static_cast<T>(U(rng)), p.va[i] = static_cast<T>(U(rng));
+    p.ub[i] = static_cast<T>(U(rng)), p.vb[i] = static_cast<T>(U(rng));
+  }
   for (int i = 0; i < K * K; ++i) {
-    wa[i] = static_cast<T>(U(rng)), wb[i] = static_cast<T>(U(rng));
+    if (SEP) {
+      wa[i] = double(p.ua[i / K]) * double(p.va[i % K]), wb[i] = double(p.ub[i / K]) * double(p.vb[i % K]);
+    } else {
+      wa[i] = static_cast<T>(U(rng)), wb[i] = static_cast<T>(U(rng));
+    }
     p.wa[i] = static_cast<T>(wa[i]), p.wb[i] = static_cast<T>(wb[i]);
     suma += std::fabs(wa[i]), sumb += std::fabs(wb[i]);
   }
@@ -54,7 +63,12 @@ void test_stencil(int planes, int ny, int nx, Mode mode, double cval, bool use_m
   const EmuDim3 grid{static_cast<unsigned>(col_blocks), static_cast<unsigned>((ny + strip - 1) / strip),
                      static_cast<unsigned>(planes)};
   const bool* mp = use_mask ? mask : nullptr;
-  emu_launch(grid, 128, [&] { if (mp) fr::rows_impl::stencil2d_rows_kernel<T, R, TWO, true>(in, out, mp, ny, nx, mode, p, strip); else fr::rows_impl::stencil2d_rows_kernel<T, R, TWO, false>(in, out, mp, ny, nx, mode, p, strip); });
+  emu_launch(grid, 128, [&] {
+    if (mp)
+      fr::rows_impl::stencil2d_rows_kernel<T, R, TWO, true, SEP>(in, out, mp, ny, nx, mode, p, strip);
+    else
+      fr::rows_impl::stencil2d_rows_kernel<T, R, TWO, false, SEP>(in, out, mp, ny, nx, mode, p, strip);
+  });
   double worst = 0;
   long bad = 0;
   for (int pl = 0; pl < planes; ++pl)
@@ -83,16 +97,16 @@ void test_stencil(int planes, int ny, int nx, Mode mode, double cval, bool use_m
   ++checks;
   if (bad) {
     ++failures;
-    std::printf("FAIL stencil T=%s R=%d two=%d planes=%d %dx%d mode=%d cval=%g mask=%d strip=%d: %ld bad\n",
-                sizeof(T) == 4 ? "f32" : "f64", R, TWO, planes, ny, nx, int(mode), cval, use_mask, strip, bad);
+    std::printf("FAIL stencil sep=%d T=%s R=%d two=%d planes=%d %dx%d mode=%d cval=%g mask=%d strip=%d: %ld bad\n",
+                SEP, sizeof(T) == 4 ? "f32" : "f64", R, TWO, planes, ny, nx, int(mode), cval, use_mask, strip, bad);
   }
   std::free(in), std::free(out), std::free(mask);
 }
 
 // ---------------- separable gaussian ----------------
-template <class T, int K>
+template <class T, int K, int CH = 16>
 void test_sep(int planes, int ny, int nx, Mode my, Mode mx, double cval, int strip_units, bool misalign_out) {
-  using Geo = gr::RowsGeo<T, K>;
+  using Geo = gr::RowsGeo<T, K, CH>;
   constexpr int R = K / 2;
   const std::size_t n = std::size_t(planes) * ny * nx;
   T* in = aligned_alloc_t<T>(n);
@@ -113,7 +127,7 @@ void test_sep(int planes, int ny, int nx, Mode my, Mode mx, double cval, int str
                      static_cast<unsigned>(planes)};
   const bool vec = nx % Geo::VL == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   const T cv = static_cast<T>(cval);
-  emu_launch(grid, Geo::NT, [&] { gr::rows_kernel<T, K>(in, out, ny, nx, my, mx, w, cv, strip, vec); });
+  emu_launch(grid, Geo::NT, [&] { gr::rows_kernel<T, K, CH>(in, out, ny, nx, my, mx, w, cv, strip, vec); });
   std::vector<double> inter(std::size_t(ny) * nx);
   long bad = 0;
   for (int pl = 0; pl < planes; ++pl) {
@@ -145,8 +159,8 @@ void test_sep(int planes, int ny, int nx, Mode my, Mode mx, double cval, int str
   ++checks;
   if (bad) {
     ++failures;
-    std::printf("FAIL sep T=%s K=%d planes=%d %dx%d my=%d mx=%d cval=%g strip=%d vec=%d: %ld bad\n",
-                sizeof(T) == 4 ? "f32" : "f64", K, planes, ny, nx, int(my), int(mx), cval, strip, vec, bad);
+    std::printf("FAIL sep CH=%d T=%s K=%d planes=%d %dx%d my=%d mx=%d cval=%g strip=%d vec=%d: %ld bad\n",
+                CH, sizeof(T) == 4 ? "f32" : "f64", K, planes, ny, nx, int(my), int(mx), cval, strip, vec, bad);
   }
   std::free(in), std::free(outb);
 }
@@ -169,11 +183,14 @@ int main(int argc, char** argv) {
           test_stencil<float, 1, false>(1, s.ny, s.nx, modes[mi], cv, !m, strip);
           test_stencil<float, 2, true>(1, s.ny, s.nx, modes[mi], cv, m, strip);
           test_stencil<float, 2, false>(1, s.ny, s.nx, modes[mi], cv, m, strip);
+          test_stencil<float, 2, true, true>(1, s.ny, s.nx, modes[mi], cv, !m, strip);
+          test_stencil<float, 2, false, true>(1, s.ny, s.nx, modes[mi], cv, m, strip);
           test_stencil<double, 1, true>(1, s.ny, s.nx, modes[mi], cv, !m, strip);
           test_stencil<double, 1, false>(1, s.ny, s.nx, modes[mi], cv, m, strip);
         }
     test_stencil<float, 1, true>(3, 7, 136, Mode::reflect, 0, true, 3);
     test_stencil<double, 1, true>(2, 11, 20, Mode::wrap, 0, false, 4);
+    test_stencil<float, 2, true, true>(2, 13, 264, Mode::mirror, 0, true, 3);
     std::printf("stencil: %d checks, %d failures\n", checks, failures);
   }
   if (which == 0 || which == 2) {
@@ -192,6 +209,11 @@ int main(int argc, char** argv) {
           test_sep<float, 25>(1, s.ny, s.nx, modes[mi], modes[mj], cv, su, false);
           test_sep<double, 25>(1, s.ny, s.nx, modes[mi], modes[mj], cv, su, false);
           test_sep<double, 7>(1, s.ny, s.nx, modes[mi], modes[mj], cv, 2, (combo & 3) == 2);
+          // 32-row chunks (streamed loads), float K > 25 (streamed), double (streamed, 4-row prefetch).
+          test_sep<float, 9, 32>(1, s.ny, s.nx, modes[mi], modes[mj], cv, su, (combo & 3) == 3);
+          test_sep<float, 3, 32>(1, s.ny, s.nx, modes[mi], modes[mj], cv, 3 - su, false);
+          test_sep<float, 29>(1, s.ny, s.nx, modes[mi], modes[mj], cv, su, false);
+          test_sep<double, 31>(1, s.ny, s.nx, modes[mi], modes[mj], cv, 3 - su, false);
         }
     // Strips of several chunks (the double buffer alternates and is reused).
     for (int rep = 0; rep < 3; ++rep) {
@@ -199,6 +221,10 @@ int main(int argc, char** argv) {
       test_sep<float, 3>(1, 200, 300, Mode::constant, Mode::constant, 0.25, 5, false);
       test_sep<double, 9>(2, 150, 260, Mode::nearest, Mode::mirror, 0, 3, false);
       test_sep<float, 9>(1, 97, 249, Mode::mirror, Mode::constant, -1.5, 100, true);
+      test_sep<float, 11, 32>(1, 230, 300, Mode::reflect, Mode::constant, 0.5, 2, false);
+      test_sep<float, 5, 32>(2, 101, 260, Mode::wrap, Mode::nearest, 0, 1, true);
+      test_sep<double, 25>(1, 160, 240, Mode::mirror, Mode::wrap, 0, 3, false);
+      test_sep<float, 33>(1, 140, 230, Mode::constant, Mode::reflect, 0.25, 2, false);
     }
     test_sep<float, 33>(2, 70, 300, Mode::reflect, Mode::constant, 0.5, 1, false);
     test_sep<float, 13>(3, 27, 40, Mode::wrap, Mode::mirror, 0, 1, false);
