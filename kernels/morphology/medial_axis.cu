@@ -381,7 +381,7 @@ struct StillPending {
 void run_waves(const Array& ent, std::int64_t m, Array& st, std::int64_t pc, const Stream& s) {
   const Device dev = ent.device();
   const cudaStream_t h = s.handle();
-  const MedialTable table = medial_keep_table();
+  static const MedialTable table = medial_keep_table();
   Array pending = Array::empty({1}, DType::uint64, dev, s);
   auto* pp = ptr<u64>(pending);
   u64 host = 0;
@@ -432,8 +432,8 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, cudaStream_t h) {
-  const Stream s(h);
+MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, const Stream& s) {
+  const cudaStream_t h = s.handle();
   const Device dev = image_b.device();
   const std::int64_t n = image_b.size();
   MedialForeground f;
@@ -464,8 +464,8 @@ MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_
 }
 
 Array cuda_medial_axis(const Array& image_b, const Array& mask_b, const MedialForeground& f, const Array& dist,
-                       const Array& targets, cudaStream_t h) {
-  const Stream s(h);
+                       const Array& targets, const Stream& s) {
+  const cudaStream_t h = s.handle();
   const Device dev = image_b.device();
   const std::int64_t rows = image_b.shape(0), cols = image_b.shape(1), n = rows * cols, m = f.count;
   const std::int64_t pc = cols + 2, padded = (rows + 2) * pc;

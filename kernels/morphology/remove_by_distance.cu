@@ -804,10 +804,9 @@ Array run(const Array& labels, const RodDeviceArgs& args, const Stream& s) {
 
 }  // namespace
 
-Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, cudaStream_t stream) {
-  const Stream s(stream);
+Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, const Stream& stream) {
   return cuskimage::detail::dispatch<cuskimage::detail::IntegerTypes>(
-      labels.dtype(), kFn, [&]<class T>() { return run<T>(labels, args, s); });
+      labels.dtype(), kFn, [&]<class T>() { return run<T>(labels, args, stream); });
 }
 
 }  // namespace cuskimage::morphology::detail

@@ -4,8 +4,10 @@
 // morphology.medial_axis uses it as scikit-image does, for its tie-break order.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -80,49 +82,85 @@ class NumpyPermutation {
   /// The Fisher-Yates targets of shuffle on a fresh generator: element k is random_interval(n - 1 - k),
   /// k = 0 .. n - 2, equal to calling interval() for i = n-1 .. 1 (which it replaces: the generator's
   /// state afterwards is unspecified). Needs n - 1 <= 2^32 - 1 (every draw a buffered 32-bit half).
-  /// The 64-bit outputs are generated in parallel blocks (PCG64 jumps ahead in O(log n)); the
-  /// acceptance scan is sequential, one octave of the mask at a time. `batch_outputs` (tests): the
-  /// outputs generated per batch (0: enough for the expected remainder).
+  /// `batch_outputs` (tests): the outputs generated per batch (0: the default).
   std::vector<std::uint32_t> shuffle_targets(std::int64_t n, std::int64_t batch_outputs = 0) {
     std::vector<std::uint32_t> out(static_cast<std::size_t>(n > 1 ? n - 1 : 0));
-    if (n <= 1) return out;
-    constexpr std::int64_t kBlock = std::int64_t(1) << 14;  // 64-bit outputs per parallel block
-    std::uint64_t i = static_cast<std::uint64_t>(n - 1), mask = i;
+    shuffle_target_pieces(
+        n, std::int64_t(1) << 20,
+        [&](const std::uint32_t* p, std::int64_t first, std::int64_t count) {
+          std::copy(p, p + count, out.begin() + first);
+        },
+        batch_outputs);
+    return out;
+  }
+
+  /// The same targets in consecutive pieces: sink(const std::uint32_t* t, std::int64_t first,
+  /// std::int64_t count) receives elements [first, first + count) in order, count <= `piece` (only
+  /// the last piece is shorter); `t` is reused once sink returns. No buffer grows with n: a piece
+  /// and one batch of generator outputs (2 MiB) are reused, so a caller can upload each piece while
+  /// the next one is drawn (medial_axis on CUDA) and no per-call host memory is touched for the first
+  /// time (fresh pages cost more than the scan itself in a VM).
+  /// The 64-bit outputs are generated in parallel blocks (PCG64 jumps ahead in O(log n)); the
+  /// acceptance scan is sequential, one octave of the mask at a time.
+  template <class Sink>
+  void shuffle_target_pieces(std::int64_t n, std::int64_t piece, Sink&& sink, std::int64_t batch_outputs = 0) {
+    if (n <= 1) return;
+    constexpr std::int64_t kBlock = std::int64_t(1) << 14;   // 64-bit outputs per parallel block
+    constexpr std::int64_t kBatch = std::int64_t(1) << 18;   // outputs per batch (16 blocks)
+    const std::int64_t total = n - 1;
+    piece = std::clamp<std::int64_t>(piece, 1, total);
+    std::uint64_t i = static_cast<std::uint64_t>(total), mask = i;
     for (int sh : {1, 2, 4, 8, 16, 32}) mask |= mask >> sh;
-    std::size_t k = 0;
-    std::vector<std::uint64_t> buf;
-    std::uint64_t produced = 0;  // outputs generated so far
+    const std::unique_ptr<std::uint32_t[]> out(new std::uint32_t[static_cast<std::size_t>(piece)]);
+    std::unique_ptr<std::uint64_t[]> buf;
+    std::int64_t buf_cap = 0;
+    std::int64_t base = 0, j = 0;  // the current piece's first target; targets found in it
+    std::uint64_t produced = 0;    // outputs generated so far
     const NumpyPermutation origin = *this;
     while (i > 0) {
       // ~1.39 draws (0.7 outputs) per remaining step on average, at most 2 per step in expectation.
-      const std::int64_t want = batch_outputs > 0 ? batch_outputs : static_cast<std::int64_t>(i) * 3 / 4 + 4096;
+      const std::int64_t want = batch_outputs > 0 ? batch_outputs
+                                                  : std::min<std::int64_t>(kBatch, static_cast<std::int64_t>(i) * 3 / 4 + 4096);
       const std::int64_t blocks = (want + kBlock - 1) / kBlock;
-      buf.resize(static_cast<std::size_t>(blocks * kBlock));
+      if (blocks * kBlock > buf_cap) {
+        buf_cap = blocks * kBlock;
+        buf.reset(new std::uint64_t[static_cast<std::size_t>(buf_cap)]);  // not value-initialised
+      }
+      std::uint64_t* const bp = buf.get();
 #pragma omp parallel for schedule(static) if (blocks > 1)
       for (std::int64_t b = 0; b < blocks; ++b) {
         NumpyPermutation g = origin;
         g.advance(produced + static_cast<std::uint64_t>(b * kBlock));
-        std::uint64_t* dst = buf.data() + b * kBlock;
+        std::uint64_t* dst = bp + b * kBlock;
         for (std::int64_t t = 0; t < kBlock; ++t) dst[t] = g.next64();
       }
       produced += static_cast<std::uint64_t>(blocks * kBlock);
       const std::int64_t draws = 2 * blocks * kBlock;
+      std::uint32_t* const o = out.get();
       std::int64_t q = 0;
       while (i > 0 && q < draws) {
-        const std::uint64_t half = mask >> 1;  // this octave: half < i <= mask
-        while (q < draws && i > half) {
-          const std::uint64_t word = buf[static_cast<std::size_t>(q >> 1)];
-          const std::uint64_t v = ((q & 1) ? (word >> 32) : (word & 0xffffffffull)) & mask;  // low half first
-          ++q;
-          out[k] = static_cast<std::uint32_t>(v);
-          const std::uint64_t acc = v <= i;
-          k += acc;
-          i -= acc;
+        // Each draw finds at most one target, so this many draws cannot overrun the piece.
+        const std::int64_t limit = std::min<std::int64_t>(draws, q + (piece - j));
+        while (i > 0 && q < limit) {
+          const std::uint64_t half = mask >> 1;  // this octave: half < i <= mask
+          while (q < limit && i > half) {
+            const std::uint64_t word = bp[q >> 1];
+            const std::uint64_t v = ((q & 1) ? (word >> 32) : (word & 0xffffffffull)) & mask;  // low half first
+            ++q;
+            o[j] = static_cast<std::uint32_t>(v);  // kept only when accepted (j then moves on)
+            const std::uint64_t acc = v <= i;
+            j += static_cast<std::int64_t>(acc);
+            i -= acc;
+          }
+          if (i <= half) mask = half;
         }
-        if (i <= half) mask = half;
+        if (j == piece || (i == 0 && j > 0)) {
+          sink(static_cast<const std::uint32_t*>(o), base, j);
+          base += j;
+          j = 0;
+        }
       }
     }
-    return out;
   }
 
   /// numpy's permutation(n) (shuffle of arange(n)).

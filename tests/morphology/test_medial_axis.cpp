@@ -196,6 +196,46 @@ TEST(MedialAxisPermutation, ShuffleTargetsEqualNumpysLoop) {
   }
 }
 
+TEST(MedialAxisPermutation, TargetPiecesEqualNumpysLoop) {
+  // The CUDA backend draws the targets in pieces (uploading each while the next is drawn): the
+  // pieces are consecutive, full except the last, and together numpy's targets, for any piece size
+  // (pieces ending inside an octave of the mask, on a batch boundary, or one target long).
+  for (std::uint64_t seed : {std::uint64_t{3}, std::uint64_t{123456789}}) {
+    for (std::int64_t n : {2, 3, 4, 5, 9, 1000, 65537, 600001}) {
+      const std::vector<std::uint32_t> ref = reference_targets(seed, n);
+      for (std::int64_t piece : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{1000},
+                                 std::int64_t{1} << 18, n - 1, n + 5}) {
+        if (piece == 1 && n > 70000) continue;  // a sink call per target: covered by the smaller n
+        for (std::int64_t batch : {std::int64_t{0}, std::int64_t{1}}) {
+          SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " piece " + std::to_string(piece) +
+                       " batch " + std::to_string(batch));
+          std::vector<std::uint32_t> got;
+          std::int64_t calls = 0, short_pieces = 0;
+          bool ordered = true;
+          smd::NumpyPermutation(seed).shuffle_target_pieces(
+              n, piece,
+              [&](const std::uint32_t* t, std::int64_t first, std::int64_t count) {
+                ordered = ordered && first == static_cast<std::int64_t>(got.size()) && count > 0 &&
+                          count <= std::min(piece, n - 1);
+                short_pieces += count < std::min(piece, n - 1);
+                ++calls;
+                got.insert(got.end(), t, t + count);
+              },
+              batch);
+          EXPECT_TRUE(ordered);
+          EXPECT_LE(short_pieces, 1);  // only the last piece may be shorter
+          EXPECT_EQ((n - 1 + std::min(piece, n - 1) - 1) / std::min(piece, n - 1), calls);
+          EXPECT_EQ(ref, got);
+        }
+      }
+    }
+  }
+  std::int64_t calls = 0;
+  smd::NumpyPermutation(0).shuffle_target_pieces(1, 4, [&](const std::uint32_t*, std::int64_t, std::int64_t) { ++calls; });
+  smd::NumpyPermutation(0).shuffle_target_pieces(0, 4, [&](const std::uint32_t*, std::int64_t, std::int64_t) { ++calls; });
+  EXPECT_EQ(0, calls);
+}
+
 TEST(MedialAxisPermutation, ReservationRoundsEqualFisherYates) {
   // The device's shuffle: every pending iteration i (swap i and t_i) reserves both positions with
   // max (round, i); one holding both swaps and retires. Commits are applied in a scrambled order.
@@ -438,22 +478,63 @@ TEST(GpuMedialAxis, DtypesAndStridedViews) {
 }
 
 TEST(GpuMedialAxis, NonDefaultStreamWithoutLegacyStream) {
+  // Written so that a misbehaving op fails the test instead of crashing the binary: the input is
+  // on the device before the guard, and the results are copied to the host inside the op, so no
+  // device array made on the guard's stream outlives the guard (which destroys that stream).
   CUSK_REQUIRE_GPU();
   const Shape shape{150, 170};
   const Array host = as_image(blob_pixels(shape, 31, 11), shape);
+  const Array host_mask = as_image(blob_pixels(shape, 32, 15, 0.47), shape);
   const auto cpu = sm::medial_axis(host, {.return_distance = true, .rng = 12});
-  Array skel, dist;
+  const auto cpu_m = sm::medial_axis(host, {.mask = host_mask.share(), .rng = 5});
+  const Array d = host.to(Device::cuda()), dm = host_mask.to(Device::cuda());
+  Stream().synchronize();
+  Array skel, dist, skel_m;
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
-    const Array d = host.to(Device::cuda(), s);
-    auto r = sm::medial_axis(d, {.return_distance = true, .rng = 12}, s);
-    skel = std::move(r.skeleton);
-    dist = std::move(r.distance);
+    {
+      const auto r = sm::medial_axis(d, {.return_distance = true, .rng = 12}, s);
+      skel = r.skeleton.to(Device::cpu(), s);
+      dist = r.distance.to(Device::cpu(), s);
+      const auto m = sm::medial_axis(d, {.mask = dm.share(), .rng = 5}, s);
+      skel_m = m.skeleton.to(Device::cpu(), s);
+    }
     s.synchronize();
   }));
+  ASSERT_TRUE(skel.valid() && dist.valid() && skel_m.valid());
   EXPECT_ARRAY_EQ(cpu.skeleton, skel);
   EXPECT_ARRAY_EQ(cpu.distance, dist);
+  EXPECT_ARRAY_EQ(cpu_m.skeleton, skel_m);
   const Stream own = Stream::create();
   expect_device_equals_cpu(host, Array(), 12, own);
+  expect_device_equals_cpu(host, host_mask, 13, own);
+}
+
+TEST(GpuMedialAxis, ResultOutlivesItsStream) {
+  // The skeleton is allocated on the caller's stream and freed on it: it must keep that stream
+  // alive after the caller's Stream object is gone (the first device run rewrapped the bare handle,
+  // freed the skeleton on a destroyed stream and crashed). While the result lives, a new stream
+  // cannot get the old one's handle; if it does, the result is leaked rather than freed on a
+  // destroyed stream, so the failure is reported instead of crashing.
+  CUSK_REQUIRE_GPU();
+  const Shape shape{120, 133};
+  const Array host = as_image(blob_pixels(shape, 41, 9), shape);
+  const Array cpu = sm::medial_axis(host, {.rng = 2}).skeleton;
+  const Array d = host.to(Device::cuda());
+  Stream().synchronize();
+  Array skel;
+  cudaStream_t old = nullptr;
+  {
+    const Stream s = Stream::create();
+    old = s.handle();
+    skel = sm::medial_axis(d, {.rng = 2}, s).skeleton;
+  }
+  const Stream other = Stream::create();
+  if (other.handle() == old) {
+    ADD_FAILURE() << "the skeleton did not keep its stream alive (its handle was reused)";
+    new Array(std::move(skel));  // leaked on purpose: freeing it would use the destroyed stream
+    return;
+  }
+  EXPECT_ARRAY_EQ(cpu, skel);
 }
 
 TEST(GpuMedialAxis, BadArguments) {
