@@ -30,6 +30,8 @@
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/measure.hpp"
 #include "cuskimage/morphology.hpp"
+#include "cuskimage/ndimage.hpp"
+#include "src/morphology/medial_axis_ops.hpp"
 
 namespace morph = cuskimage::morphology;
 using cuskimage::Array;
@@ -48,7 +50,11 @@ Array blobs(const cuskimage::Shape& shape, Device dev) {
   const double* p = f.data<double>();
   bool* q = b.data<bool>();
   for (std::int64_t i = 0; i < f.size(); ++i) q[i] = p[i] > 0.5;
-  return b.to(dev);
+  Array out = b.to(dev);
+  // The upload runs on the per-thread stream and the ops on cuskbench::run's non-blocking stream,
+  // which does not wait for it: the input must be complete before the first call reads it.
+  if (dev.is_cuda()) Stream().synchronize();
+  return out;
 }
 
 void BM_SkeletonizeZhang_b8(benchmark::State& st) {
@@ -113,10 +119,45 @@ void BM_MedialAxis_blobs2048(benchmark::State& st) {
                  1);
 }
 
+/// medial_axis' host step alone: numpy's Fisher-Yates targets for the 2048^2 blobs' foreground
+/// (~2.30 M pixels) drawn on the host and uploaded piece by piece, as the op does (wall time: the
+/// stream is idle while the host draws, so the events time the host).
+void BM_MedialAxis_targets_blobs2048(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = blobs({2048, 2048}, Device::cuda());
+  const morph::detail::MedialForeground f = morph::detail::cuda_medial_foreground(img, Array(), Stream());
+  st.SetLabel(std::to_string(f.count) + " foreground pixels");
+  cuskbench::run(st, 4.0 * static_cast<double>(f.count), [&](const Stream& s) {
+    (void)morph::detail::cuda_medial_targets(0, f.count, Device::cuda(), s);
+  }, 1);
+}
+
+/// medial_axis' device removal alone (the shuffle rounds, keys, entries, waves, output) from a
+/// prepared foreground, EDT and targets: BM_MedialAxis_blobs2048 minus this and the targets above
+/// is the foreground selection, its count's round trip and the EDT.
+void BM_MedialAxis_removal_blobs2048(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = blobs({2048, 2048}, Device::cuda());
+  const Stream prep;
+  const morph::detail::MedialForeground f = morph::detail::cuda_medial_foreground(img, Array(), prep);
+  const Array dist = cuskimage::ndimage::distance_transform_edt(f.masked, {}, prep).distances;
+  const Array targets = morph::detail::cuda_medial_targets(0, f.count, Device::cuda(), prep);
+  prep.synchronize();
+  st.SetLabel(std::to_string(f.count) + " foreground pixels");
+  cuskbench::run(st, 90.0 * static_cast<double>(img.size()), [&](const Stream& s) {
+    (void)morph::detail::cuda_medial_axis(img, Array(), f, dist, targets, s);
+  }, 1);
+}
+
 /// remove_objects_by_distance on the labels of 4096^2 blobs (int32), min_distance = the argument.
 void BM_RemoveObjectsByDistance_labels4096(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array labels = cuskimage::measure::label(blobs({4096, 4096}, Device::cuda()), {.dtype = DType::int32});
+  // measure.label ran on the per-thread stream; the op runs on cuskbench::run's non-blocking
+  // stream, which does not wait for it. Unsynchronised, the first call read the labeller's
+  // half-written output (its parent array, uninitialised pool memory that the previous benchmark's
+  // calls had left behind) and rejected a "negative ID -2147483648".
+  Stream().synchronize();
   const double r = static_cast<double>(st.range(0));
   st.SetLabel("4096x4096 min_distance " + std::to_string(st.range(0)));
   cuskbench::run(st, 5.0 * static_cast<double>(labels.nbytes()),
@@ -126,6 +167,8 @@ void BM_RemoveObjectsByDistance_labels4096(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(BM_MedialAxis_blobs2048)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MedialAxis_targets_blobs2048)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MedialAxis_removal_blobs2048)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RemoveObjectsByDistance_labels4096)->Arg(5)->Arg(20)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SkeletonizeZhang_b8)->Arg(0)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Thin_b8)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -102,22 +102,31 @@ MedialAxisResult medial_axis_cuda(const Array& image, const MedialAxisOptions& o
   // The EDT is queued first so that the device works while the host draws numpy's targets. The
   // targets go up a piece at a time as they are drawn (stream-ordered through pinned staging, each
   // copy returns once its piece is staged), so the upload hides under the scan and the host touches
-  // only a reused 1 MiB piece and a 2 MiB batch of generator outputs, not 4 B + 6 B per pixel of
+  // only a reused 1 MiB piece and a 2 MiB batch of generator outputs, not 4 B + 6 B per foreground pixel of
   // fresh memory (kernels/morphology/medial_axis.cu has the time split).
   Array dist = ndimage::distance_transform_edt(f.masked, {}, stream).distances;
-  Array d_targets = Array::empty({std::max<std::int64_t>(f.count - 1, 1)}, DType::uint32, image.device(), stream);
-  detail::NumpyPermutation(opts.rng).shuffle_target_pieces(
-      f.count, kTargetPiece, [&](const std::uint32_t* t, std::int64_t first, std::int64_t count) {
-        const Array piece = Array::wrap(const_cast<std::uint32_t*>(t), {count}, DType::uint32, Device::cpu());
-        Array dst = d_targets.slice({Slice{.start = first, .stop = first + count}});
-        dst.copy_from(piece, stream);
-      });
+  const Array d_targets = detail::cuda_medial_targets(opts.rng, f.count, image.device(), stream);
   r.skeleton = detail::cuda_medial_axis(image_b, mask_b, f, dist, d_targets, stream);
   if (opts.return_distance) r.distance = std::move(dist);
   return r;
 }
 
 }  // namespace
+
+namespace detail {
+
+Array cuda_medial_targets(std::uint64_t rng, std::int64_t count, Device device, const Stream& stream) {
+  Array d_targets = Array::empty({std::max<std::int64_t>(count - 1, 1)}, DType::uint32, device, stream);
+  NumpyPermutation(rng).shuffle_target_pieces(
+      count, kTargetPiece, [&](const std::uint32_t* t, std::int64_t first, std::int64_t n) {
+        const Array piece = Array::wrap(const_cast<std::uint32_t*>(t), {n}, DType::uint32, Device::cpu());
+        Array dst = d_targets.slice({Slice{.start = first, .stop = first + n}});
+        dst.copy_from(piece, stream);  // returns once the piece is in pinned staging
+      });
+  return d_targets;
+}
+
+}  // namespace detail
 
 MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
   cuskimage::detail::expect_ndim(image, kFn, "image", 2, 2);

@@ -87,6 +87,12 @@ struct MedialForeground {
 };
 MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, const Stream& stream);
 
+/// numpy's Fisher-Yates targets for default_rng(rng).permutation(count) (uint32, max(count - 1, 1)
+/// elements) on `device`: drawn on the host (numpy_permutation.hpp) a piece at a time, each piece
+/// copied up stream-ordered as soon as it is drawn (host code, src/morphology/medial_axis.cpp).
+/// Needs count - 1 <= 2^32 - 1.
+Array cuda_medial_targets(std::uint64_t rng, std::int64_t count, Device device, const Stream& stream);
+
 /// The skeleton (bool, contiguous): the ordered removal over `fg` in scikit-image's order given the
 /// EDT `dist` of `masked` and numpy's shuffle targets (`targets`, uint32, count - 1 elements, on the
 /// device); outside a valid mask_b the result is image_b.

@@ -186,7 +186,14 @@ TEST(MedialAxisPermutation, ShuffleTargetsEqualNumpysLoop) {
       SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n));
       const std::vector<std::uint32_t> ref = reference_targets(seed, n);
       EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n));
-      if (n > 20000) EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n, 1));  // many small batches
+      // Many small batches (one output each inline; 777 outputs, three producers when pipelined).
+      if (n > 20000 && n < 70000) EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n, 1));
+      if (n > 70000) {
+        std::vector<std::uint32_t> got;
+        smd::NumpyPermutation(seed).shuffle_target_pieces(
+            n, 5000, [&](const std::uint32_t* t, std::int64_t, std::int64_t c) { got.insert(got.end(), t, t + c); }, 777, 3);
+        EXPECT_EQ(ref, got);
+      }
       // permutation() applies them as numpy's shuffle does.
       std::vector<std::int64_t> a(static_cast<std::size_t>(n));
       std::iota(a.begin(), a.end(), 0);
@@ -206,9 +213,15 @@ TEST(MedialAxisPermutation, TargetPiecesEqualNumpysLoop) {
       for (std::int64_t piece : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{1000},
                                  std::int64_t{1} << 18, n - 1, n + 5}) {
         if (piece == 1 && n > 70000) continue;  // a sink call per target: covered by the smaller n
-        for (std::int64_t batch : {std::int64_t{0}, std::int64_t{1}}) {
+        // Inline below 2^18 targets, pipelined above: default batches and producers, small batches
+        // (one output inline; 1000 outputs with one producer, 4097 with three, when pipelined).
+        for (int variant = 0; variant < 3; ++variant) {
+          const bool piped = n > (1 << 18) + 1;
+          const std::int64_t batch = variant == 0 ? 0 : !piped ? 1 : variant == 1 ? 1000 : 4097;
+          const int producers = variant == 0 ? 0 : variant == 1 ? 1 : 3;
+          if (variant == 2 && !piped) continue;
           SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " piece " + std::to_string(piece) +
-                       " batch " + std::to_string(batch));
+                       " batch " + std::to_string(batch) + " producers " + std::to_string(producers));
           std::vector<std::uint32_t> got;
           std::int64_t calls = 0, short_pieces = 0;
           bool ordered = true;
@@ -221,7 +234,7 @@ TEST(MedialAxisPermutation, TargetPiecesEqualNumpysLoop) {
                 ++calls;
                 got.insert(got.end(), t, t + count);
               },
-              batch);
+              batch, producers);
           EXPECT_TRUE(ordered);
           EXPECT_LE(short_pieces, 1);  // only the last piece may be shorter
           EXPECT_EQ((n - 1 + std::min(piece, n - 1) - 1) / std::min(piece, n - 1), calls);
