@@ -14,12 +14,16 @@
 // direction (7 MiB, 2 us at the floor) but compute bound on the candidates' tests and bound by two
 // host round trips per direction; predicted ~10-15 ms for ~40 sweeps of 6 directions.
 //
-// medial_axis, 2048^2 blobs (~2.1 M foreground pixels), CUDA (kernels/morphology/medial_axis.cu):
-// ~0.37 GB of device traffic (foreground list, EDT, keys and neighbour masks, ~50 shuffle rounds on
-// a list shrinking ~0.7x per round, a few wave launches, the output): floor ~90 us; the device part
-// is launch and round-trip bound (~0.7 ms). The host draws numpy's Fisher-Yates targets (~2.9 M
-// sequential acceptance tests, ~2-4 ms) and uploads 8 MB: predicted ~4-6 ms in all, the host's
-// draws the largest part. The bytes reported are 90 per pixel (the estimate above).
+// medial_axis, 2048^2 blobs (2.30 M foreground pixels), CUDA (kernels/morphology/medial_axis.cu):
+// ~0.37 GB of device traffic (foreground list, EDT, keys and neighbour masks, 52 shuffle rounds on
+// a list shrinking ~0.7x per round, 2 wave launches, the output): floor ~90 us; the device part
+// is launch and round-trip bound (~0.8-1 ms). The host scans numpy's Fisher-Yates draws (~3.2 M
+// sequential acceptance tests, ~2.3-3 ms; the generator's outputs come from producer threads) and
+// uploads the targets 1 MiB at a time under the scan: predicted ~3.5-4.5 ms in all (first run:
+// 11.7 ms with the previous host step; the header of medial_axis.cu has the split). The bytes
+// reported are 90 per pixel (the estimate above). BM_MedialAxis_targets_blobs2048 times the host
+// step alone (draws + upload, ~2.5-3 ms predicted), BM_MedialAxis_removal_blobs2048 the device part
+// after it (~0.8-1 ms predicted); the whole minus both is the foreground, its round trip and the EDT.
 // remove_objects_by_distance, labels of 4096^2 blobs (int32: 21 k objects, 3.6 M boundary pixels),
 // min_distance 5 and 20, CUDA (kernels/morphology/remove_by_distance.cu): ~0.85 GB (the labels read
 // ~4x and written once, the boundary list, the points' sorts and arrays): floor ~0.2 ms; the pair
