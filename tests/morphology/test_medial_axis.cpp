@@ -498,11 +498,15 @@ TEST(GpuMedialAxis, NonDefaultStreamWithoutLegacyStream) {
   const Shape shape{150, 170};
   const Array host = as_image(blob_pixels(shape, 31, 11), shape);
   const Array host_mask = as_image(blob_pixels(shape, 32, 15, 0.47), shape);
+  // Above 2^18 foreground pixels the host draws run with producer threads and go up in pieces.
+  const Shape big_shape{760, 1000};
+  const Array big = as_image(blob_pixels(big_shape, 33, 13, 0.49), big_shape);
   const auto cpu = sm::medial_axis(host, {.return_distance = true, .rng = 12});
   const auto cpu_m = sm::medial_axis(host, {.mask = host_mask.share(), .rng = 5});
-  const Array d = host.to(Device::cuda()), dm = host_mask.to(Device::cuda());
+  const Array cpu_big = sm::medial_axis(big, {.rng = 6}).skeleton;
+  const Array d = host.to(Device::cuda()), dm = host_mask.to(Device::cuda()), dbig = big.to(Device::cuda());
   Stream().synchronize();
-  Array skel, dist, skel_m;
+  Array skel, dist, skel_m, skel_big;
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
     {
       const auto r = sm::medial_axis(d, {.return_distance = true, .rng = 12}, s);
@@ -510,13 +514,18 @@ TEST(GpuMedialAxis, NonDefaultStreamWithoutLegacyStream) {
       dist = r.distance.to(Device::cpu(), s);
       const auto m = sm::medial_axis(d, {.mask = dm.share(), .rng = 5}, s);
       skel_m = m.skeleton.to(Device::cpu(), s);
+      skel_big = sm::medial_axis(dbig, {.rng = 6}, s).skeleton.to(Device::cpu(), s);
     }
     s.synchronize();
   }));
-  ASSERT_TRUE(skel.valid() && dist.valid() && skel_m.valid());
+  ASSERT_TRUE(skel.valid() && dist.valid() && skel_m.valid() && skel_big.valid());
   EXPECT_ARRAY_EQ(cpu.skeleton, skel);
   EXPECT_ARRAY_EQ(cpu.distance, dist);
   EXPECT_ARRAY_EQ(cpu_m.skeleton, skel_m);
+  EXPECT_ARRAY_EQ(cpu_big, skel_big);
+  std::int64_t fg = 0;
+  for (std::uint8_t v : big.astype(DType::uint8).to_vector<std::uint8_t>()) fg += v;
+  EXPECT_GT(fg, (std::int64_t(1) << 18) + 1);  // the pipelined draws and several pieces were used
   const Stream own = Stream::create();
   expect_device_equals_cpu(host, Array(), 12, own);
   expect_device_equals_cpu(host, host_mask, 13, own);

@@ -741,15 +741,15 @@ TEST(GpuMorphologyRemoveByDistance, ManyCallsOnOneInput) {
   // measure.label on the op's own stream (so ordered before it); the device labeller leaves
   // unordered readers garbage, which is what the first benchmark read from another stream.
   CUSK_REQUIRE_GPU();
-  const Array host = blob_labels({380, 410}, 31, 5, 0.53);
-  const Array mask = host.astype(DType::bool_);
+  const Array mask = blob_labels({380, 410}, 31, 5, 0.53).astype(DType::bool_);
   const std::vector<double> radii = {5, 20, 0, 3, 50, 5, 20, 1.5, 20, 5};
-  std::vector<Array> want;
-  for (double r : radii) want.push_back(remove_objects_by_distance(host, r));
   for (int pass = 0; pass < 2; ++pass) {
     SCOPED_TRACE(pass == 0 ? "default stream" : "created stream");
     const Stream s = pass == 0 ? Stream() : Stream::create();
     const Array d = measure::label(mask.to(Device::cuda(), s), {.connectivity = 1, .dtype = DType::int32}, s);
+    const Array host = d.to(Device::cpu(), s);
+    std::vector<Array> want;
+    for (double r : radii) want.push_back(remove_objects_by_distance(host, r));
     Array out = Array::empty(host.shape(), DType::int32, Device::cuda(), s);
     for (int rep = 0; rep < 3; ++rep)
       for (std::size_t k = 0; k < radii.size(); ++k) {
