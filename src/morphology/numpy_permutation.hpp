@@ -101,7 +101,7 @@ class NumpyPermutation {
   /// the last piece is shorter); `t` is reused once sink returns. No buffer grows with n (a piece and
   /// a few 512 KiB batches of generator outputs are reused), so a caller can upload each piece while
   /// the next one is drawn (medial_axis on CUDA), and no per-call host memory is touched for the
-  /// first time (fresh pages cost ~5 ms per 10 MB in the VMs measured).
+  /// first time (first touch of fresh pages costs ~6 ms per 10 MB in the VM measured).
   /// The acceptance scan is sequential (where each draw starts depends on how many earlier draws were
   /// rejected). The generator's 64-bit outputs are not: above kPipelineMin targets, `producers`
   /// threads (0: up to 2, fewer on small hosts) make batches ahead of the scan (PCG64 jumps ahead in
@@ -210,7 +210,8 @@ class NumpyPermutation {
   /// targets collected in pieces.
   class Scanner {
    public:
-    Scanner(std::uint64_t total, std::int64_t piece) : i_(total), mask_(total), piece_(piece), out_(new std::uint32_t[static_cast<std::size_t>(piece)]) {
+    Scanner(std::uint64_t total, std::int64_t piece)
+        : i_(total), mask_(total), piece_(piece), out_(new std::uint32_t[static_cast<std::size_t>(piece)]) {
       for (int sh : {1, 2, 4, 8, 16, 32}) mask_ |= mask_ >> sh;
     }
     bool done() const { return i_ == 0; }
