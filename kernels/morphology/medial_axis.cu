@@ -3,11 +3,12 @@
 // HOST STEP: one part is not on the device. numpy's shuffle draws j_i = random_interval(i) by
 // masked rejection on a PCG64 stream, so where each draw starts depends on how many draws all the
 // earlier ones rejected: a sequential scan through ~1.39 draws per pixel. It runs on the host
-// (src/morphology/medial_axis.cpp, numpy_permutation.hpp: PCG64 outputs in parallel blocks, one
-// branch-light acceptance pass, ~2-3 ms per million foreground pixels) and only its result, the
-// uint32 targets (4 B per foreground pixel), is uploaded. (A device version was prototyped: bounding
-// each draw's acceptance by the possible accept counts before it needs ~100 global rounds for 2 M
-// draws, one per octave of the mask in the worst stretch, i.e. no faster than the host scan.)
+// (src/morphology/medial_axis.cpp, numpy_permutation.hpp: producer threads make the PCG64 outputs
+// ahead of the scan, which tests two draws per step; ~1 ms per million foreground pixels on one
+// core) and only its result, the uint32 targets (4 B per foreground pixel), is uploaded, 1 MiB at a
+// time while the scan goes on. (A device version was prototyped: bounding each draw's acceptance by
+// the possible accept counts before it needs ~100 global rounds for 2 M draws, one per octave of
+// the mask in the worst stretch, i.e. no faster than the host scan.)
 // Everything else -- the swaps of the shuffle, the order, the removal -- runs on the device.
 //
 // scikit-image visits the foreground pixels once each, in lexsort order of (distance, cornerness,
@@ -46,8 +47,31 @@
 // Bytes (2048^2 blobs, ~2.1 M foreground pixels): foreground 4 MB read + 17 MB written; keys and
 // entries ~20 B per pixel read, 30 B per foreground pixel written; waves ~10 B per pending entry per
 // launch; shuffle ~25 B per iteration per round on a list shrinking ~0.7x per round. ~0.25 GB in all:
-// floor ~60 us. Predicted: device ~0.6 ms (launch bound: ~45 shuffle kernels, a few wave launches,
-// the EDT), the host's draws ~2-4 ms (2.9 M sequential acceptance tests) plus a 8 MB upload.
+// floor ~60 us.
+//
+// Time split, bench_skel's 2048^2 blobs (2,299,952 foreground pixels, distances up to 22.8), from a
+// CPU emulation of this schedule and host timings on a 2-core AMD EPYC VM (device parts estimated):
+//   foreground + count round trip     ~0.05 ms   (astype, select, one sync)
+//   EDT                               ~0.05-0.1  (queued before the draws: under them)
+//   host draws                        ~2.3-3 ms  the scan (3.2 M draws); the outputs' generation
+//                                                 (~2.2 ms of one core) runs on producer threads
+//   targets upload                    ~0.05      1 MiB pieces under the scan; the last one after it
+//   shuffle                           ~0.4-0.6   52 rounds: 20 as two kernels each (5 host checks,
+//                                                 the list 2.3 M -> 2740), 32 in the one-block tail
+//   keys + entries                    ~0.1
+//   waves                             ~0.2       2 launches (~20 and ~10 block iterations) + one
+//                                                 compaction, 2 host checks
+//   output                            ~0.01
+// Predicted ~3.5-4.5 ms, the host scan the largest part. The first H200 run measured 11.7 ms for the
+// previous host step, which drew into a 9.2 MB vector and a 13.8 MB buffer of outputs made fresh and
+// zero-filled each call (~0.7 ms warm here, ~16 ms when the pages are new: first touch runs ~1.5 GB/s
+// in these VMs), generated all outputs in one OpenMP region before a one-draw-per-step scan
+// (~3 ms), then copied the 9.2 MB through pinned staging before the device could start (~0.7 ms);
+// that accounts for ~5-6 ms warm, so fresh pages (or a slower host core) are the likely rest.
+// bench_skel's BM_MedialAxis_targets_blobs2048 (draws + upload) and BM_MedialAxis_removal_blobs2048
+// (everything after the targets) measure the split. Next step if the scan still dominates: run the
+// shuffle's rounds piece by piece under the scan (all iterations of one piece precede the next
+// piece's, so finishing each piece before the next keeps numpy's order), leaving ~0.3 ms after it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -381,7 +405,7 @@ struct StillPending {
 void run_waves(const Array& ent, std::int64_t m, Array& st, std::int64_t pc, const Stream& s) {
   const Device dev = ent.device();
   const cudaStream_t h = s.handle();
-  const MedialTable table = medial_keep_table();
+  static const MedialTable table = medial_keep_table();
   Array pending = Array::empty({1}, DType::uint64, dev, s);
   auto* pp = ptr<u64>(pending);
   u64 host = 0;
@@ -432,8 +456,8 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, cudaStream_t h) {
-  const Stream s(h);
+MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, const Stream& s) {
+  const cudaStream_t h = s.handle();
   const Device dev = image_b.device();
   const std::int64_t n = image_b.size();
   MedialForeground f;
@@ -464,8 +488,8 @@ MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_
 }
 
 Array cuda_medial_axis(const Array& image_b, const Array& mask_b, const MedialForeground& f, const Array& dist,
-                       const Array& targets, cudaStream_t h) {
-  const Stream s(h);
+                       const Array& targets, const Stream& s) {
+  const cudaStream_t h = s.handle();
   const Device dev = image_b.device();
   const std::int64_t rows = image_b.shape(0), cols = image_b.shape(1), n = rows * cols, m = f.count;
   const std::int64_t pc = cols + 2, padded = (rows + 2) * pc;

@@ -4,7 +4,12 @@
 // every other object with a boundary pixel within min_distance. The distance relation is symmetric,
 // so an object is kept exactly when none of its higher-priority neighbours is kept (a greedy
 // independent set). The device builds the relation once and resolves the order in rounds:
-//   labels      min/max of the labels (negative labels are rejected), read by the host.
+//   labels      min/max of the labels (negative labels are rejected), read by the host. (One
+//               grid-stride block reduction per block, atomics into LLONG_MAX / LLONG_MIN, so an
+//               idle block adds nothing; the host reads the pair after a stream sync. The first
+//               H200 run's "negative ID -2147483648" came from the benchmark: its labels were made
+//               on the per-thread stream and read unsynchronised from another stream, i.e. the
+//               labeller's half-written output. The caller orders inputs made on other streams.)
 //   boundary    the boundary pixels (a neighbour in the footprint holds another label, as the CPU's
 //               maximum_filter != minimum_filter test; cub::DeviceSelect, C order).
 //   objects     the boundary labels sorted (stable radix sort) and numbered in label order; the
@@ -804,10 +809,9 @@ Array run(const Array& labels, const RodDeviceArgs& args, const Stream& s) {
 
 }  // namespace
 
-Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, cudaStream_t stream) {
-  const Stream s(stream);
+Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, const Stream& stream) {
   return cuskimage::detail::dispatch<cuskimage::detail::IntegerTypes>(
-      labels.dtype(), kFn, [&]<class T>() { return run<T>(labels, args, s); });
+      labels.dtype(), kFn, [&]<class T>() { return run<T>(labels, args, stream); });
 }
 
 }  // namespace cuskimage::morphology::detail

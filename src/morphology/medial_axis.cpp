@@ -6,8 +6,8 @@
 // CPU: the order is sorted and the pass runs pixel by pixel. CUDA (kernels/morphology/medial_axis.cu):
 // everything runs on the device except the acceptance scan of numpy's bounded draws (the Fisher-Yates
 // targets), which is sequential through the number of accepted draws and runs here on the host
-// (parallel PCG64 blocks, one sequential pass); the targets are uploaded once and the swaps, the
-// order and the removal run on the device.
+// (parallel PCG64 blocks, one sequential pass); the targets are uploaded piece by piece while the
+// scan goes on, and the swaps, the order and the removal run on the device.
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -25,6 +25,7 @@ namespace cuskimage::morphology {
 namespace {
 
 constexpr std::string_view kFn = "morphology.medial_axis";
+constexpr std::int64_t kTargetPiece = std::int64_t(1) << 18;  // targets drawn and uploaded at a time (1 MiB)
 
 /// The 3x3 configuration of (i, j) in `img` (outside the image: background).
 int config_at(const std::uint8_t* img, std::int64_t rows, std::int64_t cols, std::int64_t i, std::int64_t j) {
@@ -86,7 +87,6 @@ MedialAxisResult medial_axis_cpu(const Array& image, const MedialAxisOptions& op
 
 MedialAxisResult medial_axis_cuda(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
   cuskimage::detail::DeviceGuard guard(image.device().index());
-  const cudaStream_t s = stream.handle();
   const Array image_b = image.astype(DType::bool_, stream);
   const Array mask_b = opts.mask.valid() ? opts.mask.astype(DType::bool_, stream) : Array();
   MedialAxisResult r;
@@ -95,24 +95,38 @@ MedialAxisResult medial_axis_cuda(const Array& image, const MedialAxisOptions& o
     if (opts.return_distance) r.distance = Array::empty(image.shape(), DType::float64, image.device(), stream);
     return r;
   }
-  const detail::MedialForeground f = detail::cuda_medial_foreground(image_b, mask_b, s);
+  const detail::MedialForeground f = detail::cuda_medial_foreground(image_b, mask_b, stream);
   if (f.count - 1 > 0xffffffffll)
     cuskimage::detail::fail<NotSupported>(kFn, "argument 'image' has ", f.count,
                                           " foreground pixels; the CUDA backend handles up to 2^32");
-  // The EDT is queued first so that the device works while the host draws numpy's targets.
+  // The EDT is queued first so that the device works while the host draws numpy's targets. The
+  // targets go up a piece at a time as they are drawn (stream-ordered through pinned staging, each
+  // copy returns once its piece is staged), so the upload hides under the scan and the host touches
+  // only a reused 1 MiB piece and a 2 MiB batch of generator outputs, not 4 B + 6 B per foreground pixel of
+  // fresh memory (kernels/morphology/medial_axis.cu has the time split).
   Array dist = ndimage::distance_transform_edt(f.masked, {}, stream).distances;
-  std::vector<std::uint32_t> targets = detail::NumpyPermutation(opts.rng).shuffle_targets(f.count);
-  if (targets.empty()) targets.push_back(0);
-  // Uploaded straight from the vector (the copy returns once the bytes are in pinned staging).
-  const Array d_targets = Array::wrap(targets.data(), {static_cast<std::int64_t>(targets.size())}, DType::uint32,
-                                      Device::cpu())
-                              .to(image.device(), stream);
-  r.skeleton = detail::cuda_medial_axis(image_b, mask_b, f, dist, d_targets, s);
+  const Array d_targets = detail::cuda_medial_targets(opts.rng, f.count, image.device(), stream);
+  r.skeleton = detail::cuda_medial_axis(image_b, mask_b, f, dist, d_targets, stream);
   if (opts.return_distance) r.distance = std::move(dist);
   return r;
 }
 
 }  // namespace
+
+namespace detail {
+
+Array cuda_medial_targets(std::uint64_t rng, std::int64_t count, Device device, const Stream& stream) {
+  Array d_targets = Array::empty({std::max<std::int64_t>(count - 1, 1)}, DType::uint32, device, stream);
+  NumpyPermutation(rng).shuffle_target_pieces(
+      count, kTargetPiece, [&](const std::uint32_t* t, std::int64_t first, std::int64_t n) {
+        const Array piece = Array::wrap(const_cast<std::uint32_t*>(t), {n}, DType::uint32, Device::cpu());
+        Array dst = d_targets.slice({Slice{.start = first, .stop = first + n}});
+        dst.copy_from(piece, stream);  // returns once the piece is in pinned staging
+      });
+  return d_targets;
+}
+
+}  // namespace detail
 
 MedialAxisResult medial_axis(const Array& image, const MedialAxisOptions& opts, const Stream& stream) {
   cuskimage::detail::expect_ndim(image, kFn, "image", 2, 2);

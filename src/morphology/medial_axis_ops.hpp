@@ -71,6 +71,12 @@ CUSK_HD int medial_decide(const MedialTable& t, unsigned base, unsigned unknown)
 
 // ---- CUDA backend (kernels/morphology/medial_axis.cu) ---------------------------------------------
 
+// Every entry point takes the caller's Stream itself, never a bare cudaStream_t: arrays allocated
+// here (the skeleton above all) are freed stream-ordered on the Stream they were allocated with and
+// keep an owning copy of it, so a result may outlive the caller's Stream object. (Rewrapping the
+// handle as Stream(handle) loses that ownership: the first device run freed a skeleton on a
+// destroyed stream and crashed.)
+
 /// The masked image (`image_b` and `mask_b`, both contiguous bool on one device; mask_b may be
 /// invalid) as a bool array and the C-order indices (int64) of its foreground; `count` receives the
 /// foreground size (synchronises the stream once).
@@ -79,12 +85,18 @@ struct MedialForeground {
   Array fg;
   std::int64_t count = 0;
 };
-MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, cudaStream_t stream);
+MedialForeground cuda_medial_foreground(const Array& image_b, const Array& mask_b, const Stream& stream);
+
+/// numpy's Fisher-Yates targets for default_rng(rng).permutation(count) (uint32, max(count - 1, 1)
+/// elements) on `device`: drawn on the host (numpy_permutation.hpp) a piece at a time, each piece
+/// copied up stream-ordered as soon as it is drawn (host code, src/morphology/medial_axis.cpp).
+/// Needs count - 1 <= 2^32 - 1.
+Array cuda_medial_targets(std::uint64_t rng, std::int64_t count, Device device, const Stream& stream);
 
 /// The skeleton (bool, contiguous): the ordered removal over `fg` in scikit-image's order given the
 /// EDT `dist` of `masked` and numpy's shuffle targets (`targets`, uint32, count - 1 elements, on the
 /// device); outside a valid mask_b the result is image_b.
 Array cuda_medial_axis(const Array& image_b, const Array& mask_b, const MedialForeground& f, const Array& dist,
-                       const Array& targets, cudaStream_t stream);
+                       const Array& targets, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

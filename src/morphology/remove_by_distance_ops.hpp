@@ -307,7 +307,10 @@ struct RodDeviceArgs {
   const void* within_ctx = nullptr;
 };
 
-/// The result (contiguous, the label image's dtype, on its device).
-Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, cudaStream_t stream);
+/// The result (contiguous, the label image's dtype, on its device), allocated on `stream` (the
+/// caller's Stream itself, so the result keeps an owning copy of it and may outlive it). The labels
+/// must be ready on `stream`: work that produced them on another stream must be ordered before the
+/// call by the caller (ARCHITECTURE.md, memory and streams).
+Array cuda_remove_objects_by_distance(const Array& labels, const RodDeviceArgs& args, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

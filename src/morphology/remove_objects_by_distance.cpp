@@ -315,7 +315,7 @@ Array compute_cuda(const Array& label_image, double min_distance, const RemoveOb
   const WithinCtx ctx{label_image.shape(), a.spacing, Within(o.p_norm, min_distance, nd)};
   a.within = &within_pixels;
   a.within_ctx = &ctx;
-  return detail::cuda_remove_objects_by_distance(label_image.contiguous(stream), a, stream.handle());
+  return detail::cuda_remove_objects_by_distance(label_image.contiguous(stream), a, stream);
 }
 
 template <class T>

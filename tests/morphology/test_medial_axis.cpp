@@ -186,7 +186,14 @@ TEST(MedialAxisPermutation, ShuffleTargetsEqualNumpysLoop) {
       SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n));
       const std::vector<std::uint32_t> ref = reference_targets(seed, n);
       EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n));
-      if (n > 20000) EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n, 1));  // many small batches
+      // Many small batches (one output each inline; 777 outputs, three producers when pipelined).
+      if (n > 20000 && n < 70000) EXPECT_EQ(ref, smd::NumpyPermutation(seed).shuffle_targets(n, 1));
+      if (n > 70000) {
+        std::vector<std::uint32_t> got;
+        smd::NumpyPermutation(seed).shuffle_target_pieces(
+            n, 5000, [&](const std::uint32_t* t, std::int64_t, std::int64_t c) { got.insert(got.end(), t, t + c); }, 777, 3);
+        EXPECT_EQ(ref, got);
+      }
       // permutation() applies them as numpy's shuffle does.
       std::vector<std::int64_t> a(static_cast<std::size_t>(n));
       std::iota(a.begin(), a.end(), 0);
@@ -194,6 +201,52 @@ TEST(MedialAxisPermutation, ShuffleTargetsEqualNumpysLoop) {
       EXPECT_EQ(a, smd::NumpyPermutation(seed).permutation(n));
     }
   }
+}
+
+TEST(MedialAxisPermutation, TargetPiecesEqualNumpysLoop) {
+  // The CUDA backend draws the targets in pieces (uploading each while the next is drawn): the
+  // pieces are consecutive, full except the last, and together numpy's targets, for any piece size
+  // (pieces ending inside an octave of the mask, on a batch boundary, or one target long).
+  for (std::uint64_t seed : {std::uint64_t{3}, std::uint64_t{123456789}}) {
+    for (std::int64_t n : {2, 3, 4, 5, 9, 1000, 65537, 600001}) {
+      const std::vector<std::uint32_t> ref = reference_targets(seed, n);
+      for (std::int64_t piece : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{1000},
+                                 std::int64_t{1} << 18, n - 1, n + 5}) {
+        if (piece == 1 && n > 70000) continue;  // a sink call per target: covered by the smaller n
+        // Inline below 2^18 targets, pipelined above: default batches and producers, small batches
+        // (one output inline; 1000 outputs with one producer, 4097 with three, when pipelined).
+        for (int variant = 0; variant < 3; ++variant) {
+          const bool piped = n > (1 << 18) + 1;
+          const std::int64_t batch = variant == 0 ? 0 : !piped ? 1 : variant == 1 ? 1000 : 4097;
+          const int producers = variant == 0 ? 0 : variant == 1 ? 1 : 3;
+          if (variant == 2 && !piped) continue;
+          SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " piece " + std::to_string(piece) +
+                       " batch " + std::to_string(batch) + " producers " + std::to_string(producers));
+          std::vector<std::uint32_t> got;
+          std::int64_t calls = 0, short_pieces = 0;
+          bool ordered = true;
+          smd::NumpyPermutation(seed).shuffle_target_pieces(
+              n, piece,
+              [&](const std::uint32_t* t, std::int64_t first, std::int64_t count) {
+                ordered = ordered && first == static_cast<std::int64_t>(got.size()) && count > 0 &&
+                          count <= std::min(piece, n - 1);
+                short_pieces += count < std::min(piece, n - 1);
+                ++calls;
+                got.insert(got.end(), t, t + count);
+              },
+              batch, producers);
+          EXPECT_TRUE(ordered);
+          EXPECT_LE(short_pieces, 1);  // only the last piece may be shorter
+          EXPECT_EQ((n - 1 + std::min(piece, n - 1) - 1) / std::min(piece, n - 1), calls);
+          EXPECT_EQ(ref, got);
+        }
+      }
+    }
+  }
+  std::int64_t calls = 0;
+  smd::NumpyPermutation(0).shuffle_target_pieces(1, 4, [&](const std::uint32_t*, std::int64_t, std::int64_t) { ++calls; });
+  smd::NumpyPermutation(0).shuffle_target_pieces(0, 4, [&](const std::uint32_t*, std::int64_t, std::int64_t) { ++calls; });
+  EXPECT_EQ(0, calls);
 }
 
 TEST(MedialAxisPermutation, ReservationRoundsEqualFisherYates) {
@@ -438,22 +491,72 @@ TEST(GpuMedialAxis, DtypesAndStridedViews) {
 }
 
 TEST(GpuMedialAxis, NonDefaultStreamWithoutLegacyStream) {
+  // Written so that a misbehaving op fails the test instead of crashing the binary: the input is
+  // on the device before the guard, and the results are copied to the host inside the op, so no
+  // device array made on the guard's stream outlives the guard (which destroys that stream).
   CUSK_REQUIRE_GPU();
   const Shape shape{150, 170};
   const Array host = as_image(blob_pixels(shape, 31, 11), shape);
+  const Array host_mask = as_image(blob_pixels(shape, 32, 15, 0.47), shape);
+  // Above 2^18 foreground pixels the host draws run with producer threads and go up in pieces.
+  const Shape big_shape{760, 1000};
+  const Array big = as_image(blob_pixels(big_shape, 33, 13, 0.49), big_shape);
   const auto cpu = sm::medial_axis(host, {.return_distance = true, .rng = 12});
-  Array skel, dist;
+  const auto cpu_m = sm::medial_axis(host, {.mask = host_mask.share(), .rng = 5});
+  const Array cpu_big = sm::medial_axis(big, {.rng = 6}).skeleton;
+  const Array d = host.to(Device::cuda()), dm = host_mask.to(Device::cuda()), dbig = big.to(Device::cuda());
+  Stream().synchronize();
+  Array skel, dist, skel_m, skel_big;
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
-    const Array d = host.to(Device::cuda(), s);
-    auto r = sm::medial_axis(d, {.return_distance = true, .rng = 12}, s);
-    skel = std::move(r.skeleton);
-    dist = std::move(r.distance);
+    {
+      const auto r = sm::medial_axis(d, {.return_distance = true, .rng = 12}, s);
+      skel = r.skeleton.to(Device::cpu(), s);
+      dist = r.distance.to(Device::cpu(), s);
+      const auto m = sm::medial_axis(d, {.mask = dm.share(), .rng = 5}, s);
+      skel_m = m.skeleton.to(Device::cpu(), s);
+      skel_big = sm::medial_axis(dbig, {.rng = 6}, s).skeleton.to(Device::cpu(), s);
+    }
     s.synchronize();
   }));
+  ASSERT_TRUE(skel.valid() && dist.valid() && skel_m.valid() && skel_big.valid());
   EXPECT_ARRAY_EQ(cpu.skeleton, skel);
   EXPECT_ARRAY_EQ(cpu.distance, dist);
+  EXPECT_ARRAY_EQ(cpu_m.skeleton, skel_m);
+  EXPECT_ARRAY_EQ(cpu_big, skel_big);
+  std::int64_t fg = 0;
+  for (std::uint8_t v : big.astype(DType::uint8).to_vector<std::uint8_t>()) fg += v;
+  EXPECT_GT(fg, (std::int64_t(1) << 18) + 1);  // the pipelined draws and several pieces were used
   const Stream own = Stream::create();
   expect_device_equals_cpu(host, Array(), 12, own);
+  expect_device_equals_cpu(host, host_mask, 13, own);
+}
+
+TEST(GpuMedialAxis, ResultOutlivesItsStream) {
+  // The skeleton is allocated on the caller's stream and freed on it: it must keep that stream
+  // alive after the caller's Stream object is gone (the first device run rewrapped the bare handle,
+  // freed the skeleton on a destroyed stream and crashed). While the result lives, a new stream
+  // cannot get the old one's handle; if it does, the result is leaked rather than freed on a
+  // destroyed stream, so the failure is reported instead of crashing.
+  CUSK_REQUIRE_GPU();
+  const Shape shape{120, 133};
+  const Array host = as_image(blob_pixels(shape, 41, 9), shape);
+  const Array cpu = sm::medial_axis(host, {.rng = 2}).skeleton;
+  const Array d = host.to(Device::cuda());
+  Stream().synchronize();
+  Array skel;
+  cudaStream_t old = nullptr;
+  {
+    const Stream s = Stream::create();
+    old = s.handle();
+    skel = sm::medial_axis(d, {.rng = 2}, s).skeleton;
+  }
+  const Stream other = Stream::create();
+  if (other.handle() == old) {
+    ADD_FAILURE() << "the skeleton did not keep its stream alive (its handle was reused)";
+    new Array(std::move(skel));  // leaked on purpose: freeing it would use the destroyed stream
+    return;
+  }
+  EXPECT_ARRAY_EQ(cpu, skel);
 }
 
 TEST(GpuMedialAxis, BadArguments) {

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -675,22 +676,153 @@ TEST(GpuMorphologyRemoveByDistance, DtypesViewsOutAndDegenerate) {
 }
 
 TEST(GpuMorphologyRemoveByDistance, NonDefaultStreamWithoutLegacyStream) {
+  // No device array made on the guard's stream outlives the guard (which destroys that stream): the
+  // input is uploaded before it and the results come back to the host inside the op, so a
+  // misbehaving op fails the test instead of crashing the binary.
   CUSK_REQUIRE_GPU();
   const Array blobs = blob_labels({200, 230}, 13, 5, 0.55);
   const Array expect = remove_objects_by_distance(blobs, 4.0, {.p_norm = 2.5});
-  Array got;
+  const Array expect2 = remove_objects_by_distance(blobs, 9.0);
+  const Array d = blobs.to(Device::cuda());
+  Stream().synchronize();
+  Array got, got2, got_into;
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
-    const Array d = blobs.to(Device::cuda(), s);
-    got = remove_objects_by_distance(d, 4.0, {.p_norm = 2.5}, s);
+    {
+      got = remove_objects_by_distance(d, 4.0, {.p_norm = 2.5}, s).to(Device::cpu(), s);
+      got2 = remove_objects_by_distance(d, 9.0, {}, s).to(Device::cpu(), s);
+      Array out = Array::empty(blobs.shape(), blobs.dtype(), Device::cuda(), s);
+      remove_objects_by_distance_into(d, 4.0, out, {.p_norm = 2.5}, s);
+      got_into = out.to(Device::cpu(), s);
+    }
     s.synchronize();
   }));
+  ASSERT_TRUE(got.valid() && got2.valid() && got_into.valid());
   EXPECT_ARRAY_EQ(expect, got);
+  EXPECT_ARRAY_EQ(expect2, got2);
+  EXPECT_ARRAY_EQ(expect, got_into);
   const Stream own = Stream::create();
-  const Array d = blobs.to(Device::cuda(), own);
+  const Array d2 = blobs.to(Device::cuda(), own);
   Array out = Array::empty(blobs.shape(), blobs.dtype(), Device::cuda(), own);
-  remove_objects_by_distance_into(d, 4.0, out, {.p_norm = 2.5}, own);
+  remove_objects_by_distance_into(d2, 4.0, out, {.p_norm = 2.5}, own);
   own.synchronize();
   EXPECT_ARRAY_EQ(expect, out);
+}
+
+TEST(GpuMorphologyRemoveByDistance, ResultOutlivesItsStream) {
+  // The result is allocated on the caller's stream and keeps it alive (see GpuMedialAxis's twin):
+  // while it lives a new stream cannot get the old handle; if it does, the result is leaked
+  // rather than freed on a destroyed stream, so the failure is reported instead of crashing.
+  CUSK_REQUIRE_GPU();
+  const Array blobs = blob_labels({150, 160}, 23, 5, 0.55);
+  const Array expect = remove_objects_by_distance(blobs, 6.0);
+  const Array d = blobs.to(Device::cuda());
+  Stream().synchronize();
+  Array got;
+  cudaStream_t old = nullptr;
+  {
+    const Stream s = Stream::create();
+    old = s.handle();
+    got = remove_objects_by_distance(d, 6.0, {}, s);
+  }
+  const Stream other = Stream::create();
+  if (other.handle() == old) {
+    ADD_FAILURE() << "the result did not keep its stream alive (its handle was reused)";
+    new Array(std::move(got));  // leaked on purpose: freeing it would use the destroyed stream
+    return;
+  }
+  EXPECT_ARRAY_EQ(expect, got);
+}
+
+TEST(GpuMorphologyRemoveByDistance, ManyCallsOnOneInput) {
+  // The benchmark's pattern: one device label image, many calls in a row with different
+  // min_distance (each call's scratch reuses the pool blocks the previous calls freed, full of their
+  // data), on the default and on a created stream, into fresh and into reused outputs. Every
+  // result equals the CPU's and the input never changes. The labels are made on the device by
+  // measure.label on the op's own stream (so ordered before it); the device labeller leaves
+  // unordered readers garbage, which is what the first benchmark read from another stream.
+  CUSK_REQUIRE_GPU();
+  const Array mask = blob_labels({380, 410}, 31, 5, 0.53).astype(DType::bool_);
+  const std::vector<double> radii = {5, 20, 0, 3, 50, 5, 20, 1.5, 20, 5};
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass == 0 ? "default stream" : "created stream");
+    const Stream s = pass == 0 ? Stream() : Stream::create();
+    const Array d = measure::label(mask.to(Device::cuda(), s), {.connectivity = 1, .dtype = DType::int32}, s);
+    const Array host = d.to(Device::cpu(), s);
+    std::vector<Array> want;
+    for (double r : radii) want.push_back(remove_objects_by_distance(host, r));
+    Array out = Array::empty(host.shape(), DType::int32, Device::cuda(), s);
+    for (int rep = 0; rep < 3; ++rep)
+      for (std::size_t k = 0; k < radii.size(); ++k) {
+        SCOPED_TRACE("rep " + std::to_string(rep) + " min_distance " + std::to_string(radii[k]));
+        const Array got = remove_objects_by_distance(d, radii[k], {}, s).to(Device::cpu(), s);
+        EXPECT_ARRAY_EQ(want[k], got);
+        remove_objects_by_distance_into(d, radii[k], out, {}, s);
+        EXPECT_ARRAY_EQ(want[k], out.to(Device::cpu(), s));
+      }
+    EXPECT_ARRAY_EQ(host, d.to(Device::cpu(), s));  // the input is never written
+  }
+}
+
+/// The message of the InvalidArgument `f` throws ("" when it does not throw).
+template <class F>
+std::string invalid_message(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GpuMorphologyRemoveByDistance, LabelRangeReduction) {
+  // The device's label min / max (the negative-label check and the priority size) on images whose
+  // labels are all 0, all equal, or zero but for one pixel, placed first, mid-way or last, on sizes
+  // below one block, around it, and past the reduction's 1024-block grid (grid-stride loops),
+  // for every integer dtype. The min is checked through the exact negative ID in the message,
+  // the max through the smallest priority array accepted.
+  CUSK_REQUIRE_GPU();
+  const std::vector<DType> dtypes = {DType::int8,  DType::uint8,  DType::int16, DType::uint16,
+                                     DType::int32, DType::uint32, DType::int64, DType::uint64};
+  for (const Shape& shape : {Shape{1}, Shape{1, 255}, Shape{16, 16}, Shape{1, 257}, Shape{300, 301}, Shape{1030, 1031}}) {
+    const std::int64_t n = shape_size(shape);
+    for (DType dt : dtypes) {
+      SCOPED_TRACE(shape_str(shape) + " " + std::string(dtype_name(dt)));
+      const bool big = n > 100000;
+      if (big && dt != DType::int32 && dt != DType::uint8 && dt != DType::int64) continue;
+      expect_device_equals_cpu(Array::zeros(shape, dt), 3.0);
+      expect_device_equals_cpu(Array::full(shape, 7, dt), 3.0);
+      for (std::int64_t at : {std::int64_t{0}, n / 2, n - 1}) {
+        SCOPED_TRACE("pixel " + std::to_string(at));
+        std::vector<std::int64_t> v(static_cast<std::size_t>(n), 0);
+        v[static_cast<std::size_t>(at)] = 100;
+        const Array one = Array::from_vector(v, shape).astype(dt);
+        expect_device_equals_cpu(one, 3.0);
+        const Array d = one.to(Device::cuda());
+        if (n > 1) {  // (a lone pixel of a 1-pixel image is no boundary: the priority is never read)
+          EXPECT_NO_THROW(remove_objects_by_distance(d, 2, {.priority = Array::zeros({101}, DType::float64)}).to(Device::cpu()));
+          EXPECT_NE(invalid_message([&] { remove_objects_by_distance(d, 2, {.priority = Array::zeros({100}, DType::float64)}); })
+                        .find("(101,)"),
+                    std::string::npos);
+        }
+        if (!is_signed(dt)) continue;
+        // One negative pixel among zeros and positive labels: the min is exactly that value.
+        const double lowest = dt == DType::int8    ? -128.0
+                              : dt == DType::int16 ? -32768.0
+                              : dt == DType::int32 ? -2147483648.0
+                                                   : -9223372036854775808.0;  // -2^63, exact in double
+        for (double neg : {-1.0, lowest}) {
+          std::vector<double> w(static_cast<std::size_t>(n), 0.0);
+          for (std::int64_t i = 0; i < n; i += 3) w[static_cast<std::size_t>(i)] = 5.0;
+          w[static_cast<std::size_t>(at)] = neg;
+          const Array bad = Array::from_vector(w, shape).astype(dt).to(Device::cuda());
+          const std::string msg = invalid_message([&] { remove_objects_by_distance(bad, 2); });
+          char expect[64];
+          std::snprintf(expect, sizeof expect, "negative ID %lld", static_cast<long long>(neg));
+          EXPECT_NE(msg.find(expect), std::string::npos) << "got: " << msg;
+        }
+      }
+    }
+  }
 }
 
 TEST(GpuMorphologyRemoveByDistance, LargeImageMatchesCpu) {
