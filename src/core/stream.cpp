@@ -1,15 +1,37 @@
 #include "cuskimage/stream.hpp"
 
+#include <mutex>
+#include <unordered_map>
+
 #include "cuskimage/device.hpp"
 #include "cuskimage/error.hpp"
 #include "src/core/cuda_check.hpp"
 
 namespace cuskimage {
 
+namespace {
+// Streams made by Stream::create(), by handle. Kernels' host code wraps the handle it is given
+// (Stream(handle)); through this registry such a wrapper shares the creator's ownership, so an
+// Array allocated on it keeps the stream alive until the Array's stream-ordered free, however long
+// it outlives the caller's Stream object (a wrapper that did not own freed on a destroyed stream).
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<cudaStream_t, std::weak_ptr<void>> owners;
+};
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: streams may die during static destruction
+  return *r;
+}
+}  // namespace
+
 Stream::Stream(cudaStream_t handle) : handle_(handle) {
   if (handle == nullptr)
     throw InvalidArgument("Stream: argument 'handle' is the legacy default stream (0); pass a stream you created, "
                           "or use Stream() for the per-thread default stream");
+  if (handle == cudaStreamPerThread) return;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  if (auto it = r.owners.find(handle); it != r.owners.end()) owner_ = it->second.lock();
 }
 
 cudaStream_t Stream::per_thread_handle() { return cudaStreamPerThread; }
@@ -18,7 +40,20 @@ Stream Stream::create() {
   cudaStream_t s = nullptr;
   CUSK_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   Stream out(s);
-  out.owner_ = std::shared_ptr<void>(s, [](void* p) { cudaStreamDestroy(static_cast<cudaStream_t>(p)); });
+  out.owner_ = std::shared_ptr<void>(s, [](void* p) {
+    const auto h = static_cast<cudaStream_t>(p);
+    {
+      Registry& r = registry();
+      std::lock_guard lock(r.mu);
+      // Only this owner's entry: a wrapper made while it was alive holds a strong reference, so
+      // the entry still names this (expiring) owner here.
+      if (auto it = r.owners.find(h); it != r.owners.end() && it->second.expired()) r.owners.erase(it);
+    }
+    cudaStreamDestroy(h);
+  });
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  r.owners[s] = out.owner_;
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
 #include <dlpack/dlpack.h>
 
 #include "cuskimage/cuskimage.hpp"
@@ -196,6 +197,35 @@ TEST(GpuArray, NoLegacyDefaultStream) {
     Array f = d.astype(DType::float32, s);
     f.fill(1.0, s);
   }));
+}
+
+// A wrapper of a created stream's handle shares its ownership: an array allocated through the
+// wrapper (as the library's kernel code does) keeps the stream alive after the caller's Stream
+// object is gone, so its stream-ordered free does not run on a destroyed stream.
+TEST(GpuStream, WrapperOfCreatedStreamSharesOwnership) {
+  CUSK_REQUIRE_GPU();
+  const Array h = random_array({64, 64}, DType::float32, 9);
+  Array kept;
+  cudaStream_t handle = nullptr;
+  {
+    const Stream s = Stream::create();
+    handle = s.handle();
+    const Stream w(handle);  // what detail code does with the handle it is given
+    kept = h.to(Device::cuda(), w).astype(DType::float64, w);
+  }
+  // The creator is gone; the array's buffer holds the only reference, so the stream still works.
+  EXPECT_EQ(cudaStreamQuery(handle) == cudaSuccess || cudaStreamQuery(handle) == cudaErrorNotReady, true);
+  EXPECT_ARRAY_EQ(h.astype(DType::float64), kept);
+  kept = Array();  // freed on its own (still live) stream; then the stream is destroyed
+  // An external handle (not made by Stream::create) is wrapped without ownership.
+  cudaStream_t ext = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&ext, cudaStreamNonBlocking), cudaSuccess);
+  {
+    const Stream w(ext);
+    Array a = h.to(Device::cuda(), w);
+    w.synchronize();
+  }
+  EXPECT_EQ(cudaStreamDestroy(ext), cudaSuccess);
 }
 
 TEST(GpuArray, DlpackDeviceExport) {
