@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -29,7 +30,44 @@ namespace {
 using ndimage::Mode;
 using namespace chain;
 
-constexpr int kThreads = 32 * kWarpsPerBlock;
+// ---- launch knobs (TEMPORARY, for one H200 sweep; to be fixed at the measured best values) ------
+// Read once from the environment by the host launcher, never by the kernel:
+//   CUSK_CHAIN_DISABLE=1         never take the row chain (the sparse-table kernel, as before it)
+//   CUSK_CHAIN_3D=1              take the row chain first for footprints of several planes (ball,
+//                                octahedron, ...); default: the sparse-table kernel first, the chain
+//                                only for the multi-plane footprints that kernel refuses
+//   CUSK_CHAIN_WARPS_PER_BLOCK=n 1, 2, 4 (default) or 8 warps per block
+//   CUSK_CHAIN_SEG_ROWS=n        output rows per warp (segment length); default 0: pick_segments
+//   CUSK_CHAIN_PREFETCH=n        L2 prefetch of the rows n rows below each fetched block; default 0
+//   CUSK_CHAIN_STEP_UNROLL=u     1 (default) or 2: the symmetric step loop of single-plane
+//                                symmetric footprints unrolled u times (2: ~8 % fewer instructions
+//                                per step, twice the level code: 23 KB instead of 12 KB, HMAX 10)
+//   CUSK_CHAIN_MIN_PIXELS=n      images of fewer pixels take the sparse-table kernel; default 0
+struct Knobs {
+  bool disable = false, three_d = false;
+  int warps_per_block = kWarpsPerBlock, seg_rows = 0, prefetch = 0, step_unroll = 1;
+  long long min_pixels = 0;
+};
+
+const Knobs& knobs() {
+  static const Knobs k = [] {
+    Knobs r;
+    auto num = [](const char* name, long long dflt) {
+      const char* s = std::getenv(name);
+      return s != nullptr && *s != '\0' ? std::atoll(s) : dflt;
+    };
+    r.disable = num("CUSK_CHAIN_DISABLE", 0) != 0;
+    r.three_d = num("CUSK_CHAIN_3D", 0) != 0;
+    const long long w = num("CUSK_CHAIN_WARPS_PER_BLOCK", kWarpsPerBlock);
+    r.warps_per_block = (w == 1 || w == 2 || w == 4 || w == 8) ? static_cast<int>(w) : kWarpsPerBlock;
+    r.seg_rows = static_cast<int>(std::clamp(num("CUSK_CHAIN_SEG_ROWS", 0), 0LL, 1LL << 30));
+    r.prefetch = static_cast<int>(std::clamp(num("CUSK_CHAIN_PREFETCH", 0), 0LL, 4096LL));
+    r.min_pixels = std::max(0LL, num("CUSK_CHAIN_MIN_PIXELS", 0));
+    r.step_unroll = num("CUSK_CHAIN_STEP_UNROLL", 1) == 2 ? 2 : 1;
+    return r;
+  }();
+  return k;
+}
 
 struct DeviceXchg {
   template <class W>
@@ -42,28 +80,34 @@ struct DeviceXchg {
   }
 };
 
-// Registers (sm_90, ptxas 13.0): 72 / 87 / 113 for HMAX 2 / 5 / 10 (4 blocks, 16 warps per SM),
-// ~153 for HMAX 15 (3 blocks). The ring is (2 * HMAX + M) * NR words of them.
+// Register caps (sm_90, ptxas 13.0) as before the knobs: 128 for HMAX <= 10 (4 blocks of 4 warps
+// per SM), 168 for HMAX 15 (3 blocks); the ring is (2 * HMAX + M) * NR words of them. A block
+// holds 1 to 8 warps (CUSK_CHAIN_WARPS_PER_BLOCK).
+constexpr int kMaxThreads = 256;
+template <int HMAX>
+constexpr int max_threads() {
+  return HMAX <= 10 ? kMaxThreads : 384;
+}
 template <int HMAX>
 constexpr int min_blocks() {
-  return HMAX <= 10 ? 4 : 3;
+  return HMAX <= 10 ? 2 : 1;
 }
 
-template <class S, bool Max, int HMAX, bool Sym>
-__global__ void __launch_bounds__(kThreads, min_blocks<HMAX>())
+template <class S, bool Max, int HMAX, bool Sym, bool Multi, int U>
+__global__ void __launch_bounds__(max_threads<HMAX>(), min_blocks<HMAX>())
     chain_kernel(const S* __restrict__ in, S* __restrict__ out, Geom g, Mode mode, S cval, const Plan<HMAX> plan,
                  bool vec_ok, std::int64_t warps) {
-  const std::int64_t warp_id = std::int64_t(blockIdx.x) * kWarpsPerBlock + (threadIdx.x >> 5);
+  const std::int64_t warp_id = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (warp_id >= warps) return;  // whole warp
   DeviceXchg x;
-  chain_warp<S, Max, HMAX, kBlockRows, Sym>(in, out, g, mode, cval, plan, vec_ok, warp_id,
-                                            static_cast<int>(threadIdx.x & 31), x);
+  chain_warp<S, Max, HMAX, kBlockRows, Sym, Multi, U>(in, out, g, mode, cval, plan, vec_ok, warp_id,
+                                                       static_cast<int>(threadIdx.x & 31), x);
 }
 
 /// Segments per column strip: the count that minimises (rows per segment + halo rows) x how far the
 /// busiest SM's warps exceed the warps it holds at once.
 std::int64_t pick_segments(std::int64_t strips, std::int64_t ny, std::int64_t nz, int halo_rows, int sms,
-                           int warps_per_sm) {
+                           int warps_per_sm, int warps_per_block) {
   std::int64_t best = 1;
   double best_cost = 1e300;
   const std::int64_t max_segs = std::min<std::int64_t>(ny, 4096);
@@ -71,8 +115,8 @@ std::int64_t pick_segments(std::int64_t strips, std::int64_t ny, std::int64_t nz
     const std::int64_t rows = (ny + segs - 1) / segs;
     if ((ny + rows - 1) / rows != segs) continue;
     const std::int64_t warps = strips * segs * nz;
-    const std::int64_t blocks = (warps + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    const double per_sm = static_cast<double>((blocks + sms - 1) / sms) * kWarpsPerBlock;
+    const std::int64_t blocks = (warps + warps_per_block - 1) / warps_per_block;
+    const double per_sm = static_cast<double>((blocks + sms - 1) / sms) * warps_per_block;
     const double cost = static_cast<double>(rows + halo_rows) * std::max(1.0, per_sm / warps_per_sm);
     if (cost < best_cost * 0.999) best_cost = cost, best = segs;
   }
@@ -86,21 +130,36 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   Plan<HMAX> plan;
   std::memset(&plan, 0, sizeof(plan));
   if (!prepare_plan<HMAX>(runs, Ln::P, g, plan)) return false;
+  const Knobs& kn = knobs();
+  plan.pf = kn.prefetch;
 
   // Symmetric plans (disk, ellipse, diamond, octagon, star, odd rectangles, balls) take the
-  // kernel without the one-sided and second moves.
-  auto* kern = plan.sym ? chain_kernel<S, Max, HMAX, true> : chain_kernel<S, Max, HMAX, false>;
+  // kernel without the one-sided and second moves; single-plane ones the kernel without the
+  // plane loop.
+  using Kern = void (*)(const S*, S*, Geom, Mode, S, const Plan<HMAX>, bool, std::int64_t);
+  Kern kern = nullptr;
+  if (plan.npl > 1)
+    kern = plan.sym ? chain_kernel<S, Max, HMAX, true, true, 1> : chain_kernel<S, Max, HMAX, false, true, 1>;
+  else if (!plan.sym)
+    kern = chain_kernel<S, Max, HMAX, false, false, 1>;
+  else
+    kern = kn.step_unroll == 2 ? chain_kernel<S, Max, HMAX, true, false, 2> : chain_kernel<S, Max, HMAX, true, false, 1>;
+  const int wpb = std::min(kn.warps_per_block, max_threads<HMAX>() / 32);
+  const int threads = 32 * wpb;
   int dev = 0, sms = 0, blocks_per_sm = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kern, kThreads, 0));
-  const int warps_per_sm = std::max(1, blocks_per_sm) * kWarpsPerBlock;
-  set_segments(plan, g, pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm));
+  CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kern, threads, 0));
+  const int warps_per_sm = std::max(1, blocks_per_sm) * wpb;
+  const std::int64_t segs =
+      kn.seg_rows > 0 ? (g.ny + kn.seg_rows - 1) / kn.seg_rows
+                      : pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm, wpb);
+  set_segments(plan, g, segs);
   const std::int64_t warps = plan.strips * plan.segs * g.nz;
-  const std::int64_t blocks = (warps + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const std::int64_t blocks = (warps + wpb - 1) / wpb;
   if (blocks > 0x7FFFFFFF) return false;
   const bool vec_ok = vector_ok<S>(Ln::P, g.nx, ip, op);
-  kern<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(ip, op, g, mode, cval, plan, vec_ok, warps);
+  kern<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(ip, op, g, mode, cval, plan, vec_ok, warps);
   CUSK_CUDA_CHECK_LAUNCH();
   return true;
 }
@@ -119,11 +178,23 @@ bool by_height(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::
 
 }  // namespace
 
+bool cuda_chain_first(const std::vector<RowRun>& runs, std::int64_t pixels) {
+  const Knobs& kn = knobs();
+  if (kn.disable || runs.empty() || pixels < kn.min_pixels) return false;
+  if (kn.three_d) return true;
+  // Several planes: the sparse-table kernel first (ball(5) on 512^3: 8.74 ms there, 16.0 ms in
+  // the first row chain).
+  for (const RowRun& r : runs)
+    if (r.dz != runs.front().dz) return false;
+  return true;
+}
+
 template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, Mode mode, T cval,
                        cudaStream_t stream) {
   // bool is stored as bytes 0/1: its min/max are the uint8 ones.
   using S = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
+  if (knobs().disable) return false;
   if (chain_bucket(runs) < 0) return false;
   if (in.size() == 0) return true;
   const int nd = in.ndim();
