@@ -360,16 +360,20 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
     CUSK_UNROLL
     for (int i = 0; i < NR; ++i) acc[s][i] = Ln::template identity<Max>();
 
-  // Input rows [r_first, r_use] contribute to the segment's outputs; the ring runs on to
-  // ye - 1 + HMAX, where the last output row leaves it.
-  const int r_first = ys + plan.dy_min, r_use = ye - 1 + plan.dy_max, r_end = ye - 1 + HMAX;
+  // Input rows from r_first on contribute to the segment's outputs; the ring runs on to
+  // r_end = ye - 1 + HMAX, where the last output row leaves it. Rows past ye - 1 + dy_max (footprints
+  // shorter than the ring) go through the chain too: they feed only output rows >= ye, which are
+  // never stored, and the loop body keeps no branch around the chain. Every row read is mapped
+  // (at most ny - 1 + HMAX + 2M - 1, within map32's range).
+  const int r_first = ys + plan.dy_min, r_end = ye - 1 + HMAX;
   const int npl = Multi ? plan.npl : 1, pf = plan.pf;
 
   // One-ahead prefetch of the next (row block, plane) into registers, and optionally (pf > 0) an L2
   // prefetch of the same plane's rows pf rows further down.
   std::uint32_t nxt[M][Ln::RAWW];
+  const int zz0 = map32(static_cast<int>(z) + plan.dz[0], nz, mode);  // the plane of a single-plane footprint
   auto fetch_block = [&](int r, int p) {
-    const int zz = map32(static_cast<int>(z) + plan.dz[p], nz, mode);
+    const int zz = Multi ? map32(static_cast<int>(z) + plan.dz[p], nz, mode) : zz0;
     const T* base = in + (zz < 0 ? 0 : zz) * plane_size;
     CUSK_UNROLL
     for (int m = 0; m < M; ++m) {
@@ -397,7 +401,7 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
     for (int m = 0; m < M; ++m)
       CUSK_UNROLL
       for (int i = 0; i < NR; ++i) acc[M - 1 - m][i] = Ln::template identity<Max>();
-    if (r0 <= r_use) {
+    {
       CUSK_CHAIN_NO_UNROLL
       for (int p = 0; p < npl; ++p) {
         W v[M][NR];
@@ -406,7 +410,7 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
         {  // the next (row block, plane): one fetch site
           int nr = r0, np = p + 1;
           if (np == npl) np = 0, nr = r0 + M;
-          if (nr <= r_use) fetch_block(nr, np);
+          fetch_block(nr, np);  // past r_end on the last pass: read, unused
         }
 
         auto sym_step = [&] {
