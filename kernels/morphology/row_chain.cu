@@ -1,16 +1,38 @@
 // Launcher of the row-chain erosion / dilation kernel (design, packing: row_chain.cuh).
 //
 // Floor: one read and one write of the image. 8192^2 uint8: 134 MB -> 0.032 ms at 4.2 TB/s.
-// Work, disk(10) (11 levels, 10 unit steps, 21 rows; symmetric variant), per warp and block of 4
-// rows x 128 columns, from the sm_90 SASS: per level ~7 control + 16 VIMNMX updates, per unit step
-// 8 SHFL + 8 PRMT + 8 VIMNMX3 + ~5 loop/move, plus ~175 for the 4 loads, stores and the ring's
-// shift: ~760 warp instructions. 104 of the 128 columns are stored (3 halo lanes a side) and a
-// segment of ~316 rows reads 20 more: 172 k warp-blocks, ~1.0 M warp instructions per SM, i.e.
-// ~0.17 ms at 3 instructions per clock, ~0.2 ms at 2.5. Prediction 0.15-0.25 ms (target <= 0.5 ms;
-// the sparse-table kernel took 1.03 ms). Issue-bound: DRAM moves ~1.2x the floor's bytes (the
-// halo columns and rows hit L2). uint16 costs the same (also 2 samples per word), int32
-// twice as much (2 pixels per lane). 3-D ball(5) on 512^3: 11 planes per block, ~3300 warp
-// instructions per block, 335 k blocks -> ~1.5 ms (sparse-table kernel 8.74 ms; floor 0.064 ms).
+//
+// First H200 run (the kernel of commit 1aabe57): disk(1) 0.486 ms, disk(10) 0.854, disk(15) 1.31,
+// ball(5) 512^3 16.0 ms (sparse-table kernel: 1.03 / 8.74 ms) -- a radius-independent ~0.46 ms per
+// 8192^2 plus ~0.04 ms per unit step. What its SASS shows (sm_90, ptxas 13.0; the causes are
+// inferred from it, not profiled):
+//  * the edge strips (the likely fixed cost): every lane of the first and last strip reaching
+//    past the image mapped each of its columns per row with the 64-bit map_index -- under
+//    'reflect' a negative column is a 64-bit remainder, an ~80-instruction dependent subroutine (I2F.U64/MUFU/IMAD.WIDE chain) --
+//    so those warps ran several times longer than the rest; the grid is one wave (2054 warps of
+//    16 per SM for disk(10)) and waited for them. In 3-D, 2 of the 5 strips of a 512-wide volume
+//    are edge strips and the mapping ran per plane (11x): the 16 ms.
+//  * code size: the loop was 166 KB of SASS (17.3 k instructions for HMAX 10; the map_index
+//    switch with its remainder subroutine inlined at 8 fetch sites x 4 columns), the level walk
+//    26 KB of it straight-line per block, larger than the instruction cache's first level; the
+//    plane loop (run once in 2-D) kept ~100 ring moves and an indexed constant load per level.
+//  * not the cause: grid size (26 segments per strip, 16 warps per SM of 4 blocks at 109-113
+//    registers, no local memory), the shuffle rate (80 SHFL per warp-block: ~0.05 ms at one per
+//    clock per SM).
+// Now: columns mapped once per lane (edge lanes gather through 4 registers), rows and planes by a
+// 32-bit map whose inside test is one compare, one fetch site, rolled step loops, a single-plane
+// kernel with constant-bank level words; 3.6 k instructions (57 KB, cold paths included), the
+// level walk 12 KB, 118 registers (still 4 blocks x 4 warps per SM).
+//
+// Work, disk(10) u8 (11 levels, 10 unit steps, 21 rows), per warp and block of 4 rows x 128
+// columns, counted on that SASS: 10 steps x 33 (8 SHFL + 8 PRMT + 8 VIMNMX3 + loop and moves),
+// 11 levels x ~30 (16 VIMNMX updates, control, moves), ~330 for the 4 fetches, unpack, stores and
+// the ring's rotation: ~1000 warp instructions. 104 of the 128 columns are stored and a segment
+// of 316 rows reads 20 more: 172 k warp-blocks, ~1.3 M warp instructions per SM -> 0.26 ms at 2.5
+// instructions per clock and 1.98 GHz, 0.37 ms at 2 and 1.75 GHz. Prediction 0.25-0.4 ms (target
+// <= 0.5 ms); disk(1) ~0.1 ms, disk(15) ~0.6 ms; uint16 as uint8, int32 ~2.4x (2 pixels per lane,
+// 22 of 32 lanes working). 3-D footprints take the sparse-table kernel by default (the chain runs
+// them under CUSK_CHAIN_3D=1: ball(5) 512^3 predicted 2-4 ms against its 8.74).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -43,6 +65,16 @@ using namespace chain;
 //                                symmetric footprints unrolled u times (2: ~8 % fewer instructions
 //                                per step, twice the level code: 23 KB instead of 12 KB, HMAX 10)
 //   CUSK_CHAIN_MIN_PIXELS=n      images of fewer pixels take the sparse-table kernel; default 0
+// Sweep (one process per setting, ~1 min on the H200; bench_morphology's 8192^2 image takes ~2 s
+// to make in each):
+//   B=build/bench/bench_morphology; F='BM_ErosionDisk10_u8/[012]/|BM_ErosionDiskRadius_u8_8192/(1|15)/'
+//   for c in "" CUSK_CHAIN_DISABLE=1 CUSK_CHAIN_WARPS_PER_BLOCK=1 CUSK_CHAIN_WARPS_PER_BLOCK=2 \
+//       CUSK_CHAIN_WARPS_PER_BLOCK=8 CUSK_CHAIN_STEP_UNROLL=2 CUSK_CHAIN_PREFETCH=8 CUSK_CHAIN_SEG_ROWS=96; do
+//     echo "== ${c:-default}"; env $c $B --benchmark_filter="$F" --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+//   for c in "" CUSK_CHAIN_DISABLE=1; do echo "== dtypes ${c:-default}"; env $c $B \
+//     --benchmark_filter='BM_ErosionDisk10_i32/2/|BM_DilationDisk10_u16/2/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+//   for c in "" CUSK_CHAIN_3D=1; do echo "== 3-D ${c:-default}"; env $c $B \
+//     --benchmark_filter='BM_ErosionBall5_u8_512cube|BM_ErosionBall5_u8/3/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
 struct Knobs {
   bool disable = false, three_d = false;
   int warps_per_block = kWarpsPerBlock, seg_rows = 0, prefetch = 0, step_unroll = 1;
