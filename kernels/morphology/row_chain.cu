@@ -66,15 +66,17 @@ using namespace chain;
 //                                per step, twice the level code: 23 KB instead of 12 KB, HMAX 10)
 //   CUSK_CHAIN_MIN_PIXELS=n      images of fewer pixels take the sparse-table kernel; default 0
 // Sweep (one process per setting, ~1 min on the H200; bench_morphology's 8192^2 image takes ~2 s
-// to make in each):
+// to make in each; the same loop is in the erosion2 report):
 //   B=build/bench/bench_morphology; F='BM_ErosionDisk10_u8/[012]/|BM_ErosionDiskRadius_u8_8192/(1|15)/'
-//   for c in "" CUSK_CHAIN_DISABLE=1 CUSK_CHAIN_WARPS_PER_BLOCK=1 CUSK_CHAIN_WARPS_PER_BLOCK=2 \
-//       CUSK_CHAIN_WARPS_PER_BLOCK=8 CUSK_CHAIN_STEP_UNROLL=2 CUSK_CHAIN_PREFETCH=8 CUSK_CHAIN_SEG_ROWS=96; do
+//   for c in "" CUSK_CHAIN_DISABLE=1 CUSK_CHAIN_WARPS_PER_BLOCK=1 CUSK_CHAIN_WARPS_PER_BLOCK=2
+//            CUSK_CHAIN_WARPS_PER_BLOCK=8 CUSK_CHAIN_STEP_UNROLL=2 CUSK_CHAIN_PREFETCH=8
+//            CUSK_CHAIN_SEG_ROWS=96 CUSK_CHAIN_SEG_ROWS=160; do
 //     echo "== ${c:-default}"; env $c $B --benchmark_filter="$F" --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
-//   for c in "" CUSK_CHAIN_DISABLE=1; do echo "== dtypes ${c:-default}"; env $c $B \
+//   for c in "" CUSK_CHAIN_DISABLE=1; do echo "== dtypes ${c:-default}"; env $c $B
 //     --benchmark_filter='BM_ErosionDisk10_i32/2/|BM_DilationDisk10_u16/2/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
-//   for c in "" CUSK_CHAIN_3D=1; do echo "== 3-D ${c:-default}"; env $c $B \
+//   for c in "" CUSK_CHAIN_3D=1; do echo "== 3-D ${c:-default}"; env $c $B
 //     --benchmark_filter='BM_ErosionBall5_u8_512cube|BM_ErosionBall5_u8/3/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+// (each `for` on one line when run.)
 struct Knobs {
   bool disable = false, three_d = false;
   int warps_per_block = kWarpsPerBlock, seg_rows = 0, prefetch = 0, step_unroll = 1;

@@ -292,23 +292,38 @@ CUSK_HD void prefetch_l2(const void* p) {
 #endif
 }
 
-/// The lane's P samples of one input row (`row` = its first sample; `inside` false: the row lies
-/// outside under 'constant'): in place for a vector lane, else through the lane's mapped columns
-/// `cx` (-1: outside under 'constant'), fixed for the warp.
-template <class T, class Ln>
-CUSK_HD void fetch_row(const T* __restrict__ row, bool inside, bool vec, int x, const int (&cx)[Ln::P], T cval,
-                       std::uint32_t (&raw)[Ln::RAWW]) {
-  if (!inside) {
-    for (int k = 0; k < Ln::RAWW; ++k) raw[k] = Ln::splat_raw(cval);
-    return;
-  }
+/// The lane's P samples of each of M input rows (`rows[m]` = the row's first sample; `inside[m]`
+/// false: the row lies outside under 'constant', every sample cval): in place for a vector lane,
+/// else gathered through the lane's mapped columns `cx` (-1: outside under 'constant'), fixed for
+/// the warp. The gather issues all M x P loads before it packs any (one memory latency per block
+/// of rows, not one per row or per sample: the edge strips' warps keep pace with the others).
+template <class T, class Ln, int M>
+CUSK_HD void fetch_rows(const T* const (&rows)[M], const bool (&inside)[M], bool vec, int x, const int (&cx)[Ln::P],
+                        T cval, std::uint32_t (&raw)[M][Ln::RAWW]) {
   if (vec) {
-    load_vec<Ln::RAWW>(row + x, raw);
+    CUSK_UNROLL
+    for (int m = 0; m < M; ++m) {
+      if (inside[m]) {
+        load_vec<Ln::RAWW>(rows[m] + x, raw[m]);
+      } else {
+        CUSK_UNROLL
+        for (int k = 0; k < Ln::RAWW; ++k) raw[m][k] = Ln::splat_raw(cval);
+      }
+    }
     return;
   }
-  for (int k = 0; k < Ln::RAWW; ++k) raw[k] = 0;
+  T t[M][Ln::P];
   CUSK_UNROLL
-  for (int j = 0; j < Ln::P; ++j) Ln::put(raw, j, cx[j] < 0 ? cval : row[cx[j]]);
+  for (int m = 0; m < M; ++m)
+    CUSK_UNROLL
+    for (int j = 0; j < Ln::P; ++j) t[m][j] = inside[m] && cx[j] >= 0 ? rows[m][cx[j]] : cval;
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m) {
+    CUSK_UNROLL
+    for (int k = 0; k < Ln::RAWW; ++k) raw[m][k] = 0;
+    CUSK_UNROLL
+    for (int j = 0; j < Ln::P; ++j) Ln::put(raw[m], j, t[m][j]);
+  }
 }
 
 // ---- the per-warp body ----------------------------------------------------------------------------
@@ -375,12 +390,15 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
   auto fetch_block = [&](int r, int p) {
     const int zz = Multi ? map32(static_cast<int>(z) + plan.dz[p], nz, mode) : zz0;
     const T* base = in + (zz < 0 ? 0 : zz) * plane_size;
+    const T* rows[M];
+    bool inside[M];
     CUSK_UNROLL
     for (int m = 0; m < M; ++m) {
       const int yy = map32(r + m, ny, mode);
-      fetch_row<T, Ln>(base + static_cast<std::int64_t>(yy < 0 ? 0 : yy) * nx, zz >= 0 && yy >= 0, vec, x, cx, cval,
-                       nxt[m]);
+      rows[m] = base + static_cast<std::int64_t>(yy < 0 ? 0 : yy) * nx;
+      inside[m] = zz >= 0 && yy >= 0;
     }
+    fetch_rows<T, Ln, M>(rows, inside, vec, x, cx, cval, nxt);
     if (pf > 0 && zz >= 0 && vec) {
       CUSK_UNROLL
       for (int m = 0; m < M; ++m) {
