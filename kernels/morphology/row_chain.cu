@@ -6,12 +6,16 @@
 // ball(5) 512^3 16.0 ms (sparse-table kernel: 1.03 / 8.74 ms) -- a radius-independent ~0.46 ms per
 // 8192^2 plus ~0.04 ms per unit step. What its SASS shows (sm_90, ptxas 13.0; the causes are
 // inferred from it, not profiled):
-//  * the edge strips (the likely fixed cost): every lane of the first and last strip reaching
-//    past the image mapped each of its columns per row with the 64-bit map_index -- under
-//    'reflect' a negative column is a 64-bit remainder, an ~80-instruction dependent subroutine (I2F.U64/MUFU/IMAD.WIDE chain) --
-//    so those warps ran several times longer than the rest; the grid is one wave (2054 warps of
-//    16 per SM for disk(10)) and waited for them. In 3-D, 2 of the 5 strips of a 512-wide volume
-//    are edge strips and the mapping ran per plane (11x): the 16 ms.
+//  * the edge strips (the likely fixed cost): the time is ~2.5 us per row of a warp's segment at
+//    every size (8192^2: 336 rows -> 0.85 ms; 3840x2160: 58 -> 0.15; 512^2: 22 -> 0.055 + launch), the
+//    serial latency of the slowest warp, not a throughput. Every lane of the first and last strip
+//    reaching past the image mapped each of its columns per row with the 64-bit map_index (under
+//    'reflect' a negative column is a 64-bit remainder, an ~80-instruction dependent subroutine)
+//    and OR-ed each gathered sample into the row word inside the divergent edge branch before
+//    mapping the next: per block of 4 rows 16 remainders and 16 memory latencies in series,
+//    ~20 k cycles. The grid is one wave (2054 warps, 16 per SM, for disk(10)) and waited for those
+//    warps. In 3-D, 2 of the 5 strips of a 512-wide volume are edge strips and the gather ran per
+//    plane (11x): the 16 ms.
 //  * code size: the loop was 166 KB of SASS (17.3 k instructions for HMAX 10; the map_index
 //    switch with its remainder subroutine inlined at 8 fetch sites x 4 columns), the level walk
 //    26 KB of it straight-line per block, larger than the instruction cache's first level; the
@@ -19,9 +23,9 @@
 //  * not the cause: grid size (26 segments per strip, 16 warps per SM of 4 blocks at 109-113
 //    registers, no local memory), the shuffle rate (80 SHFL per warp-block: ~0.05 ms at one per
 //    clock per SM).
-// Now: columns mapped once per lane (edge lanes gather through 4 registers), rows and planes by a
-// 32-bit map whose inside test is one compare, one fetch site, rolled step loops, a single-plane
-// kernel with constant-bank level words; 3.6 k instructions (57 KB, cold paths included), the
+// Now: columns mapped once per lane (edge lanes gather through 4 registers, all M x P loads of a
+// block issued before any is used), rows and planes by a 32-bit map whose inside test is one
+// compare, one fetch site, rolled step loops, a single-plane kernel with constant-bank level words; 3.6 k instructions (57 KB, cold paths included), the
 // level walk 12 KB, 118 registers (still 4 blocks x 4 warps per SM).
 //
 // Work, disk(10) u8 (11 levels, 10 unit steps, 21 rows), per warp and block of 4 rows x 128
