@@ -25,8 +25,9 @@
 //    clock per SM).
 // Now: columns mapped once per lane (edge lanes gather through 4 registers, all M x P loads of a
 // block issued before any is used), rows and planes by a 32-bit map whose inside test is one
-// compare, one fetch site, rolled step loops, a single-plane kernel with constant-bank level words; 3.6 k instructions (57 KB, cold paths included), the
-// level walk 12 KB, 118 registers (still 4 blocks x 4 warps per SM).
+// compare, one fetch site, rolled step loops, a single-plane kernel with constant-bank level
+// words; 3.6 k instructions (57 KB, cold paths included), the level walk 12 KB, 118 registers
+// (still 4 blocks x 4 warps per SM).
 //
 // Work, disk(10) u8 (11 levels, 10 unit steps, 21 rows), per warp and block of 4 rows x 128
 // columns, counted on that SASS: 10 steps x 33 (8 SHFL + 8 PRMT + 8 VIMNMX3 + loop and moves),
