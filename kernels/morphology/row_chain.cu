@@ -1,20 +1,48 @@
 // Launcher of the row-chain erosion / dilation kernel (design, packing: row_chain.cuh).
 //
 // Floor: one read and one write of the image. 8192^2 uint8: 134 MB -> 0.032 ms at 4.2 TB/s.
-// Work, disk(10) (11 levels, 10 unit steps, 21 rows; symmetric variant), per warp and block of 4
-// rows x 128 columns, from the sm_90 SASS: per level ~7 control + 16 VIMNMX updates, per unit step
-// 8 SHFL + 8 PRMT + 8 VIMNMX3 + ~5 loop/move, plus ~175 for the 4 loads, stores and the ring's
-// shift: ~760 warp instructions. 104 of the 128 columns are stored (3 halo lanes a side) and a
-// segment of ~316 rows reads 20 more: 172 k warp-blocks, ~1.0 M warp instructions per SM, i.e.
-// ~0.17 ms at 3 instructions per clock, ~0.2 ms at 2.5. Prediction 0.15-0.25 ms (target <= 0.5 ms;
-// the sparse-table kernel took 1.03 ms). Issue-bound: DRAM moves ~1.2x the floor's bytes (the
-// halo columns and rows hit L2). uint16 costs the same (also 2 samples per word), int32
-// twice as much (2 pixels per lane). 3-D ball(5) on 512^3: 11 planes per block, ~3300 warp
-// instructions per block, 335 k blocks -> ~1.5 ms (sparse-table kernel 8.74 ms; floor 0.064 ms).
+//
+// First H200 run (the kernel of commit 1aabe57): disk(1) 0.486 ms, disk(10) 0.854, disk(15) 1.31,
+// ball(5) 512^3 16.0 ms (sparse-table kernel: 1.03 / 8.74 ms) -- a radius-independent ~0.46 ms per
+// 8192^2 plus ~0.04 ms per unit step. What its SASS shows (sm_90, ptxas 13.0; the causes are
+// inferred from it, not profiled):
+//  * the edge strips (the likely fixed cost): the time is ~2.5 us per row of a warp's segment at
+//    every size (8192^2: 336 rows -> 0.85 ms; 3840x2160: 58 -> 0.15; 512^2: 22 -> 0.055 + launch), the
+//    serial latency of the slowest warp, not a throughput. Every lane of the first and last strip
+//    reaching past the image mapped each of its columns per row with the 64-bit map_index (under
+//    'reflect' a negative column is a 64-bit remainder, an ~80-instruction dependent subroutine)
+//    and OR-ed each gathered sample into the row word inside the divergent edge branch before
+//    mapping the next: per block of 4 rows 16 remainders and 16 memory latencies in series,
+//    ~20 k cycles. The grid is one wave (2054 warps, 16 per SM, for disk(10)) and waited for those
+//    warps. In 3-D, 2 of the 5 strips of a 512-wide volume are edge strips and the gather ran per
+//    plane (11x): the 16 ms.
+//  * code size: the loop was 166 KB of SASS (17.3 k instructions for HMAX 10; the map_index
+//    switch with its remainder subroutine inlined at 8 fetch sites x 4 columns), the level walk
+//    26 KB of it straight-line per block, larger than the instruction cache's first level; the
+//    plane loop (run once in 2-D) kept ~100 ring moves and an indexed constant load per level.
+//  * not the cause: grid size (26 segments per strip, 16 warps per SM of 4 blocks at 109-113
+//    registers, no local memory), the shuffle rate (80 SHFL per warp-block: ~0.05 ms at one per
+//    clock per SM).
+// Now: columns mapped once per lane (edge lanes gather through 4 registers, all M x P loads of a
+// block issued before any is used), rows and planes by a 32-bit map whose inside test is one
+// compare, one fetch site, rolled step loops, a single-plane kernel with constant-bank level
+// words; 3.6 k instructions (57 KB, cold paths included), the level walk 12 KB, 118 registers
+// (still 4 blocks x 4 warps per SM).
+//
+// Work, disk(10) u8 (11 levels, 10 unit steps, 21 rows), per warp and block of 4 rows x 128
+// columns, counted on that SASS: 10 steps x 33 (8 SHFL + 8 PRMT + 8 VIMNMX3 + loop and moves),
+// 11 levels x ~30 (16 VIMNMX updates, control, moves), ~330 for the 4 fetches, unpack, stores and
+// the ring's rotation: ~1000 warp instructions. 104 of the 128 columns are stored and a segment
+// of 316 rows reads 20 more: 172 k warp-blocks, ~1.3 M warp instructions per SM -> 0.26 ms at 2.5
+// instructions per clock and 1.98 GHz, 0.37 ms at 2 and 1.75 GHz. Prediction 0.25-0.4 ms (target
+// <= 0.5 ms); disk(1) ~0.1 ms, disk(15) ~0.6 ms; uint16 as uint8, int32 ~2.4x (2 pixels per lane,
+// 22 of 32 lanes working). 3-D footprints take the sparse-table kernel by default (the chain runs
+// them under CUSK_CHAIN_3D=1: ball(5) 512^3 predicted 2-4 ms against its 8.74).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -29,7 +57,56 @@ namespace {
 using ndimage::Mode;
 using namespace chain;
 
-constexpr int kThreads = 32 * kWarpsPerBlock;
+// ---- launch knobs (TEMPORARY, for one H200 sweep; to be fixed at the measured best values) ------
+// Read once from the environment by the host launcher, never by the kernel:
+//   CUSK_CHAIN_DISABLE=1         never take the row chain (the sparse-table kernel, as before it)
+//   CUSK_CHAIN_3D=1              take the row chain first for footprints of several planes (ball,
+//                                octahedron, ...); default: the sparse-table kernel first, the chain
+//                                only for the multi-plane footprints that kernel refuses
+//   CUSK_CHAIN_WARPS_PER_BLOCK=n 1, 2, 4 (default) or 8 warps per block
+//   CUSK_CHAIN_SEG_ROWS=n        output rows per warp (segment length); default 0: pick_segments
+//   CUSK_CHAIN_PREFETCH=n        L2 prefetch of the rows n rows below each fetched block; default 0
+//   CUSK_CHAIN_STEP_UNROLL=u     1 (default) or 2: the symmetric step loop of single-plane
+//                                symmetric footprints unrolled u times (2: ~8 % fewer instructions
+//                                per step, twice the level code: 23 KB instead of 12 KB, HMAX 10)
+//   CUSK_CHAIN_MIN_PIXELS=n      images of fewer pixels take the sparse-table kernel; default 0
+// Sweep (one process per setting, ~1 min on the H200; bench_morphology's 8192^2 image takes ~2 s
+// to make in each; the same loop is in the erosion2 report):
+//   B=build/bench/bench_morphology; F='BM_ErosionDisk10_u8/[012]/|BM_ErosionDiskRadius_u8_8192/(1|15)/'
+//   for c in "" CUSK_CHAIN_DISABLE=1 CUSK_CHAIN_WARPS_PER_BLOCK=1 CUSK_CHAIN_WARPS_PER_BLOCK=2
+//            CUSK_CHAIN_WARPS_PER_BLOCK=8 CUSK_CHAIN_STEP_UNROLL=2 CUSK_CHAIN_PREFETCH=8
+//            CUSK_CHAIN_SEG_ROWS=96 CUSK_CHAIN_SEG_ROWS=160; do
+//     echo "== ${c:-default}"; env $c $B --benchmark_filter="$F" --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+//   for c in "" CUSK_CHAIN_DISABLE=1; do echo "== dtypes ${c:-default}"; env $c $B
+//     --benchmark_filter='BM_ErosionDisk10_i32/2/|BM_DilationDisk10_u16/2/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+//   for c in "" CUSK_CHAIN_3D=1; do echo "== 3-D ${c:-default}"; env $c $B
+//     --benchmark_filter='BM_ErosionBall5_u8_512cube|BM_ErosionBall5_u8/3/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
+// (each `for` on one line when run.)
+struct Knobs {
+  bool disable = false, three_d = false;
+  int warps_per_block = kWarpsPerBlock, seg_rows = 0, prefetch = 0, step_unroll = 1;
+  long long min_pixels = 0;
+};
+
+const Knobs& knobs() {
+  static const Knobs k = [] {
+    Knobs r;
+    auto num = [](const char* name, long long dflt) {
+      const char* s = std::getenv(name);
+      return s != nullptr && *s != '\0' ? std::atoll(s) : dflt;
+    };
+    r.disable = num("CUSK_CHAIN_DISABLE", 0) != 0;
+    r.three_d = num("CUSK_CHAIN_3D", 0) != 0;
+    const long long w = num("CUSK_CHAIN_WARPS_PER_BLOCK", kWarpsPerBlock);
+    r.warps_per_block = (w == 1 || w == 2 || w == 4 || w == 8) ? static_cast<int>(w) : kWarpsPerBlock;
+    r.seg_rows = static_cast<int>(std::clamp(num("CUSK_CHAIN_SEG_ROWS", 0), 0LL, 1LL << 30));
+    r.prefetch = static_cast<int>(std::clamp(num("CUSK_CHAIN_PREFETCH", 0), 0LL, 4096LL));
+    r.min_pixels = std::max(0LL, num("CUSK_CHAIN_MIN_PIXELS", 0));
+    r.step_unroll = num("CUSK_CHAIN_STEP_UNROLL", 1) == 2 ? 2 : 1;
+    return r;
+  }();
+  return k;
+}
 
 struct DeviceXchg {
   template <class W>
@@ -42,28 +119,34 @@ struct DeviceXchg {
   }
 };
 
-// Registers (sm_90, ptxas 13.0): 72 / 87 / 113 for HMAX 2 / 5 / 10 (4 blocks, 16 warps per SM),
-// ~153 for HMAX 15 (3 blocks). The ring is (2 * HMAX + M) * NR words of them.
+// Register caps (sm_90, ptxas 13.0) as before the knobs: 128 for HMAX <= 10 (4 blocks of 4 warps
+// per SM), 168 for HMAX 15 (3 blocks); the ring is (2 * HMAX + M) * NR words of them. A block
+// holds 1 to 8 warps (CUSK_CHAIN_WARPS_PER_BLOCK).
+constexpr int kMaxThreads = 256;
+template <int HMAX>
+constexpr int max_threads() {
+  return HMAX <= 10 ? kMaxThreads : 384;
+}
 template <int HMAX>
 constexpr int min_blocks() {
-  return HMAX <= 10 ? 4 : 3;
+  return HMAX <= 10 ? 2 : 1;
 }
 
-template <class S, bool Max, int HMAX, bool Sym>
-__global__ void __launch_bounds__(kThreads, min_blocks<HMAX>())
+template <class S, bool Max, int HMAX, bool Sym, bool Multi, int U>
+__global__ void __launch_bounds__(max_threads<HMAX>(), min_blocks<HMAX>())
     chain_kernel(const S* __restrict__ in, S* __restrict__ out, Geom g, Mode mode, S cval, const Plan<HMAX> plan,
                  bool vec_ok, std::int64_t warps) {
-  const std::int64_t warp_id = std::int64_t(blockIdx.x) * kWarpsPerBlock + (threadIdx.x >> 5);
+  const std::int64_t warp_id = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (warp_id >= warps) return;  // whole warp
   DeviceXchg x;
-  chain_warp<S, Max, HMAX, kBlockRows, Sym>(in, out, g, mode, cval, plan, vec_ok, warp_id,
-                                            static_cast<int>(threadIdx.x & 31), x);
+  chain_warp<S, Max, HMAX, kBlockRows, Sym, Multi, U>(in, out, g, mode, cval, plan, vec_ok, warp_id,
+                                                       static_cast<int>(threadIdx.x & 31), x);
 }
 
 /// Segments per column strip: the count that minimises (rows per segment + halo rows) x how far the
 /// busiest SM's warps exceed the warps it holds at once.
 std::int64_t pick_segments(std::int64_t strips, std::int64_t ny, std::int64_t nz, int halo_rows, int sms,
-                           int warps_per_sm) {
+                           int warps_per_sm, int warps_per_block) {
   std::int64_t best = 1;
   double best_cost = 1e300;
   const std::int64_t max_segs = std::min<std::int64_t>(ny, 4096);
@@ -71,8 +154,8 @@ std::int64_t pick_segments(std::int64_t strips, std::int64_t ny, std::int64_t nz
     const std::int64_t rows = (ny + segs - 1) / segs;
     if ((ny + rows - 1) / rows != segs) continue;
     const std::int64_t warps = strips * segs * nz;
-    const std::int64_t blocks = (warps + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    const double per_sm = static_cast<double>((blocks + sms - 1) / sms) * kWarpsPerBlock;
+    const std::int64_t blocks = (warps + warps_per_block - 1) / warps_per_block;
+    const double per_sm = static_cast<double>((blocks + sms - 1) / sms) * warps_per_block;
     const double cost = static_cast<double>(rows + halo_rows) * std::max(1.0, per_sm / warps_per_sm);
     if (cost < best_cost * 0.999) best_cost = cost, best = segs;
   }
@@ -86,21 +169,36 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   Plan<HMAX> plan;
   std::memset(&plan, 0, sizeof(plan));
   if (!prepare_plan<HMAX>(runs, Ln::P, g, plan)) return false;
+  const Knobs& kn = knobs();
+  plan.pf = kn.prefetch;
 
   // Symmetric plans (disk, ellipse, diamond, octagon, star, odd rectangles, balls) take the
-  // kernel without the one-sided and second moves.
-  auto* kern = plan.sym ? chain_kernel<S, Max, HMAX, true> : chain_kernel<S, Max, HMAX, false>;
+  // kernel without the one-sided and second moves; single-plane ones the kernel without the
+  // plane loop.
+  using Kern = void (*)(const S*, S*, Geom, Mode, S, const Plan<HMAX>, bool, std::int64_t);
+  Kern kern = nullptr;
+  if (plan.npl > 1)
+    kern = plan.sym ? chain_kernel<S, Max, HMAX, true, true, 1> : chain_kernel<S, Max, HMAX, false, true, 1>;
+  else if (!plan.sym)
+    kern = chain_kernel<S, Max, HMAX, false, false, 1>;
+  else
+    kern = kn.step_unroll == 2 ? chain_kernel<S, Max, HMAX, true, false, 2> : chain_kernel<S, Max, HMAX, true, false, 1>;
+  const int wpb = std::min(kn.warps_per_block, max_threads<HMAX>() / 32);
+  const int threads = 32 * wpb;
   int dev = 0, sms = 0, blocks_per_sm = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
   CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kern, kThreads, 0));
-  const int warps_per_sm = std::max(1, blocks_per_sm) * kWarpsPerBlock;
-  set_segments(plan, g, pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm));
+  CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kern, threads, 0));
+  const int warps_per_sm = std::max(1, blocks_per_sm) * wpb;
+  const std::int64_t segs =
+      kn.seg_rows > 0 ? (g.ny + kn.seg_rows - 1) / kn.seg_rows
+                      : pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm, wpb);
+  set_segments(plan, g, segs);
   const std::int64_t warps = plan.strips * plan.segs * g.nz;
-  const std::int64_t blocks = (warps + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const std::int64_t blocks = (warps + wpb - 1) / wpb;
   if (blocks > 0x7FFFFFFF) return false;
   const bool vec_ok = vector_ok<S>(Ln::P, g.nx, ip, op);
-  kern<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(ip, op, g, mode, cval, plan, vec_ok, warps);
+  kern<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(ip, op, g, mode, cval, plan, vec_ok, warps);
   CUSK_CUDA_CHECK_LAUNCH();
   return true;
 }
@@ -119,11 +217,23 @@ bool by_height(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::
 
 }  // namespace
 
+bool cuda_chain_first(const std::vector<RowRun>& runs, std::int64_t pixels) {
+  const Knobs& kn = knobs();
+  if (kn.disable || runs.empty() || pixels < kn.min_pixels) return false;
+  if (kn.three_d) return true;
+  // Several planes: the sparse-table kernel first (ball(5) on 512^3: 8.74 ms there, 16.0 ms in
+  // the first row chain).
+  for (const RowRun& r : runs)
+    if (r.dz != runs.front().dz) return false;
+  return true;
+}
+
 template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, Mode mode, T cval,
                        cudaStream_t stream) {
   // bool is stored as bytes 0/1: its min/max are the uint8 ones.
   using S = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
+  if (knobs().disable) return false;
   if (chain_bucket(runs) < 0) return false;
   if (in.size() == 0) return true;
   const int nd = in.ndim();

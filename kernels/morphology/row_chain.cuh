@@ -37,8 +37,12 @@
 // each). __vminu4 (8-bit lanes) is a 6-instruction emulation on sm_90 (LOP3/SHF/IADD/PRMT);
 // __vminu2 and its 3-input fusion are native.
 //
-// Boundary handling is scipy's per-axis index map (map_index): rows and planes map as a whole,
-// columns per pixel at the image's left/right edges, so every mode sees the CPU backend's taps.
+// Boundary handling is scipy's per-axis index map (map32: map_index in 32-bit arithmetic): rows
+// and planes map as a whole (one compare when inside the image), each lane's columns once at the
+// warp's start (edge lanes then gather through them), so every mode sees the CPU backend's taps.
+// (The first version mapped every column of the edge lanes per row with the 64-bit map_index, a
+// 64-bit remainder subroutine per pixel under reflect: the two edge strips' warps ran several times
+// longer than the others, and the kernel, one wave of warps, waited for them.)
 // Integer min/max are order-free, so the result equals the CPU backend's bit for bit; floats keep
 // the sparse-table kernel (their tie and NaN rules follow the tap order).
 #pragma once
@@ -96,6 +100,7 @@ struct Plan {
   int sym;             // every level: symmetric steps only, and rows +d, -d both or neither
   int dy_min, dy_max;  // over every plane's rows
   int hg;              // halo groups (lanes) on each side of a warp's strip
+  int pf;              // L2 prefetch distance in rows (0: none; a launch knob)
   std::int64_t strips, segs, seg_rows;
   std::int8_t dz[kMaxPlanes];
   std::uint32_t lv[kMaxPlanes][HMAX + 1];
@@ -259,30 +264,65 @@ CUSK_HD void store_vec(void* p, const std::uint32_t (&raw)[RAWW]) {
 #endif
 }
 
-/// The lane's P samples of input row `yy` of plane `zz` (either -1: outside under 'constant'),
-/// columns x .. x + P - 1 mapped by `mode`.
-template <class T, class Ln>
-CUSK_HD void fetch(const T* __restrict__ in, const Geom& g, ndimage::Mode mode, T cval, bool vec_ok, std::int64_t zz,
-                   std::int64_t yy, int x, std::uint32_t (&raw)[Ln::RAWW]) {
-  if (zz < 0 || yy < 0) {
-    for (int k = 0; k < Ln::RAWW; ++k) raw[k] = Ln::splat_raw(cval);
-    return;
+/// scipy's index map (ndimage::detail::map_index) in 32-bit arithmetic: `n` in [1, 2^30) and `i` within
+/// a few hundred of [0, n) (prepare_plan's limits), so 2n and every intermediate fit an int. The
+/// in-range test comes first; the rest runs for the image's edge rows, planes and columns only.
+CUSK_HD int map32(int i, int n, ndimage::Mode mode) {
+  if (static_cast<unsigned>(i) < static_cast<unsigned>(n)) return i;
+  if (mode == ndimage::Mode::constant) return -1;
+  if (mode == ndimage::Mode::nearest) return i < 0 ? 0 : n - 1;
+  if (mode == ndimage::Mode::wrap) {
+    const int m = i % n;
+    return m < 0 ? m + n : m;
   }
-  const T* row = in + (zz * g.ny + yy) * g.nx;
-  if (vec_ok && x >= 0 && x + Ln::P <= static_cast<int>(g.nx)) {
-    load_vec<Ln::RAWW>(row + x, raw);
-    return;
-  }
-  // The edge lanes' path. `xe` is laundered so that the compiler keeps x + j out of registers
-  // between calls (it would hoist all P of them out of the row loop).
-  int xe = x;
+  if (mode == ndimage::Mode::mirror && n == 1) return 0;
+  const int p = mode == ndimage::Mode::mirror ? 2 * n - 2 : 2 * n;  // reflect: period 2n, mirror 2n - 2
+  int m = i % p;
+  if (m < 0) m += p;
+  if (m < n) return m;
+  return mode == ndimage::Mode::mirror ? p - m : p - 1 - m;
+}
+
+/// Hint that the 128-byte line holding `p` is wanted soon (L2 only; no register holds the data).
+CUSK_HD void prefetch_l2(const void* p) {
 #if defined(__CUDA_ARCH__)
-  asm volatile("" : "+r"(xe));
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
 #endif
-  for (int k = 0; k < Ln::RAWW; ++k) raw[k] = 0;
-  for (int j = 0; j < Ln::P; ++j) {
-    const std::int64_t xx = ndimage::detail::map_index(xe + j, g.nx, mode);
-    Ln::put(raw, j, xx < 0 ? cval : row[xx]);
+}
+
+/// The lane's P samples of each of M input rows (`rows[m]` = the row's first sample; `inside[m]`
+/// false: the row lies outside under 'constant', every sample cval): in place for a vector lane,
+/// else gathered through the lane's mapped columns `cx` (-1: outside under 'constant'), fixed for
+/// the warp. The gather issues all M x P loads before it packs any (one memory latency per block
+/// of rows, not one per row or per sample: the edge strips' warps keep pace with the others).
+template <class T, class Ln, int M>
+CUSK_HD void fetch_rows(const T* const (&rows)[M], const bool (&inside)[M], bool vec, int x, const int (&cx)[Ln::P],
+                        T cval, std::uint32_t (&raw)[M][Ln::RAWW]) {
+  if (vec) {
+    CUSK_UNROLL
+    for (int m = 0; m < M; ++m) {
+      if (inside[m]) {
+        load_vec<Ln::RAWW>(rows[m] + x, raw[m]);
+      } else {
+        CUSK_UNROLL
+        for (int k = 0; k < Ln::RAWW; ++k) raw[m][k] = Ln::splat_raw(cval);
+      }
+    }
+    return;
+  }
+  T t[M][Ln::P];
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m)
+    CUSK_UNROLL
+    for (int j = 0; j < Ln::P; ++j) t[m][j] = inside[m] && cx[j] >= 0 ? rows[m][cx[j]] : cval;
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m) {
+    CUSK_UNROLL
+    for (int k = 0; k < Ln::RAWW; ++k) raw[m][k] = 0;
+    CUSK_UNROLL
+    for (int j = 0; j < Ln::P; ++j) Ln::put(raw[m], j, t[m][j]);
   }
 }
 
@@ -292,25 +332,40 @@ CUSK_HD void fetch(const T* __restrict__ in, const Geom& g, ndimage::Mode mode, 
 /// returns v of lane - 1 and `xchg.down(v)` v of lane + 1 (any value at the warp's ends); every
 /// lane of the warp must make the same calls. M input rows go through the chain together (they
 /// share its per-level control and interleave their shuffles); the ring holds R + M - 1 rows and
-/// shifts by M once per M input rows.
-template <class T, bool Max, int HMAX, int M, bool Sym, class X>
+/// shifts by M once per M input rows. `Multi`: the footprint may have several planes (else plane 0
+/// only: the plan's level words are then constant-bank operands and the plane loop disappears);
+/// `U`: the symmetric step loop unrolled U times.
+///
+/// Code layout (the instruction cache holds the loop): the boundary maps are hoisted or 32-bit and
+/// off the common path -- the lane's columns are mapped once (a lane inside the image loads its
+/// P samples as one vector, an edge lane gathers through its mapped columns), a row or plane index
+/// inside the image costs one compare -- there is one fetch site in the loop, and each level's
+/// step loop is rolled (one copy of the step per level).
+template <class T, bool Max, int HMAX, int M, bool Sym, bool Multi, int U, class X>
 CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geom& g, ndimage::Mode mode, T cval,
                         const Plan<HMAX>& plan, bool vec_ok, std::int64_t warp_id, int lane, X& xchg) {
   using Ln = Lanes<T>;
   using W = typename Ln::W;
   constexpr int NR = Ln::NR, P = Ln::P, R = 2 * HMAX + 1, NS = R + M - 1;
-  static_assert(M >= 1 && M <= R);
+  static_assert(M >= 1 && M <= R && (U == 1 || U == 2));
 
   const std::int64_t strip = warp_id % plan.strips, rest = warp_id / plan.strips;
   const std::int64_t seg = rest % plan.segs, z = rest / plan.segs;
   if (z >= g.nz) return;  // whole warp
   // Rows, columns and planes are below 2^30 (prepare_plan): 32-bit row and column arithmetic.
-  const int hg = plan.hg, nx = static_cast<int>(g.nx), ny = static_cast<int>(g.ny);
+  const int hg = plan.hg, nx = static_cast<int>(g.nx), ny = static_cast<int>(g.ny), nz = static_cast<int>(g.nz);
   const int x = static_cast<int>(strip) * ((32 - 2 * hg) * P) + (lane - hg) * P;
   const bool out_lane = lane >= hg && lane < 32 - hg && x < nx;
   const int ys = static_cast<int>(seg * plan.seg_rows);
   const int ye = ys + static_cast<int>(plan.seg_rows) < ny ? ys + static_cast<int>(plan.seg_rows) : ny;  // [ys, ye)
   if (ys >= ye) return;
+
+  // The lane's columns, mapped once: a lane wholly inside the image (and aligned) loads in place.
+  const bool vec = vec_ok && x >= 0 && x + P <= nx;
+  int cx[P];
+  CUSK_UNROLL
+  for (int j = 0; j < P; ++j) cx[j] = map32(x + j, nx, mode);
+  const std::int64_t plane_size = g.ny * g.nx;
 
   // During the block of input rows r0 .. r0 + M - 1, ring slot s holds output row
   // r0 + HMAX + M - 1 - s: row r0 + m adds its footprint row dy to slot dy + HMAX + M - 1 - m.
@@ -320,18 +375,41 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
     CUSK_UNROLL
     for (int i = 0; i < NR; ++i) acc[s][i] = Ln::template identity<Max>();
 
-  // Input rows [r_first, r_use] contribute to the segment's outputs; the ring runs on to
-  // ye - 1 + HMAX, where the last output row leaves it.
-  const int r_first = ys + plan.dy_min, r_use = ye - 1 + plan.dy_max, r_end = ye - 1 + HMAX;
-  const int npl = plan.npl;
+  // Input rows from r_first on contribute to the segment's outputs; the ring runs on to
+  // r_end = ye - 1 + HMAX, where the last output row leaves it. Rows past ye - 1 + dy_max (footprints
+  // shorter than the ring) go through the chain too: they feed only output rows >= ye, which are
+  // never stored, and the loop body keeps no branch around the chain. Every row read is mapped
+  // (at most ny - 1 + HMAX + 2M - 1, within map32's range).
+  const int r_first = ys + plan.dy_min, r_end = ye - 1 + HMAX;
+  const int npl = Multi ? plan.npl : 1, pf = plan.pf;
 
-  // One-ahead prefetch of the next (row block, plane).
+  // One-ahead prefetch of the next (row block, plane) into registers, and optionally (pf > 0) an L2
+  // prefetch of the same plane's rows pf rows further down.
   std::uint32_t nxt[M][Ln::RAWW];
+  const int zz0 = map32(static_cast<int>(z) + plan.dz[0], nz, mode);  // the plane of a single-plane footprint
   auto fetch_block = [&](int r, int p) {
-    const std::int64_t zz = ndimage::detail::map_index(z + plan.dz[p], g.nz, mode);
+    const int zz = Multi ? map32(static_cast<int>(z) + plan.dz[p], nz, mode) : zz0;
+    const T* base = in + (zz < 0 ? 0 : zz) * plane_size;
+    const T* rows[M];
+    bool inside[M];
     CUSK_UNROLL
-    for (int m = 0; m < M; ++m)
-      fetch<T, Ln>(in, g, mode, cval, vec_ok, zz, ndimage::detail::map_index(r + m, g.ny, mode), x, nxt[m]);
+    for (int m = 0; m < M; ++m) {
+      const int yy = map32(r + m, ny, mode);
+      rows[m] = base + static_cast<std::int64_t>(yy < 0 ? 0 : yy) * nx;
+      inside[m] = zz >= 0 && yy >= 0;
+    }
+    fetch_rows<T, Ln, M>(rows, inside, vec, x, cx, cval, nxt);
+    if (pf > 0 && zz >= 0 && vec) {
+      CUSK_UNROLL
+      for (int m = 0; m < M; ++m) {
+        const int yp = r + m + pf;
+        if (static_cast<unsigned>(yp) < static_cast<unsigned>(ny)) {
+          const T* q = base + static_cast<std::int64_t>(yp) * nx + x;
+          // One lane per 128-byte line (and the first), not all 32.
+          if (lane == 0 || (reinterpret_cast<std::uintptr_t>(q) & 127u) < sizeof(T) * P) prefetch_l2(q);
+        }
+      }
+    }
   };
   fetch_block(r_first, 0);
 
@@ -341,14 +419,17 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
     for (int m = 0; m < M; ++m)
       CUSK_UNROLL
       for (int i = 0; i < NR; ++i) acc[M - 1 - m][i] = Ln::template identity<Max>();
-    if (r0 <= r_use) {
+    {
       CUSK_CHAIN_NO_UNROLL
       for (int p = 0; p < npl; ++p) {
         W v[M][NR];
         CUSK_UNROLL
         for (int m = 0; m < M; ++m) Ln::unpack(nxt[m], v[m]);
-        if (p + 1 < npl) fetch_block(r0, p + 1);
-        else if (r0 + M <= r_use) fetch_block(r0 + M, 0);
+        {  // the next (row block, plane): one fetch site
+          int nr = r0, np = p + 1;
+          if (np == npl) np = 0, nr = r0 + M;
+          fetch_block(nr, np);  // past r_end on the last pass: read, unused
+        }
 
         auto sym_step = [&] {
           CUSK_UNROLL
@@ -382,12 +463,11 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
           const int ns = Level::sym(w, k), no = Level::one(w, k);
           CUSK_CHAIN_NO_UNROLL
           for (int t = 0; t < ns; ++t) sym_step();
-          if (no != 0) {
-            const bool right = no > 0;
-            const int cnt = right ? no : -no;
-            CUSK_CHAIN_NO_UNROLL
-            for (int t = 0; t < cnt; ++t) one_step(right);
-          }
+          // |no| one-sided steps, rightwards when no > 0 (one loop: the direction is uniform).
+          const bool right = no > 0;
+          const int cnt = right ? no : -no;
+          CUSK_CHAIN_NO_UNROLL
+          for (int t = 0; t < cnt; ++t) one_step(right);
         };
         // Row r0 + m, footprint row dy: slot dy + HMAX + M - 1 - m.
         auto update = [&](int d, bool plus) {
@@ -406,10 +486,14 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
           if constexpr (Sym) {
             // Symmetric plan (Plan::sym): symmetric steps only, rows +d and -d both present.
             const int ns = Level::sym(w, 0);
-#if defined(__CUDA_ARCH__)
-#pragma unroll 2
-#endif
-            for (int t = 0; t < ns; ++t) sym_step();
+            if constexpr (U == 2) {
+              CUSK_CHAIN_NO_UNROLL
+              for (int t = 0; t + 1 < ns; t += 2) sym_step(), sym_step();
+              if (ns & 1) sym_step();
+            } else {
+              CUSK_CHAIN_NO_UNROLL
+              for (int t = 0; t < ns; ++t) sym_step();
+            }
             update(d, true);
             if (d > 0) update(d, false);
           } else {
@@ -436,7 +520,7 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
         for (int i = 0; i < NR; ++i) fin[i] = acc[R - 1 + M - 1 - m][i];
         std::uint32_t raw[Ln::RAWW];
         Ln::pack(fin, raw);
-        T* orow = out + (z * g.ny + y) * g.nx;
+        T* orow = out + z * plane_size + static_cast<std::int64_t>(y) * nx;
         if (vec_ok && x + P <= nx) {
           store_vec<Ln::RAWW>(orow + x, raw);
         } else {
@@ -550,8 +634,8 @@ inline int chain_bucket(const std::vector<RowRun>& runs) {
 /// when the halo lanes would outnumber the working ones.
 template <int HMAX>
 bool prepare_plan(const std::vector<RowRun>& runs, int P, const Geom& g, Plan<HMAX>& plan) {
-  constexpr std::int64_t kMaxExtent = std::int64_t(1) << 30;
-  if (g.nx > kMaxExtent || g.ny > kMaxExtent || g.nz > kMaxExtent) return false;
+  constexpr std::int64_t kMaxExtent = std::int64_t(1) << 30;  // map32's limit: every extent below it
+  if (g.nx >= kMaxExtent || g.ny >= kMaxExtent || g.nz >= kMaxExtent) return false;
   int wh = 0;
   if (!build_plan<HMAX>(runs, plan, wh)) return false;
   plan.hg = (wh + P - 1) / P;

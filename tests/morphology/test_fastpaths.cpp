@@ -289,11 +289,14 @@ struct HostXchg {
 };
 
 /// The row-chain pass of `img` (host, contiguous unless `shift` copies it one element off the
-/// buffer's alignment) over `segs` row segments per strip, every warp run on the host; `general`
-/// runs the kernel variant for any plan even where the symmetric one applies.
+/// buffer's alignment) over `segs` row segments per strip, every warp run on the host. `variant`
+/// 0 runs the kernel the launcher takes (symmetric where the plan allows, the plane loop only for
+/// several planes, the step loop rolled), 1 the one for any plan (one-sided moves and the plane
+/// loop, with the L2 prefetch branch on), 2 the single-plane symmetric one with its step loop
+/// unrolled twice (CUSK_CHAIN_STEP_UNROLL=2).
 template <class S>
 Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mode mode, S cval, std::int64_t segs,
-                    bool shift, bool general) {
+                    bool shift, int variant) {
   const auto runs = footprint_runs(fp);
   const int nd = img.ndim();
   chain::Geom g{1, 1, 1};
@@ -310,24 +313,26 @@ Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mod
     chain::Plan<H> plan{};
     EXPECT_TRUE(chain::prepare_plan<H>(runs, chain::Lanes<S>::P, g, plan));
     chain::set_segments(plan, g, segs);
+    if (variant == 1) plan.pf = 5;
     const bool vec_ok = chain::vector_ok<S>(chain::Lanes<S>::P, g.nx, in, op);
     const std::int64_t warps = plan.strips * plan.segs * g.nz;
-    const bool use_sym = plan.sym && !general;
     for (std::int64_t w = 0; w < warps; ++w) {
       const std::function<void(int)> body = [&](int lane) {
         HostXchg x{&warp, lane};
-        // The variant the launcher takes (the symmetric one where the plan allows it), or with
-        // `general` the one for any plan.
-        auto pass = [&]<bool Mx, bool Sym>() {
-          chain::chain_warp<S, Mx, H, chain::kBlockRows, Sym>(in, op, g, mode, cval, plan, vec_ok, w, lane, x);
+        auto pass = [&]<bool Mx, bool Sym, bool Multi, int U>() {
+          chain::chain_warp<S, Mx, H, chain::kBlockRows, Sym, Multi, U>(in, op, g, mode, cval, plan, vec_ok, w, lane,
+                                                                        x);
         };
-        if (is_max) {
-          if (use_sym) pass.template operator()<true, true>();
-          else pass.template operator()<true, false>();
-        } else {
-          if (use_sym) pass.template operator()<false, true>();
-          else pass.template operator()<false, false>();
-        }
+        auto pick = [&]<bool Mx>() {
+          if (variant == 1) pass.template operator()<Mx, false, true, 1>();
+          else if (variant == 2) pass.template operator()<Mx, true, false, 2>();
+          else if (plan.npl > 1 && plan.sym) pass.template operator()<Mx, true, true, 1>();
+          else if (plan.npl > 1) pass.template operator()<Mx, false, true, 1>();
+          else if (plan.sym) pass.template operator()<Mx, true, false, 1>();
+          else pass.template operator()<Mx, false, false, 1>();
+        };
+        if (is_max) pick.template operator()<true>();
+        else pick.template operator()<false>();
       };
       warp.run(body);
     }
@@ -347,15 +352,32 @@ void expect_chain_matches(const Array& img, const Array& fp, bool is_max, ndimag
                           std::int64_t segs, bool shift) {
   const ndimage::RankFilterOptions o{.footprint = fp.share(), .mode = mode, .cval = cval};
   const Array expected = is_max ? ndimage::maximum_filter(img, o) : ndimage::minimum_filter(img, o);
-  EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, false));
+  EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 0));
   chain::Plan<chain::kMaxH> plan{};
   int wh = 0;
-  if (chain::build_plan(footprint_runs(fp), plan, wh) && plan.sym)  // else the first run was the general one
-    EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, true));
+  ASSERT_TRUE(chain::build_plan(footprint_runs(fp), plan, wh));
+  // The general variant where the first run took another one; the unrolled symmetric one.
+  if (plan.sym || plan.npl == 1)
+    EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 1));
+  if (plan.sym && plan.npl == 1)
+    EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 2));
 }
 
 const std::vector<ndimage::Mode> kNdModes = {ndimage::Mode::reflect, ndimage::Mode::constant, ndimage::Mode::nearest,
                                              ndimage::Mode::mirror, ndimage::Mode::wrap};
+
+TEST(MorphologyChainPlan, Map32IsMapIndex) {
+  // The kernel's 32-bit index map against ndimage's: every mode, extents 1..9 and large ones,
+  // indices a few hundred outside either end.
+  for (ndimage::Mode mode : {ndimage::Mode::reflect, ndimage::Mode::constant, ndimage::Mode::nearest,
+                             ndimage::Mode::mirror, ndimage::Mode::wrap})
+    for (int n : {1, 2, 3, 4, 5, 7, 9, 100, 8192, (1 << 30) - 1}) {
+      for (int i = -300; i <= 300; ++i) {
+        ASSERT_EQ(chain::map32(i, n, mode), ndimage::detail::map_index(i, n, mode)) << i << " " << n;
+        ASSERT_EQ(chain::map32(n - 1 + i, n, mode), ndimage::detail::map_index(n - 1 + i, n, mode)) << i << " " << n;
+      }
+    }
+}
 
 TEST(MorphologyChainEmu, TwoDimensionalEveryFootprintDtypeMode) {
   // Shapes: one pixel, smaller than the footprints, a single row / column, two strips, vector and
@@ -670,6 +692,58 @@ TEST(GpuMorphologyChain, StridedMisalignedAndOut) {
     Array out = wide.slice({Slice{.start = 1, .step = 2}, Slice{.start = 3, .step = 3}});
     erosion_into(dv, out, {.footprint = diamond(4), .mode = MorphMode::constant, .cval = 3}, s);
     EXPECT_ARRAY_EQ(erosion(hv, {.footprint = diamond(4), .mode = MorphMode::constant, .cval = 3}), out);
+  }
+}
+
+/// The row-chain pass called directly (whatever fast_minmax_pass would route the footprint to):
+/// 3-D footprints of several planes, which the dispatch sends to the sparse-table kernel first.
+template <class T>
+void expect_direct_chain(const Array& h, const Footprint& fp, bool is_max, MorphMode m, double cval, const Stream& s) {
+  using cuskimage::morphology::detail::cuda_chain_minmax;
+  const ndimage::Mode mode = m == MorphMode::constant ? ndimage::Mode::constant
+                             : m == MorphMode::wrap   ? ndimage::Mode::wrap
+                             : m == MorphMode::mirror ? ndimage::Mode::mirror
+                             : m == MorphMode::nearest ? ndimage::Mode::nearest
+                                                       : ndimage::Mode::reflect;
+  const ndimage::RankFilterOptions o{.footprint = fp.array().share(), .mode = mode, .cval = cval};
+  const Array expected = is_max ? ndimage::maximum_filter(h, o) : ndimage::minimum_filter(h, o);
+  const Array d = h.to(Device::cuda(), s);
+  Array out = Array::empty(h.shape(), h.dtype(), Device::cuda(), s);
+  ASSERT_TRUE(cuda_chain_minmax<T>(d, out, footprint_runs(fp.array()), is_max, mode, static_cast<T>(cval), s.handle()));
+  EXPECT_ARRAY_EQ(expected, out);
+}
+
+TEST(GpuMorphologyChain, DirectMultiPlaneAndSinglePlane) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  std::uint64_t seed = 1300;
+  std::size_t k = 0;
+  const std::vector<Shape> shapes = {{1, 1, 1}, {3, 4, 5}, {11, 13, 70}, {7, 33, 300}, {40, 96, 200}};
+  for (int r = 1; r <= 5; ++r)
+    for (const Shape& shape : shapes) {
+      const MorphMode m = kModes[k % kModes.size()];
+      if (m == MorphMode::max || m == MorphMode::min || m == MorphMode::ignore) {
+        ++k;
+        continue;  // the direct call takes ndimage modes only
+      }
+      SCOPED_TRACE("ball" + std::to_string(r) + " " + std::string(morph_mode_name(m)) + " " + shape_str(shape));
+      const bool is_max = k % 2 == 1;
+      switch (k++ % 3) {
+        case 0: expect_direct_chain<std::uint8_t>(fresh(shape, DType::uint8, seed++), ball(r), is_max, m, 7, s); break;
+        case 1: expect_direct_chain<std::uint16_t>(fresh(shape, DType::uint16, seed++), ball(r), is_max, m, 7, s); break;
+        default: expect_direct_chain<std::int32_t>(fresh(shape, DType::int32, seed++), ball(r), is_max, m, -7, s); break;
+      }
+    }
+  // Asymmetric several-plane footprints, a single-plane 3-D footprint, 2-D footprints.
+  for (MorphMode m : {MorphMode::reflect, MorphMode::constant, MorphMode::wrap}) {
+    SCOPED_TRACE(morph_mode_name(m));
+    expect_direct_chain<std::uint8_t>(fresh({9, 30, 141}, DType::uint8, seed++), footprint_rectangle({2, 3, 4}), false, m,
+                                      3, s);
+    expect_direct_chain<std::uint16_t>(fresh({9, 30, 141}, DType::uint16, seed++), octahedron(4), true, m, 3, s);
+    expect_direct_chain<std::uint8_t>(fresh({6, 50, 203}, DType::uint8, seed++),
+                                      Footprint(disk(6).array().reshape({1, 13, 13})), false, m, 3, s);
+    expect_direct_chain<std::uint8_t>(fresh({301, 517}, DType::uint8, seed++), disk(10), true, m, 3, s);
+    expect_direct_chain<std::int32_t>(fresh({77, 230}, DType::int32, seed++), diamond(9), false, m, 3, s);
   }
 }
 
