@@ -8,9 +8,8 @@
 // so every global access of a warp is one contiguous span whatever CI, CO and the element sizes
 // are. uint8 input of ops with tables (sRGB linearisation, stain log, HSV reciprocals) reads them
 // from a kernel parameter the host built with the CPU backend's code, copied to shared memory once
-// per block: both backends read the same bits. Anything
-// else (strided views, channel_axis != -1 transposes) takes the strided kernel: one pixel per thread
-// through Indexer, tables as above.
+// per block: both backends read the same bits. Anything else (strided views, channel_axis != -1
+// transposes) takes the strided kernel: one pixel per thread through Indexer, tables as above.
 //
 // ---- Launch policy (the one place it is decided: tile_policy below) ----------------------------
 //
@@ -40,10 +39,14 @@
 //     conflicts of 32 random bytes (16 lanes over 16 bank pairs: ~3-way) cost ~0.6 shared-memory
 //     wavefronts per pixel, ~40 us per SM of shared-memory pipe at 4096^2 -- as long as the 44 us
 //     memory floor. It now converts bytes with unsigned_unit (one DFMA per channel, exact).
-// Occupancy (sm_90, ptxas): uint8 -> float64 rgb2lab 32 registers / 30 KiB shared (7 blocks per SM),
-// rgb2hsv 32 / 32 KiB (6), rgb2hed 40 / 30 KiB (6: registers), ycbcr 32 / 28 KiB (7), rgb2luv 44
-// (5), rgb2gray 28 / 11 KiB (8); tile 512 halves the staging (all of these 8 by shared memory) and a
-// register cap (__launch_bounds__ min blocks = what the shared memory allows) takes rgb2hed to 7.
+//   - rgb2hed's clamp np.maximum(stains, 0) compiled to a branch per channel (BSSY / BRA around the
+//     NaN test) and 40 registers (6 blocks per SM); it is a select now: 28 registers (7 blocks).
+// Occupancy (sm_90, ptxas, tile 1024): uint8 -> float64 rgb2lab 32 registers / 29 KiB shared (7
+// blocks per SM), rgb2hsv 32 / 31 KiB (6), rgb2hed 28 / 29 KiB (7), ycbcr 31 / 27 KiB (7), rgb2luv
+// 46 (5: registers), rgb2gray 26 / 11 KiB (8); float32 rgb2lab 48 (5), rgb2hed 34 (6). Tile 512
+// halves the staging (the uint8 ones then fit 8 blocks by shared memory) and the register cap
+// (__launch_bounds__ min blocks = what the shared memory allows) brings those at 33+ registers to
+// 32 (spilling 20-150 bytes for the heavier ones: rgb2luv uint8 104).
 //
 // Temporary tuning switches (for H200 sweeps; read once per process in the host dispatch below,
 // unset = the policy; to be removed once the sweep has fixed the policy):
@@ -55,13 +58,17 @@
 //                               allows (<= 8), so ptxas caps registers to match; uint8 / float32.
 //   CUSK_COLOR_BLOCKS_PER_SM=n  resident blocks per SM counted for the persistent grid (<= occupancy).
 //   CUSK_COLOR_GRAY_LUT=1       rgb2gray from uint8 through a table (the previous commit's path).
+//   CUSK_COLOR_CARVEOUT=p       cudaFuncAttributePreferredSharedMemoryCarveout (percent of the
+//                               unified L1 / shared memory; 100: all shared) of each tile kernel.
 //
 // Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB), 16,384 tiles of 1024 pixels:
 //   rgb2lab / rgb2hsv / rgb2hed -> float64 x 3 (402.7 MB): 453 MB, floor 108 us, target 162 us.
 //   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us.
-// Issued instructions per pixel (sm_90 SASS, per-pixel loop plus staging): rgb2lab ~103, rgb2hsv
-// ~65, rgb2hed ~60, rgb2gray ~16 (3 LDS.U8, 3 DFMA conversions, DMUL + 2 DFMA, STS.64; was ~27 with
-// the table). Measured (H200, persistent wave for all): rgb2lab 141 us, rgb2hsv 138, rgb2hed 136,
+// Issued instructions per pixel (sm_90 SASS of the per-pixel loop): rgb2lab ~100, rgb2hsv ~60,
+// rgb2hed ~36 (3 LDS.U8, 3 LDS.64 table reads, 9 FP64, 3 DSETP + 6 FSEL, 3 STS.64), rgb2gray ~28
+// (3 LDS.U8, 3 DFMA conversions, DMUL + 2 DFMA, one STS.64, and 11 constant moves ptxas
+// rematerialises; 5 shared-memory wavefronts per 32 pixels instead of ~15-20 with the table).
+// Measured (H200, persistent wave for all): rgb2lab 141 us, rgb2hsv 138, rgb2hed 136,
 // rgb2gray 66. Predicted with this policy: rgb2lab / rgb2hsv unchanged (141 / 138), rgb2hed
 // 118-124 us (the one-tile kernel's 124 less the device log table it built per block), rgb2gray
 // 46-51 us (the one-tile kernel's 51 with cheaper conversions).
@@ -134,6 +141,7 @@ struct TileTuning {
   int regcap = -1;        // CUSK_COLOR_REGCAP (-1: the policy's)
   int blocks_per_sm = 0;  // CUSK_COLOR_BLOCKS_PER_SM (0: the occupancy)
   bool gray_lut = false;  // CUSK_COLOR_GRAY_LUT
+  int carveout = -1;      // CUSK_COLOR_CARVEOUT (-1: the driver's choice)
 };
 
 inline const TileTuning& tile_tuning() {
@@ -148,6 +156,7 @@ inline const TileTuning& tile_tuning() {
     r.regcap = get("CUSK_COLOR_REGCAP", -1);
     r.blocks_per_sm = std::max(get("CUSK_COLOR_BLOCKS_PER_SM", 0), 0);
     r.gray_lut = get("CUSK_COLOR_GRAY_LUT", 0) != 0;
+    r.carveout = std::min(get("CUSK_COLOR_CARVEOUT", -1), 100);
     return r;
   }();
   return t;
@@ -328,15 +337,16 @@ inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(
 
 /// Launches one tile-kernel instantiation: grid = tiles (waves == 0) or min(tiles, waves x SMs x
 /// resident blocks per SM, capped at blocks_per_sm when > 0). The first launch of an instantiation
-/// asks for the largest shared-memory carveout (the kernel stages everything in shared memory; its
-/// loads have no reuse in L1) and queries its occupancy.
+/// queries its occupancy (the driver sizes the shared-memory carveout of a launch so that the
+/// occupancy is not limited by it, unless CUSK_COLOR_CARVEOUT sets a preference).
 template <class In, class T, class OpT, int kTile, int kMinBlocks>
 void launch_tile(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
                  int waves, int blocks_per_sm, cudaStream_t stream) {
   auto* kernel = pixel_tile_kernel<In, T, OpT, kTile, kMinBlocks>;
   static const int per_sm = [kernel] {
-    CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         cudaSharedmemCarveoutMaxShared));
+    if (tile_tuning().carveout >= 0)
+      CUSK_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, tile_tuning().carveout));
     int n = 0;
     CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kPixThreads, 0));
     return n > 0 ? n : 1;
