@@ -104,8 +104,9 @@ inline constexpr int kTables = std::is_same_v<In, std::uint8_t> ? OpT::u8_tables
 
 /// Static shared memory of a tile-kernel instantiation (staging and tables), in bytes.
 template <class In, class T, class OpT, int kTile>
-inline constexpr int kTileSmem = kTile * (OpT::cin * static_cast<int>(sizeof(In)) + OpT::cout * static_cast<int>(sizeof(T))) +
-                                 (kTables<In, OpT> > 0 ? kTables<In, OpT> * 256 * 8 : 8);
+inline constexpr int kTileSmem =
+    kTile * (OpT::cin * static_cast<int>(sizeof(In)) + OpT::cout * static_cast<int>(sizeof(T))) +
+    (kTables<In, OpT> > 0 ? kTables<In, OpT> * 256 * 8 : 8);
 /// Blocks per SM that the H200's 228 KiB of shared memory holds (1 KiB reserved per block), at
 /// most 2048 / kPixThreads: the register cap's __launch_bounds__ min blocks.
 template <class In, class T, class OpT, int kTile>

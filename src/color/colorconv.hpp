@@ -92,7 +92,8 @@ template <class T, class In>
 CUSK_HD T to_float(In x) {
   if constexpr (std::is_same_v<In, T>)
     return x;
-  else if constexpr (std::is_same_v<T, double> && (std::is_same_v<In, std::uint8_t> || std::is_same_v<In, std::uint16_t>))
+  else if constexpr (std::is_same_v<T, double> &&
+                     (std::is_same_v<In, std::uint8_t> || std::is_same_v<In, std::uint16_t>))
     return unsigned_unit(x);
   else
     return cuskimage::util::detail::ImgConvert<In, T>{}(x);
