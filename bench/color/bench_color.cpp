@@ -3,8 +3,11 @@
 // CUDA-event timing with an L2 flush (cuskbench::run). Bytes moved: the input read once plus the
 // output written once (uint8 RGB -> float64: 3 + 24 bytes per pixel, 453 MB at 4096^2, floor 108 us;
 // rgb2gray: 3 + 8 bytes, 185 MB, floor 44 us). pct_floor = floor / measured. Before the issue-7
-// rework (3eaa2ae): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51; predicted now ~127,
-// ~115, ~115, ~47 (kernels/color/pixel.cuh has the instruction counts behind them).
+// rework (3eaa2ae, one tile per block): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51; with
+// the persistent wave for every op (eb828b3..fd64cf8): 141, 138, 136, 66. Predicted with the per-op
+// launch policy of kernels/color/pixel.cuh (heavy ops persistent, light ops one tile per block, no
+// table for rgb2gray): 141, 138, 118-124, 46-51. bench/color/sweep_color.sh runs the targets (or
+// any filter) under each of the temporary CUSK_COLOR_* launch switches.
 // Argument 0 is the square size (4096 for the targets; 1024 for the CPU backend).
 #include <benchmark/benchmark.h>
 

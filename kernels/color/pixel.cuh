@@ -1,36 +1,77 @@
 // CUDA kernels of the pixel conversions (one read and one write of every element).
 //
-// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: persistent
-// blocks (one wave: SMs x resident blocks) stride over tiles of kTilePix pixels; a tile's input is
-// staged in shared memory with 16-byte loads issued one tile ahead (into registers, while the block
-// converts the tile before), each thread converts pixels from shared memory into a staged output,
-// which goes back with 16-byte stores that drain while the block converts the next tile; fixed
-// trip counts and 32-bit offsets in full tiles, so every global access of a warp is one contiguous
-// span whatever CI, CO and the element sizes are. uint8 input of ops with tables (sRGB
-// linearisation, stain log, img_as_float, HSV reciprocals) reads them from a kernel parameter the
-// host built with the CPU backend's code, copied to shared memory once per block: both backends
-// read the same bits, and no block spends 256 pow/log on its own copy. Anything else (strided
-// views, channel_axis != -1 transposes) takes the strided kernel: one pixel per thread through
-// Indexer, tables as above.
+// Contiguous channel-last input and output (16-byte aligned) take the tile kernel: blocks of 256
+// threads walk tiles of kTile pixels (tile += gridDim.x); a tile's input is staged in shared memory
+// with 16-byte loads (issued into registers one tile ahead when a block has a next tile, so they fly
+// while it converts the tile before), each thread converts pixels from shared memory into a staged
+// output, which goes back with 16-byte stores; fixed trip counts and 32-bit offsets in full tiles,
+// so every global access of a warp is one contiguous span whatever CI, CO and the element sizes
+// are. uint8 input of ops with tables (sRGB linearisation, stain log, HSV reciprocals) reads them
+// from a kernel parameter the host built with the CPU backend's code, copied to shared memory once
+// per block: both backends read the same bits. Anything else (strided views, channel_axis != -1
+// transposes) takes the strided kernel: one pixel per thread through Indexer, tables as above.
+//
+// ---- Launch policy (the one place it is decided: tile_policy below) ----------------------------
+//
+// Per op and input dtype, by arithmetic weight (issue time per pixel against memory time per pixel):
+//   heavy (rgb2lab, rgb2hsv, luv, xyz2lab, the inverses with pow / exp / trig, and every op whose
+//     uint16 / float input runs a transcendental per element): persistent, grid = one wave of
+//     resident blocks (SMs x occupancy), each block walking ~18 tiles with its next tile's loads in
+//     flight during the FP64 work of the current one;
+//   light (rgb2gray, separate_stains / rgb2hed and rgb2xyz from uint8 (a table and a 3x3 product),
+//     the matrix conversions (LinearOp: ycbcr, yuv, ...), rgba2rgb): one tile per block (grid =
+//     tiles), the launch of the kernel these ops had before the persistent one (3eaa2ae: rgb2hed
+//     0.124 ms, rgb2gray 0.051 ms at 4096^2).
+// Tile 1024 pixels (4 per thread; 512 where the staging would pass 40 KiB), no register cap.
+// Why light ops lost with the persistent wave (H200, 4096^2 uint8 -> float64: rgb2hed 0.124 ->
+// 0.136 ms, rgb2gray 0.051 -> 0.066):
+//   - nothing to hide: the next tile's loads are issued before the convert phase, but a light op's
+//     convert phase (~60 instructions x 4 pixels per thread for rgb2hed) is far shorter than a
+//     loaded DRAM latency, so every tile still waits for its input at the top of the loop, as a
+//     fresh block does; the prefetch buys nothing;
+//   - lock-step phases: all blocks start together and do the same work, so an SM's 6-8 blocks wait
+//     for their loads, convert and burst their stores (8x the load bytes) at about the same moments;
+//     one-tile blocks start whenever one retires and settle into a mix of ages (some loading, some
+//     storing), which keeps DRAM busy; the persistent blocks only drift apart over ~16-21 tiles;
+//   - wave quantisation: 16,384 tiles over 792 rgb2hed blocks (40 registers: 6 per SM) are 20.7
+//     tiles each, so the last of 21 rounds runs 70 % full; 15.5 for rgb2gray's 1056;
+//   - rgb2gray also moved to a uint8 table in the same commit: three LDS.64 per pixel with the bank
+//     conflicts of 32 random bytes (16 lanes over 16 bank pairs: ~3-way) cost ~0.6 shared-memory
+//     wavefronts per pixel, ~40 us per SM of shared-memory pipe at 4096^2 -- as long as the 44 us
+//     memory floor. It now converts bytes with unsigned_unit (one DFMA per channel, exact).
+//   - rgb2hed's clamp np.maximum(stains, 0) compiled to a branch per channel (BSSY / BRA around the
+//     NaN test) and 40 registers (6 blocks per SM); it is a select now: 28 registers (7 blocks).
+// Occupancy (sm_90, ptxas, tile 1024): uint8 -> float64 rgb2lab 32 registers / 29 KiB shared (7
+// blocks per SM), rgb2hsv 32 / 31 KiB (6), rgb2hed 28 / 29 KiB (7), ycbcr 31 / 27 KiB (7), rgb2luv
+// 46 (5: registers), rgb2gray 26 / 11 KiB (8); float32 rgb2lab 48 (5), rgb2hed 34 (6). Tile 512
+// halves the staging (the uint8 ones then fit 8 blocks by shared memory) and the register cap
+// (__launch_bounds__ min blocks = what the shared memory allows) brings those at 33+ registers to
+// 32 (spilling 20-150 bytes for the heavier ones: rgb2luv uint8 104).
+//
+// Temporary tuning switches (for H200 sweeps; read once per process in the host dispatch below,
+// unset = the policy; to be removed once the sweep has fixed the policy):
+//   CUSK_COLOR_WAVES=w          0: one tile per block; w > 0: persistent, grid = min(tiles, w x SMs x
+//                               resident blocks per SM). Every op and dtype.
+//   CUSK_COLOR_TILE=512|1024|2048  pixels per tile, uint8 and float32 inputs only, where the staging
+//                               fits 40 KiB (2048: rgb2gray); otherwise the policy's.
+//   CUSK_COLOR_REGCAP=0|1       __launch_bounds__ min blocks per SM = what the tile's shared memory
+//                               allows (<= 8), so ptxas caps registers to match; uint8 / float32.
+//   CUSK_COLOR_BLOCKS_PER_SM=n  resident blocks per SM counted for the persistent grid (<= occupancy).
+//   CUSK_COLOR_GRAY_LUT=1       rgb2gray from uint8 through a table (the previous commit's path).
+//   CUSK_COLOR_CARVEOUT=p       cudaFuncAttributePreferredSharedMemoryCarveout (percent of the
+//                               unified L1 / shared memory; 100: all shared) of each tile kernel.
 //
 // Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB), 16,384 tiles of 1024 pixels:
 //   rgb2lab / rgb2hsv / rgb2hed -> float64 x 3 (402.7 MB): 453 MB, floor 108 us, target 162 us.
 //   rgb2gray -> float64 x 1 (134.2 MB): 185 MB, floor 44 us.
-// Issued instructions per pixel (sm_90 SASS of the tile kernel: the per-pixel loop plus staging;
-// before = 3eaa2ae, whose blocks also built their table with 256 pow / log each, ~30 per pixel,
-// and rgb2lab divided by the white in every thread):
-//   rgb2lab  ~250 -> ~103 (FP64 62 -> 41, MUFU/conversions 15 -> 6 F2F; the cube root of
-//            colorconv.hpp, white folded into the matrix, the dark-pixel segment in a warp-uniform
-//            branch);
-//   rgb2hsv  ~180 -> ~65 (divergent per-channel divisions with 5 MUFU.RCP64H and 3 I2F -> 16
-//            FP64, tables, no conversion);
-//   rgb2hed  ~103 -> ~60; rgb2gray ~32 -> ~27 (table reads instead of I2F + DMUL).
-// Measured before (H200): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51, which fit
-// t ~ 0.7 x floor + 0.5 us x (instructions per pixel): the issue time of the ~132 x 4 schedulers
-// (~0.5 us per instruction per pixel at 1.98 GHz) barely hidden behind the memory traffic.
-// Predicted now by that fit: rgb2lab ~127 us (1.18x), rgb2hsv ~110-120 us (1.1x, floor-bound),
-// rgb2hed ~110-120 us, rgb2gray ~45-50 us; lower if the one-tile-ahead loads and draining stores
-// overlap compute better than the old one-tile blocks did.
+// Issued instructions per pixel (sm_90 SASS of the per-pixel loop): rgb2lab ~100, rgb2hsv ~60,
+// rgb2hed ~36 (3 LDS.U8, 3 LDS.64 table reads, 9 FP64, 3 DSETP + 6 FSEL, 3 STS.64), rgb2gray ~28
+// (3 LDS.U8, 3 DFMA conversions, DMUL + 2 DFMA, one STS.64, and 11 constant moves ptxas
+// rematerialises; 5 shared-memory wavefronts per 32 pixels instead of ~15-20 with the table).
+// Measured (H200, persistent wave for all): rgb2lab 141 us, rgb2hsv 138, rgb2hed 136,
+// rgb2gray 66. Predicted with this policy: rgb2lab / rgb2hsv unchanged (141 / 138), rgb2hed
+// 118-124 us (the one-tile kernel's 124 less the device log table it built per block), rgb2gray
+// 46-51 us (the one-tile kernel's 51 with cheaper conversions).
 // float32 input -> float32 output moves 12 + 12 bytes per pixel (403 MB, floor 96 us).
 #pragma once
 
@@ -38,6 +79,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "cuskimage/array.hpp"
@@ -48,13 +90,78 @@
 namespace cuskimage::color::detail {
 
 inline constexpr int kPixThreads = 256;
-/// Pixels per block tile: 1024 (4 per thread) unless the staging buffers would pass 40 KiB.
+
+/// Whether a tile of kTile pixels stages within 40 KiB (input + output).
+template <class In, class T, int CI, int CO, int kTile>
+inline constexpr bool kTileFits = (CI * sizeof(In) + CO * sizeof(T)) * kTile <= 40960;
+/// The default pixels per tile: 1024 (4 per thread) unless the staging would pass 40 KiB.
 template <class In, class T, int CI, int CO>
-inline constexpr int kTilePix = (CI * sizeof(In) + CO * sizeof(T)) * 1024 <= 40960 ? 1024 : 512;
+inline constexpr int kTilePix = kTileFits<In, T, CI, CO, 1024> ? 1024 : 512;
 
 /// Number of 256-double tables an op reads for input type In (0: none).
 template <class In, class OpT>
 inline constexpr int kTables = std::is_same_v<In, std::uint8_t> ? OpT::u8_tables : 0;
+
+/// Static shared memory of a tile-kernel instantiation (staging and tables), in bytes.
+template <class In, class T, class OpT, int kTile>
+inline constexpr int kTileSmem =
+    kTile * (OpT::cin * static_cast<int>(sizeof(In)) + OpT::cout * static_cast<int>(sizeof(T))) +
+    (kTables<In, OpT> > 0 ? kTables<In, OpT> * 256 * 8 : 8);
+/// Blocks per SM that the H200's 228 KiB of shared memory holds (1 KiB reserved per block), at
+/// most 2048 / kPixThreads: the register cap's __launch_bounds__ min blocks.
+template <class In, class T, class OpT, int kTile>
+inline constexpr int kSmemBlocks = std::min(2048 / kPixThreads, 233472 / (kTileSmem<In, T, OpT, kTile> + 1024));
+
+/// The launch class of op OpT on input In (see "Launch policy" above).
+template <class In, class OpT>
+inline constexpr bool kLightOp =
+    std::is_base_of_v<RgbToGrayOp, OpT> || std::is_same_v<OpT, LinearOp> || std::is_same_v<OpT, RgbaToRgbOp> ||
+    (std::is_same_v<In, std::uint8_t> && (std::is_same_v<OpT, SeparateOp> || std::is_same_v<OpT, RgbToXyzOp>));
+
+/// A tile-kernel launch: pixels per tile, persistent waves (0: one tile per block), register cap.
+struct TilePolicy {
+  int tile;
+  int waves;
+  bool regcap;
+};
+
+/// The policy of op OpT from In to T (the only place it is chosen; the notes above say why).
+template <class In, class T, class OpT>
+constexpr TilePolicy tile_policy() {
+  constexpr int tile = kTilePix<In, T, OpT::cin, OpT::cout>;
+  if constexpr (kLightOp<In, OpT>)
+    return {tile, 0, false};
+  else
+    return {tile, 1, false};
+}
+
+/// Temporary overrides of the policy from the environment (see the notes above), read once.
+struct TileTuning {
+  int tile = 0;           // CUSK_COLOR_TILE (0: the policy's)
+  int waves = -1;         // CUSK_COLOR_WAVES (-1: the policy's)
+  int regcap = -1;        // CUSK_COLOR_REGCAP (-1: the policy's)
+  int blocks_per_sm = 0;  // CUSK_COLOR_BLOCKS_PER_SM (0: the occupancy)
+  bool gray_lut = false;  // CUSK_COLOR_GRAY_LUT
+  int carveout = -1;      // CUSK_COLOR_CARVEOUT (-1: the driver's choice)
+};
+
+inline const TileTuning& tile_tuning() {
+  static const TileTuning t = [] {
+    auto get = [](const char* name, int dflt) {
+      const char* v = std::getenv(name);
+      return v != nullptr && *v != '\0' ? std::atoi(v) : dflt;
+    };
+    TileTuning r;
+    r.tile = get("CUSK_COLOR_TILE", 0);
+    r.waves = get("CUSK_COLOR_WAVES", -1);
+    r.regcap = get("CUSK_COLOR_REGCAP", -1);
+    r.blocks_per_sm = std::max(get("CUSK_COLOR_BLOCKS_PER_SM", 0), 0);
+    r.gray_lut = get("CUSK_COLOR_GRAY_LUT", 0) != 0;
+    r.carveout = std::min(get("CUSK_COLOR_CARVEOUT", -1), 100);
+    return r;
+  }();
+  return t;
+}
 
 /// The op's uint8 tables, built on the host (op.u8_table, as the CPU backend) and passed by value.
 template <int K>
@@ -110,29 +217,30 @@ __device__ __forceinline__ void block_copy(unsigned char* __restrict__ dst, cons
   for (int i = vec * 16 + threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
 }
 
-/// Contiguous channel-last pixels, persistent blocks (a grid of one wave) striding over tiles of
-/// kTile pixels. Full tiles: the tile's input is staged in shared memory from registers loaded one
-/// tile ahead (the loads fly while the block converts the tile before), converted pixel by pixel
-/// into a staged output, then written back with 16-byte stores that drain while the block moves on
-/// to the next tile; fixed trip counts, 32-bit shared offsets, two barriers per tile. The last,
-/// partial tile (one block) takes bounded loops. The uint8 tables are copied to shared memory once
-/// per block.
-template <class In, class T, class OpT>
-__global__ void __launch_bounds__(kPixThreads)
+/// Contiguous channel-last pixels: block b converts tiles b, b + gridDim.x, ... of kTile pixels
+/// (grid = tiles: one tile per block; a smaller grid: persistent blocks). Full tiles: the tile's
+/// input is staged in shared memory from registers (loaded one tile ahead when the block has a next
+/// tile: those loads fly while it converts the tile before), converted pixel by pixel into a staged
+/// output, then written back with 16-byte stores that drain while the block moves on; fixed trip
+/// counts, 32-bit shared offsets, two barriers per tile. The last, partial tile (one block) takes
+/// bounded loops. The uint8 tables are copied to shared memory once per block. kMinBlocks > 0:
+/// the register cap (__launch_bounds__ min blocks per SM); 0 leaves ptxas its default (an explicit
+/// 1 lets it take far more registers: rgb2lab 48, rgb2hsv 43 instead of 32).
+template <class In, class T, class OpT, int kTile, int kMinBlocks>
+__global__ void __launch_bounds__(kPixThreads, kMinBlocks)
     pixel_tile_kernel(const In* __restrict__ in, T* __restrict__ out, std::int64_t npix, OpT op,
                       const __grid_constant__ U8Tables<kTables<In, OpT>> tables) {
   constexpr int CI = OpT::cin, CO = OpT::cout, K = kTables<In, OpT>;
-  constexpr int kTile = kTilePix<In, T, CI, CO>;
   constexpr int kInBytes = kTile * CI * static_cast<int>(sizeof(In));
   constexpr int kOutBytes = kTile * CO * static_cast<int>(sizeof(T));
   static_assert(kInBytes % 16 == 0 && kOutBytes % 16 == 0, "tiles are whole 16-byte vectors");
+  static_assert(kTileFits<In, T, CI, CO, kTile>, "the staging fits 40 KiB");
   constexpr int kInVec = kInBytes / 16, kOutVec = kOutBytes / 16;
   constexpr int kInPer = (kInVec + kPixThreads - 1) / kPixThreads;
   constexpr int kOutPer = (kOutVec + kPixThreads - 1) / kPixThreads;
   __shared__ uint4 s_in[kInVec];
   __shared__ uint4 s_out[kOutVec];
   __shared__ double s_tab[K > 0 ? K * 256 : 1];
-  load_tables<K>(tables, s_tab);
   const In* si = reinterpret_cast<const In*>(s_in);
   T* so = reinterpret_cast<T*>(s_out);
   const int tid = static_cast<int>(threadIdx.x);
@@ -148,7 +256,14 @@ __global__ void __launch_bounds__(kPixThreads)
       if (kInVec % kPixThreads == 0 || idx < kInVec) pre[i] = src[idx];
     }
   };
-  if (tile < nfull) fetch(tile);
+  // Light ops (one tile per block: every block copies the tables) issue their first loads before
+  // the copy, so it runs under their latency; heavy ops copy first (persistent blocks copy once,
+  // and ptxas gives rgb2lab 40 registers instead of 32 -- 6 blocks per SM instead of 7 -- when the
+  // loads' registers live across the copy).
+  constexpr bool kFetchFirst = kLightOp<In, OpT>;
+  if (kFetchFirst && tile < nfull) fetch(tile);
+  load_tables<K>(tables, s_tab);
+  if (!kFetchFirst && tile < nfull) fetch(tile);
   for (; tile < nfull; tile += gridDim.x) {
 #pragma unroll
     for (int i = 0; i < kInPer; ++i) {
@@ -221,19 +336,76 @@ inline unsigned pixel_blocks(std::int64_t work) {
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
-/// Tile-kernel blocks resident on the current device at once (SMs x blocks per SM; the per-SM
-/// count is queried once per instantiation).
-template <class In, class T, class OpT>
-std::int64_t tile_blocks() {
-  static const int per_sm = [] {
+/// Launches one tile-kernel instantiation: grid = tiles (waves == 0) or min(tiles, waves x SMs x
+/// resident blocks per SM, capped at blocks_per_sm when > 0). The first launch of an instantiation
+/// queries its occupancy (the driver sizes the shared-memory carveout of a launch so that the
+/// occupancy is not limited by it, unless CUSK_COLOR_CARVEOUT sets a preference).
+template <class In, class T, class OpT, int kTile, int kMinBlocks>
+void launch_tile(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
+                 int waves, int blocks_per_sm, cudaStream_t stream) {
+  auto* kernel = pixel_tile_kernel<In, T, OpT, kTile, kMinBlocks>;
+  static const int per_sm = [kernel] {
+    if (tile_tuning().carveout >= 0)
+      CUSK_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, tile_tuning().carveout));
     int n = 0;
-    CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, pixel_tile_kernel<In, T, OpT>, kPixThreads, 0));
+    CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kPixThreads, 0));
     return n > 0 ? n : 1;
   }();
-  int dev = 0, sms = 0;
-  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return std::int64_t(per_sm) * std::max(sms, 1);
+  std::int64_t grid = (npix + kTile - 1) / kTile;
+  if (waves > 0) {
+    int dev = 0, sms = 0;
+    CUSK_CUDA_CHECK(cudaGetDevice(&dev));
+    CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int resident = blocks_per_sm > 0 ? std::min(blocks_per_sm, per_sm) : per_sm;
+    grid = std::min<std::int64_t>(grid, std::int64_t(waves) * resident * std::max(sms, 1));
+  }
+  grid = std::min<std::int64_t>(grid, 0x7fffffff);
+  kernel<<<static_cast<unsigned>(grid), kPixThreads, 0, stream>>>(ip, opp, npix, op, tables);
+}
+
+/// The tile-kernel instantiation of kTile pixels with or without the register cap; false when
+/// kTile does not fit the staging (no instantiation).
+template <class In, class T, class OpT, int kTile>
+bool launch_tile_variant(bool regcap, const OpT& op, const In* ip, T* opp, std::int64_t npix,
+                         const U8Tables<kTables<In, OpT>>& tables, int waves, int blocks_per_sm, cudaStream_t stream) {
+  if constexpr (kTileFits<In, T, OpT::cin, OpT::cout, kTile>) {
+    if (regcap)
+      launch_tile<In, T, OpT, kTile, kSmemBlocks<In, T, OpT, kTile>>(op, ip, opp, npix, tables, waves, blocks_per_sm,
+                                                                      stream);
+    else
+      launch_tile<In, T, OpT, kTile, 0>(op, ip, opp, npix, tables, waves, blocks_per_sm, stream);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// uint8 and float32 inputs (the benchmarked ones) have the tuning switches' instantiations.
+template <class In>
+inline constexpr bool kTunable = std::is_same_v<In, std::uint8_t> || std::is_same_v<In, float>;
+
+/// The tile kernel under tile_policy, or the environment's overrides (tile_tuning).
+template <class In, class T, class OpT>
+void launch_tiles(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
+                  cudaStream_t stream) {
+  constexpr TilePolicy d = tile_policy<In, T, OpT>();
+  const TileTuning& e = tile_tuning();
+  const int waves = e.waves >= 0 ? e.waves : d.waves;
+  if constexpr (kTunable<In>) {
+    const int tile = e.tile > 0 ? e.tile : d.tile;
+    const bool regcap = e.regcap >= 0 ? e.regcap != 0 : d.regcap;
+    bool done = false;
+    if (tile == 512)
+      done = launch_tile_variant<In, T, OpT, 512>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
+    else if (tile == 1024)
+      done = launch_tile_variant<In, T, OpT, 1024>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
+    else if (tile == 2048)
+      done = launch_tile_variant<In, T, OpT, 2048>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
+    if (done) return;
+  }
+  launch_tile<In, T, OpT, d.tile, d.regcap ? kSmemBlocks<In, T, OpT, d.tile> : 0>(op, ip, opp, npix, tables, waves,
+                                                                                  e.blocks_per_sm, stream);
 }
 
 template <class In, class T, class OpT>
@@ -247,10 +419,7 @@ void launch_pixel(const OpT& op, const Array& in, Array& out, cudaStream_t strea
   constexpr int K = kTables<In, OpT>;
   const U8Tables<K> tables = host_tables<K>(op);
   if (in.is_contiguous() && out.is_contiguous() && aligned16(ip) && aligned16(opp)) {
-    constexpr int kTile = kTilePix<In, T, OpT::cin, OpT::cout>;
-    const std::int64_t tiles = (npix + kTile - 1) / kTile;
-    const unsigned blocks = static_cast<unsigned>(std::min(tiles, tile_blocks<In, T, OpT>()));
-    pixel_tile_kernel<In, T, OpT><<<blocks, kPixThreads, 0, stream>>>(ip, opp, npix, op, tables);
+    launch_tiles<In, T, OpT>(op, ip, opp, npix, tables, stream);
   } else {
     const cuskimage::detail::Layout L = cuskimage::detail::layout_of({&out_px, &in_px});
     pixel_strided_kernel<In, T, OpT><<<pixel_blocks(npix), kPixThreads, 0, stream>>>(

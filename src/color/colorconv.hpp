@@ -70,11 +70,31 @@ struct PixelParams {
   double factor = 0.0;                        // saturate: the saturation factor
 };
 
+/// img_as_float of a uint8 or uint16 element into double: the bits of ImgConvert's RN(x * s),
+/// s = RN(1 / max), without an integer-to-double conversion (I2F.F64 issues at 16 per clock per SM
+/// on sm_90, a quarter of the FP64 rate). 2^52 + x is formed from bits (x < 2^52: exact); the device
+/// takes one FMA (2^52 + x) s - 2^52 s, whose exact value is x s (2^52 s is exact), so it rounds to
+/// RN(x s); the host subtracts 2^52 (exact) and multiplies (std::fma is a library call there).
+template <class In>
+CUSK_HD double unsigned_unit(In x) {
+  static_assert(std::is_same_v<In, std::uint8_t> || std::is_same_v<In, std::uint16_t>);
+  constexpr double s = 1.0 / static_cast<double>(std::numeric_limits<In>::max());
+  const double big = cuskimage::util::detail::double_of(0x4330000000000000ull | static_cast<std::uint64_t>(x));
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(big, s, -0x1p52 * s);
+#else
+  return cuskimage::util::detail::mul_rn(cuskimage::util::detail::sub_rn(big, 0x1p52), s);
+#endif
+}
+
 /// img_as_float of one element into T (T = float only for float input).
 template <class T, class In>
 CUSK_HD T to_float(In x) {
   if constexpr (std::is_same_v<In, T>)
     return x;
+  else if constexpr (std::is_same_v<T, double> &&
+                     (std::is_same_v<In, std::uint8_t> || std::is_same_v<In, std::uint16_t>))
+    return unsigned_unit(x);
   else
     return cuskimage::util::detail::ImgConvert<In, T>{}(x);
 }
@@ -636,13 +656,14 @@ struct SeparateOp : LutOp<SeparateOp> {
   PixelParams p;
   template <class T>
   CUSK_HD T pre(T v) const {
-    v = v > T(1e-6) ? v : T(1e-6);  // np.maximum(rgb, 1e-6): NaN propagates through log
+    v = v < T(1e-6) ? T(1e-6) : v;  // np.maximum(rgb, 1e-6): NaN propagates through log
     return log_t(v) / T(p.log_adjust);
   }
   template <class T>
   CUSK_HD void operator()(const T* x, T* y) const {
     matvec(p.m, x, y);
-    for (int c = 0; c < 3; ++c) y[c] = y[c] > T(0) ? y[c] : (isnan_t(y[c]) ? y[c] : T(0));
+    // np.maximum(stains, 0): NaN stays (a select, not a branch per channel on the device).
+    for (int c = 0; c < 3; ++c) y[c] = y[c] <= T(0) ? T(0) : y[c];
   }
 };
 
@@ -684,8 +705,11 @@ struct LchToLabOp : OpBase {
   }
 };
 
-/// uint8 reads img_as_float's values from a table (no integer-to-double conversions per pixel).
-struct RgbToGrayOp : LutOp<RgbToGrayOp> {
+/// uint8 (and uint16) converts each byte with unsigned_unit: one FMA per channel and no shared
+/// memory. A table (as the other uint8 ops read) costs three 8-byte shared loads per pixel with bank
+/// conflicts among the warp's 32 random bytes, and with one output channel the shared-memory pipe,
+/// not the FP64 pipe, is what a pixel's issue time is made of (see kernels/color/pixel.cuh).
+struct RgbToGrayOp : OpBase {
   static constexpr int cin = 3, cout = 1;
   PixelParams p;
   template <class T>

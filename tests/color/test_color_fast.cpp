@@ -165,3 +165,43 @@ TEST(ColorFastLab, Uint8PathEqualsTheFloat64Path) {
   const Array strided = strided_twin(u8);
   EXPECT_ARRAY_EQ(color::rgb2lab(u8), color::rgb2lab(strided));
 }
+
+TEST(ColorFastConvert, UnsignedUnitIsImgAsFloatForEveryValue) {
+  // uint8 / uint16 -> float64 from the bits of 2^52 + x (the host's subtract-and-multiply; the
+  // device's single FMA is checked against it in the GPU tier): ImgConvert's RN(x * (1 / max)).
+  namespace ud = cuskimage::util::detail;
+  for (int v = 0; v < 256; ++v) {
+    const auto x = static_cast<std::uint8_t>(v);
+    ASSERT_EQ(ud::bits_of(cd::unsigned_unit(x)), ud::bits_of(ud::ImgConvert<std::uint8_t, double>{}(x))) << v;
+    ASSERT_EQ(cd::unsigned_unit(x), static_cast<double>(v) * (1.0 / 255.0)) << v;
+  }
+  for (int v = 0; v < 65536; ++v) {
+    const auto x = static_cast<std::uint16_t>(v);
+    ASSERT_EQ(ud::bits_of(cd::unsigned_unit(x)), ud::bits_of(ud::ImgConvert<std::uint16_t, double>{}(x))) << v;
+  }
+  // The public conversion agrees (img_as_float64 on the CPU backend).
+  std::vector<std::uint8_t> all(256);
+  for (int v = 0; v < 256; ++v) all[v] = static_cast<std::uint8_t>(v);
+  const std::vector<double> f = cuskimage::util::img_as_float64(Array::from_vector(all, {256})).to_vector<double>();
+  for (int v = 0; v < 256; ++v) ASSERT_EQ(ud::bits_of(f[v]), ud::bits_of(cd::unsigned_unit(all[v]))) << v;
+}
+
+TEST(ColorFastConvert, GrayAndStainsFromUint8EqualTheFloat64Path) {
+  // rgb2gray converts bytes with unsigned_unit, rgb2hed reads its host-built log table: both equal
+  // the float64 path on img_as_float's values bit for bit (the same functor after the load), and
+  // np.maximum(rgb, 1e-6) and np.maximum(stains, 0) keep NaN, and negatives and -0 become +0.
+  const Array u8 = golden("in_u8_issue7");
+  const Array f = cuskimage::util::img_as_float64(u8);
+  EXPECT_ARRAY_EQ(color::rgb2gray(f), color::rgb2gray(u8));
+  EXPECT_ARRAY_EQ(color::rgb2hed(f), color::rgb2hed(u8));
+  EXPECT_ARRAY_EQ(color::rgb2ycbcr(f), color::rgb2ycbcr(u8));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Array odd = Array::from_vector(std::vector<double>{nan, 0.5, 0.5, -0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.2, 0.9, 0.1},
+                                       {4, 3});
+  const std::vector<double> hed = color::rgb2hed(odd).to_vector<double>();
+  for (int c = 0; c < 3; ++c) EXPECT_TRUE(std::isnan(hed[c])) << c;  // NaN propagates through log and the product
+  for (std::size_t i = 3; i < hed.size(); ++i) {
+    EXPECT_GE(hed[i], 0.0) << i;
+    EXPECT_FALSE(std::signbit(hed[i])) << i;  // maximum(-0 or negative, 0) is +0 here
+  }
+}

@@ -68,6 +68,23 @@ TEST(GpuColorConv, EveryConversionMatchesCpu) {
   }
 }
 
+TEST(GpuColorConv, ManyTilesEveryLaunchClass) {
+  // More tiles than one wave of blocks holds, with a partial last tile: the light ops (one tile per
+  // block: rgb2gray, rgb2hed / rgb2xyz from uint8, the matrices) and the heavy ones (a persistent
+  // wave), from uint8, uint16 and float32, and rgba2rgb.
+  CUSK_REQUIRE_GPU();
+  std::uint64_t seed = 300;
+  for (const std::string& fn : from_rgb()) {
+    for (DType dt : {DType::uint8, DType::uint16, DType::float32}) {
+      SCOPED_TRACE(fn + " " + std::string(cuskimage::dtype_name(dt)));
+      const Array h = input_for(fn, {1201, 1001, 3}, dt, seed++);
+      EXPECT_DEVICE_MATCHES(conversions().at(fn)(h, -1, {}), conversions().at(fn)(dev(h), -1, {}));
+    }
+  }
+  const Array rgba = cusktest::random_array({999, 1001, 4}, DType::uint8, seed++);
+  EXPECT_DEVICE_MATCHES(color::rgba2rgb(rgba), color::rgba2rgb(dev(rgba)));
+}
+
 TEST(GpuColorConv, StridedAndChannelAxisViews) {
   CUSK_REQUIRE_GPU();
   std::uint64_t seed = 500;
@@ -350,4 +367,35 @@ TEST(GpuColorFast, StridedViewsAndStreams) {
   EXPECT_ARRAY_EQ(color::rgb2hsv(u8), hs);
   EXPECT_ARRAY_EQ(color::rgb2lab(u8), ls);
   EXPECT_ARRAY_EQ(color::rgb2hsv(f64), h64);
+}
+
+TEST(GpuColorFast, UnsignedInputsConvertExactlyOnDevice) {
+  // uint8 / uint16 -> float64 on the device is one FMA on the bits of 2^52 + x (unsigned_unit); the
+  // host subtracts and multiplies. xyz2lab rounds every later step explicitly and rgb2hsv's value
+  // channel is the largest converted channel, so both compare bytes with the CPU: every uint8 and
+  // uint16 value in every channel, in whole tiles.
+  CUSK_REQUIRE_GPU();
+  std::vector<std::uint8_t> b(8 * 256 * 3);
+  for (std::size_t i = 0; i < b.size() / 3; ++i) {
+    b[3 * i] = static_cast<std::uint8_t>(i);
+    b[3 * i + 1] = static_cast<std::uint8_t>(255 - i % 256);
+    b[3 * i + 2] = static_cast<std::uint8_t>(i * 7 + i / 256);
+  }
+  const Array u8 = Array::from_vector(b, {8, 256, 3});
+  EXPECT_ARRAY_EQ(color::xyz2lab(u8), color::xyz2lab(dev(u8)));
+  std::vector<std::uint16_t> w(65536 * 3);
+  for (std::size_t i = 0; i < w.size() / 3; ++i) {
+    w[3 * i] = static_cast<std::uint16_t>(i);
+    w[3 * i + 1] = static_cast<std::uint16_t>(65535 - i);
+    w[3 * i + 2] = static_cast<std::uint16_t>(i * 40503u);
+  }
+  const Array u16 = Array::from_vector(w, {256, 256, 3});
+  EXPECT_ARRAY_EQ(color::xyz2lab(u16), color::xyz2lab(dev(u16)));
+  EXPECT_ARRAY_EQ(color::rgb2hsv(u16), color::rgb2hsv(dev(u16)));
+  // The value channel is img_as_float of the largest channel, exactly.
+  const std::vector<double> hsv = color::rgb2hsv(dev(u16)).to(Device::cpu()).to_vector<double>();
+  for (std::size_t i = 0; i < w.size() / 3; ++i) {
+    const std::uint16_t m = std::max({w[3 * i], w[3 * i + 1], w[3 * i + 2]});
+    ASSERT_EQ(hsv[3 * i + 2], static_cast<double>(m) * (1.0 / 65535.0)) << i;
+  }
 }
