@@ -52,6 +52,10 @@
 
 namespace cuskimage::wsi {
 
+namespace detail {
+struct SlideAccess;  // the library's internals (src/wsi)
+}
+
 /// One pyramid level, as OpenSlide describes it.
 struct Level {
   std::int64_t width = 0, height = 0;
@@ -106,8 +110,11 @@ struct CacheStats {
 
 /// Tile decodes of device reads (read_region(s) with a CUDA device) since the Slide was opened.
 struct DeviceDecodeStats {
-  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG
+  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG (a tile several regions of one read need counts once)
   std::uint64_t host_tiles = 0;  ///< by the host decoder (hybrid workers, or the host path), copied up
+  /// Of gpu_tiles, those whose YCbCr planes were upsampled and converted by the exact colour path
+  /// (the host decoder's pixels; see ReadOptions::nvjpeg).
+  std::uint64_t gpu_exact_tiles = 0;
 };
 
 /// The GPU JPEG decoder that device reads use on `device`, in words: "nvJPEG 13.0.4, hardware
@@ -171,6 +178,7 @@ class Slide {
   struct Impl;
 
  private:
+  friend struct detail::SlideAccess;
   explicit Slide(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
