@@ -615,7 +615,10 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
   }
 
   const int nf = order.empty() ? 0 : std::max(1, env_int("CUSK_WSI_NVJPEG_FEEDERS", feeders, 1, 8));
-  const int nh = std::max(host_workers > 0 ? env_int("CUSK_WSI_HOST_WORKERS", host_workers, 0, 256) : 0, nf == 0 ? 1 : 0);
+  // Host workers: never more than there are units.
+  const int nh = std::max(std::min(host_workers > 0 ? env_int("CUSK_WSI_HOST_WORKERS", host_workers, 0, 256) : 0,
+                                   static_cast<int>(std::min<std::size_t>(units.size(), 256))),
+                          nf == 0 ? 1 : 0);
   double gpu_rate = 0, host_rate = 0;
   eng.rates(gpu_rate, host_rate);
   const double host_total_rate = host_rate * nh;
