@@ -334,6 +334,13 @@ class Engine {
     else if (css == NVJPEG_CSS_422) info.hs = 2, info.vs = 1;
     else if (css == NVJPEG_CSS_420) info.hs = 2, info.vs = 2;
     else return info;
+    // The chroma planes nvJPEG's YCbCr output writes (the exact path's kernel reads them so).
+    for (unsigned c = 1; c < 3; ++c) {
+      unsigned cw = 0, ch = 0;
+      if (nvjpegJpegStreamGetComponentDimensions(parse_, c, &cw, &ch) != NVJPEG_STATUS_SUCCESS ||
+          static_cast<std::int64_t>(cw) != tw / info.hs || static_cast<std::int64_t>(ch) != th / info.vs)
+        return info;
+    }
     if (hardware_) {
       int unsupported = 1;  // nvjpegDecodeBatchedSupported reports 0 for "supported"
       if (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported != 0) return info;
@@ -529,9 +536,9 @@ void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const Lev
   CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), pl.bytes + rgb + sizeof(YccJob) + 256, st));
   if (status == NVJPEG_STATUS_SUCCESS) {
     nvjpegImage_t img{};
-    img.channel[0] = d, img.pitch[0] = static_cast<unsigned>(pl.y_pitch);
-    img.channel[1] = d + pl.cb, img.pitch[1] = static_cast<unsigned>(pl.c_pitch);
-    img.channel[2] = d + pl.cr, img.pitch[2] = static_cast<unsigned>(pl.c_pitch);
+    img.channel[0] = d, img.pitch[0] = pl.y_pitch;
+    img.channel[1] = d + pl.cb, img.pitch[1] = pl.c_pitch;
+    img.channel[2] = d + pl.cr, img.pitch[2] = pl.c_pitch;
     const unsigned char* data = merged.data();
     const std::size_t length = merged.size();
     status = nvjpegDecodeBatched(eng.handle(), state, &data, &length, &img, st);
@@ -819,17 +826,17 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
           const Planes pl = planes_of(*p.image, li.hs, li.vs);
           unsigned char* base = s.scratch + s.offset[i];
           s.images[i].channel[0] = base;
-          s.images[i].pitch[0] = static_cast<unsigned>(pl.y_pitch);
+          s.images[i].pitch[0] = pl.y_pitch;
           s.images[i].channel[1] = base + pl.cb;
-          s.images[i].pitch[1] = static_cast<unsigned>(pl.c_pitch);
+          s.images[i].pitch[1] = pl.c_pitch;
           s.images[i].channel[2] = base + pl.cr;
-          s.images[i].pitch[2] = static_cast<unsigned>(pl.c_pitch);
+          s.images[i].pitch[2] = pl.c_pitch;
         } else if (s.offset[i] == ~std::size_t(0)) {
           s.images[i].channel[0] = p.dst;
-          s.images[i].pitch[0] = static_cast<unsigned>(p.pitch);
+          s.images[i].pitch[0] = p.pitch;
         } else {
           s.images[i].channel[0] = s.scratch + s.offset[i];
-          s.images[i].pitch[0] = static_cast<unsigned>(p.image->tile_width * 3);
+          s.images[i].pitch[0] = static_cast<std::size_t>(p.image->tile_width) * 3;
         }
       }
       const nvjpegOutputFormat_t format = exact ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_RGBI;
