@@ -44,6 +44,7 @@
 // per core on its host), and PCIe for the host-decoded tiles (8 GB/s at 40,000 tiles/s, pinned).
 #include "src/wsi/wsi_detail.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 namespace cuskimage::wsi::detail {
@@ -51,6 +52,16 @@ namespace {
 std::atomic<int> g_colour_override{0};
 }
 void set_nvjpeg_colour_for_testing(int mode) { g_colour_override = mode; }
+
+std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const double* prefix, std::size_t front,
+                      std::size_t back, std::size_t limit) {
+  if (!(gpu_rate > 0) || !(host_rate > 0)) return std::min(limit, back - front);
+  std::size_t c = 0;
+  while (c < limit && front + c < back &&
+         (in_flight + static_cast<double>(c + 1)) / gpu_rate <= (prefix[back] - prefix[front + c + 1]) / host_rate)
+    ++c;
+  return c;
+}
 }  // namespace cuskimage::wsi::detail
 
 #if CUSK_HAVE_NVJPEG
@@ -926,8 +937,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
           c = std::min(lim, (left + nf - 1) / static_cast<std::size_t>(nf));
         } else {
           const double inflight = static_cast<double>(std::max<std::int64_t>(0, in_flight.load()));
-          while (c < lim && (inflight + static_cast<double>(c + 1)) / gpu_rate <= (prefix[back] - prefix[front + c + 1]) / host_total_rate)
-            ++c;
+          c = gpu_chunk(inflight, gpu_rate, host_total_rate, prefix.data(), front, back, lim);
           if (c < static_cast<std::size_t>(kn.min_chunk) && c < left && inflight > 0) wait_more = true;
         }
         if (!wait_more && c > 0) {

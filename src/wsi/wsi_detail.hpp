@@ -132,6 +132,13 @@ std::string gpu_jpeg_decoder_info(int device);
 /// 2 nvJPEG's own RGB output. No effect in builds without nvJPEG.
 void set_nvjpeg_colour_for_testing(int mode);
 
+/// The hybrid's balance rule: the most units a feeder may take now from order[front, back) (at
+/// most `limit`) so that the GPU's tiles in flight plus them take no longer at `gpu_rate` (tiles/s)
+/// than the host workers need for what would be left at `host_rate` (host cost/s, all workers);
+/// `prefix[i]` is the host cost of order[0, i). 0: the GPU has enough for now.
+std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const double* prefix, std::size_t front,
+                      std::size_t back, std::size_t limit);
+
 #if CUSK_HAVE_NVJPEG
 /// Decodes the units' tiles into their parts in device memory on CUDA device `device`
 /// (nvjpeg_decode.cpp): `feeders` threads run nvJPEG batches (several in flight, the next batch

@@ -495,6 +495,26 @@ TEST(Wsi, HostDecodeCostModel) {
   EXPECT_EQ(wd::host_decode_cost(t, 100, 0, 256, 77), 1.0);
 }
 
+/// The hybrid's balance rule: both sides finish together.
+TEST(Wsi, HybridBalanceRule) {
+  namespace wd = cuskimage::wsi::detail;
+  // 512 whole tiles, GPU 52 k tiles/s, host 43 k/s: the GPU's share is 52 / 95 of them.
+  std::vector<double> prefix(513);
+  for (std::size_t i = 0; i <= 512; ++i) prefix[i] = static_cast<double>(i);
+  EXPECT_EQ(wd::gpu_chunk(0, 52000, 43000, prefix.data(), 0, 512, 128), 128u);
+  EXPECT_EQ(wd::gpu_chunk(0, 52000, 43000, prefix.data(), 0, 512, 1000), 280u);  // 512 * 52 / 95 = 280.3
+  // The GPU took 256, all in flight: (256 + c) / 52 <= (256 - c) / 43, so c <= 24.
+  EXPECT_EQ(wd::gpu_chunk(256, 52000, 43000, prefix.data(), 256, 512, 128), 24u);
+  EXPECT_EQ(wd::gpu_chunk(320, 52000, 43000, prefix.data(), 256, 512, 128), 0u);  // enough in flight
+  // Once the host has taken 128 from the back and 200 of the GPU's are done: (56 + c) / 52 <= (128 - c) / 43.
+  EXPECT_EQ(wd::gpu_chunk(56, 52000, 43000, prefix.data(), 256, 384, 128), 44u);
+  // Units cheap for the host at the back (parts): the GPU takes fewer of the expensive ones.
+  for (std::size_t i = 0; i < 512; ++i) prefix[i + 1] = prefix[i] + (i < 256 ? 1.0 : 0.25);
+  const std::size_t c = wd::gpu_chunk(0, 52000, 43000, prefix.data(), 0, 512, 1000);
+  EXPECT_NEAR((static_cast<double>(c)) / 52000, (prefix[512] - prefix[c]) / 43000, 1.0 / 43000);
+  EXPECT_EQ(wd::gpu_chunk(0, 52000, 43000, prefix.data(), 10, 10, 128), 0u);  // nothing left
+}
+
 TEST(Wsi, MissingTileIsTransparent) {
   auto b = read_bytes(fx().jpeg256);
   // Tile (1, 0) of level 0: byte count 0 (TileByteCounts = 325).
