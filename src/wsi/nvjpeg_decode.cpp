@@ -246,7 +246,7 @@ struct Staging {
 /// (freeing CUDA resources from static destructors races the runtime's own teardown).
 class Engine {
  public:
-  explicit Engine(int device) : device_(device) {
+  explicit Engine(int device) {
     int major = 0, minor = 0, patch = 0;
     nvjpegGetProperty(MAJOR_VERSION, &major);
     nvjpegGetProperty(MINOR_VERSION, &minor);
@@ -486,7 +486,6 @@ class Engine {
     return s.release();  // kept for the process
   }
 
-  int device_;
   nvjpegHandle_t handle_ = nullptr;
   nvjpegJpegStream_t parse_ = nullptr;
   std::mutex parse_mu_;
