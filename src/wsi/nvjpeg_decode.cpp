@@ -36,7 +36,8 @@
 // synchronizes the device. Knobs (environment, read once): CUSK_WSI_NVJPEG_BATCH (largest batch,
 // 128), _MIN_CHUNK (8), _RAMP (32), _DEPTH (2), _SLOTS (cap, 16), _FEEDERS, _POW2 (1: batch sizes
 // rounded down to powers of two, a state per size; 0: one state re-initialised per size), _SPIN (0:
-// feeders block on events; 1: spin), _NO_PIPELINE (0), CUSK_WSI_HOST_WORKERS (hybrid host workers).
+// feeders block on events; 1: spin), _NO_PIPELINE (0), _SHARE (0: the rule; 1-100: a fixed GPU share
+// of the units, percent), CUSK_WSI_HOST_WORKERS (hybrid host workers).
 //
 // Bytes moved per 256² tile: ~10-20 KB compressed host->device, 98 KB of YCbCr planes written and
 // read, 196,608 B of RGB written; the floor is the decoders' throughput, not HBM: the NVJPG engines'
@@ -119,6 +120,7 @@ struct Knobs {
   bool spin = env_int("CUSK_WSI_NVJPEG_SPIN", 0, 0, 1) != 0;
   bool interp = env_int("CUSK_WSI_NVJPEG_INTERP", 1, 0, 1) != 0;
   bool no_pipeline = env_int("CUSK_WSI_NVJPEG_NO_PIPELINE", 0, 0, 1) != 0;
+  int share = env_int("CUSK_WSI_NVJPEG_SHARE", 0, 0, 100);  // > 0: a fixed GPU share (percent of the units) instead of the rule
 };
 const Knobs& knobs() {
   static const Knobs k;
@@ -934,6 +936,9 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
         const std::size_t lim = std::min<std::size_t>({left, static_cast<std::size_t>(kn.batch), ramp});
         if (nh == 0) {
           c = std::min(lim, (left + nf - 1) / static_cast<std::size_t>(nf));
+        } else if (kn.share > 0) {
+          const auto target = static_cast<std::size_t>(static_cast<double>(order.size()) * kn.share / 100.0);
+          c = std::min(lim, target > front ? target - front : 0);
         } else {
           const double inflight = static_cast<double>(std::max<std::int64_t>(0, in_flight.load()));
           c = gpu_chunk(inflight, gpu_rate, host_total_rate, prefix.data(), front, back, lim);
