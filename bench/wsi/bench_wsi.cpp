@@ -6,16 +6,22 @@
 //   * OpenSlide's openslide_read_region on the same file and regions (the C API, same process),
 //     when libopenslide was found;
 //   * raw TurboJPEG decode of the same tiles' bytes (tables merged in): the ceiling of any CPU
-//     reader of whole tiles;
+//     reader of whole tiles; and the pieces of an aligned read (pread alone, TurboJPEG and the
+//     library's decoder on tiles spread over the slide: BM_wsi_pread_tile, BM_wsi_decode_spread);
 //   * read_regions into device memory (batches of 512 regions, all cores), when a GPU is present:
 //     host decode + copy (mode 0), nvJPEG only (mode 1), hybrid nvJPEG + host workers (mode 2),
 //     aligned and unaligned; tiles_per_s counts 256² regions delivered, GB_per_s their RGB bytes,
-//     gpu_share the fraction of tile decodes nvJPEG did; the label names the GPU decoder.
+//     gpu_share the fraction of tile decodes nvJPEG did, tiles_per_region the decodes per region
+//     (regions of a batch that share a tile get it decoded once), exact_share the GPU tiles that
+//     took the exact colour path; the label names the GPU decoder. The device path's knobs are
+//     environment variables (src/wsi/nvjpeg_decode.cpp; bench/wsi/sweep.sh tries them).
 // Bytes moved per tile: ~10-20 KB compressed in, 196,608 B RGB out; the floor is the JPEG decoder
 // (about 130 µs per tile per core here, 60 % of it Huffman decoding), not memory. Each benchmark
 // runs 0.5 s (the whole binary well under 90 s on the GPU host). The slide is written once to
 // $CUSK_WSI_BENCH_SLIDE (default /tmp/cuskimage_bench_20000.tif) and reused.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <tiffio.h>
 #include <turbojpeg.h>
 
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "cuskimage/wsi.hpp"
+#include "src/wsi/wsi_detail.hpp"
 
 #if CUSK_HAVE_OPENSLIDE
 #include <openslide/openslide.h>
@@ -96,6 +103,21 @@ void finish(benchmark::State& st) {
   st.SetItemsProcessed(st.iterations());
   st.counters["tiles_per_s"] = benchmark::Counter(static_cast<double>(st.iterations()), benchmark::Counter::kIsRate);
   st.SetBytesProcessed(st.iterations() * kTile * kTile * 3);
+}
+
+/// Runs first: writes the slide when missing, then reads all of level 0 once with every core (page
+/// cache, decoders, the pool's threads), so the 1-thread figures that follow measure reads alone.
+void BM_wsi_prepare(benchmark::State& st) {
+  for (auto _ : st) {
+    const auto& s = slide();
+    std::vector<wsi::Region> all;
+    for (const auto& [x, y] : tile_order()) all.push_back({x, y, 0, kTile, kTile});
+    for (std::size_t i = 0; i < all.size(); i += 512) {
+      const std::vector<wsi::Region> part(all.begin() + static_cast<std::ptrdiff_t>(i),
+                                          all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), i + 512)));
+      benchmark::DoNotOptimize(s.read_regions(part, {.workers = 0}).data());
+    }
+  }
 }
 
 void BM_wsi_cuskimage_aligned(benchmark::State& st) {
@@ -187,6 +209,98 @@ const std::vector<std::vector<unsigned char>>& raw_tiles() {
   return tiles;
 }
 
+/// Level 0's tile table and JPEGTables (libtiff), as the library's reader holds them.
+const cuskimage::wsi::detail::TiledImage& level0() {
+  static const auto t = [] {
+    cuskimage::wsi::detail::TiledImage ti;
+    TIFF* tif = TIFFOpen(slide_path().c_str(), "r");
+    std::uint32_t w = 0, h = 0, tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    ti.width = w, ti.height = h, ti.tile_width = tw, ti.tile_height = th;
+    ti.tiles_across = (w + tw - 1) / tw, ti.tiles_down = (h + th - 1) / th;
+    ti.compression = cuskimage::wsi::detail::kJpeg, ti.photometric = 6, ti.spp = 3, ti.bps = 8;
+    const auto n = static_cast<std::uint32_t>(ti.tiles_across * ti.tiles_down);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      ti.offsets.push_back(TIFFGetStrileOffset(tif, i));
+      ti.byte_counts.push_back(TIFFGetStrileByteCount(tif, i));
+    }
+    std::uint32_t nt = 0;
+    void* tables = nullptr;
+    TIFFGetField(tif, TIFFTAG_JPEGTABLES, &nt, &tables);
+    ti.jpeg_tables.assign(static_cast<const unsigned char*>(tables), static_cast<const unsigned char*>(tables) + nt);
+    TIFFClose(tif);
+    return ti;
+  }();
+  return t;
+}
+
+/// The tile index of a level-0 origin in tile_order().
+std::uint64_t tile_index(std::int64_t x, std::int64_t y) {
+  return static_cast<std::uint64_t>((y / kTile) * level0().tiles_across + x / kTile);
+}
+
+/// Raw (abbreviated) tile bytes of 2048 tiles spread over the whole slide, in tile_order().
+const std::vector<std::vector<unsigned char>>& spread_tiles() {
+  static const auto tiles = [] {
+    std::vector<std::vector<unsigned char>> v;
+    const auto& t = level0();
+    const int fd = ::open(slide_path().c_str(), O_RDONLY);
+    for (std::size_t k = 0; k < 2048; ++k) {
+      const auto& [x, y] = tile_order()[(k * 3) % tile_order().size()];
+      const std::uint64_t i = tile_index(x, y);
+      std::vector<unsigned char> b(t.byte_counts[i]);
+      if (::pread(fd, b.data(), b.size(), static_cast<off_t>(t.offsets[i])) != static_cast<ssize_t>(b.size())) b.clear();
+      v.push_back(std::move(b));
+    }
+    ::close(fd);
+    return v;
+  }();
+  return tiles;
+}
+
+/// Where a read's time goes, piece by piece (aligned 256² tiles, page cache warm):
+///   BM_wsi_pread_tile: the fetch alone (pread of one random tile's bytes);
+///   BM_wsi_decode_spread/0: TurboJPEG on 2048 preloaded tiles spread over the slide (the tables
+///     merged in), /1: the library's decoder (jpeglib API, JPEGTables loaded per tile) on the same
+///     tiles -- against BM_wsi_raw_turbojpeg (512 neighbouring tiles, hot in the caches) and
+///     BM_wsi_cuskimage_aligned (fetch + decode + the read's bookkeeping).
+void BM_wsi_pread_tile(benchmark::State& st) {
+  const auto& t = level0();
+  const auto& order = tile_order();
+  static const int fd = ::open(slide_path().c_str(), O_RDONLY);
+  std::vector<unsigned char> buf(1 << 20);
+  for (auto _ : st) {
+    const auto& [x, y] = order[g_next.fetch_add(1) % order.size()];
+    const std::uint64_t i = tile_index(x, y);
+    benchmark::DoNotOptimize(::pread(fd, buf.data(), t.byte_counts[i], static_cast<off_t>(t.offsets[i])));
+  }
+  finish(st);
+}
+
+void BM_wsi_decode_spread(benchmark::State& st) {
+  const auto& t = level0();
+  const auto& tiles = spread_tiles();
+  std::vector<std::vector<unsigned char>> merged;
+  if (st.range(0) == 0)
+    for (const auto& b : tiles) merged.push_back(cuskimage::wsi::detail::merge_jpeg_tables(t, b));
+  std::unique_ptr<void, int (*)(void*)> h(tjInitDecompress(), tjDestroy);
+  std::vector<unsigned char> out(kTile * kTile * 3);
+  std::size_t k = static_cast<std::size_t>(st.thread_index()) * 97;
+  for (auto _ : st) {
+    const std::size_t i = k++ % tiles.size();
+    if (st.range(0) == 0)
+      tjDecompress2(h.get(), merged[i].data(), static_cast<unsigned long>(merged[i].size()), out.data(), kTile, 0, kTile, TJPF_RGB, 0);
+    else
+      cuskimage::wsi::detail::decode_tile(t, tiles[i].data(), tiles[i].size(), out.data(), kTile * 3, 3, "bench");
+    benchmark::DoNotOptimize(out.data());
+  }
+  finish(st);
+  st.SetLabel(st.range(0) == 0 ? "TurboJPEG" : "library decode_tile");
+}
+
 void BM_wsi_raw_turbojpeg(benchmark::State& st) {
   const auto& tiles = raw_tiles();
   std::unique_ptr<void, int (*)(void*)> h(tjInitDecompress(), tjDestroy);
@@ -220,9 +334,11 @@ void BM_wsi_cuskimage_device(benchmark::State& st) {
                   : wsi::Region{std::min(x + 100, kSide - 300), std::min(y + 77, kSide - 300), 0, kTile, kTile};
     }
   };
-  fill();
-  s.read_regions(batch, opt, stream);  // warm-up: nvJPEG start, slots, pinned staging
-  stream.synchronize();
+  for (int i = 0; i < 3; ++i) {  // warm-up: nvJPEG start, slots, states, pinned staging, the hybrid's rates
+    fill();
+    s.read_regions(batch, opt, stream);
+    stream.synchronize();
+  }
   const auto before = s.device_decode_stats();
   for (auto _ : st) {
     fill();
@@ -236,6 +352,9 @@ void BM_wsi_cuskimage_device(benchmark::State& st) {
   st.counters["GB_per_s"] = benchmark::Counter(n * kTile * kTile * 3 / 1e9, benchmark::Counter::kIsRate);
   const double g = static_cast<double>(after.gpu_tiles - before.gpu_tiles), h = static_cast<double>(after.host_tiles - before.host_tiles);
   st.counters["gpu_share"] = g + h > 0 ? g / (g + h) : 0.0;
+  // Tile decodes per region (below 4 for unaligned reads: regions of one batch share tiles).
+  st.counters["tiles_per_region"] = (g + h) / n;
+  st.counters["exact_share"] = g > 0 ? static_cast<double>(after.gpu_exact_tiles - before.gpu_exact_tiles) / g : 0.0;
   static const char* names[] = {"host decode + copy", "nvJPEG only", "hybrid"};
   st.SetLabel(std::string(names[mode]) + (mode ? "; " + wsi::gpu_jpeg_decoder() : std::string()));
 }
@@ -244,6 +363,7 @@ void BM_wsi_cuskimage_device(benchmark::State& st) {
 int max_threads() { return std::max(2, static_cast<int>(std::thread::hardware_concurrency())); }
 
 constexpr double kMin = 0.5;  // seconds per benchmark
+BENCHMARK(BM_wsi_prepare)->Iterations(1)->UseRealTime();
 BENCHMARK(BM_wsi_cuskimage_aligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
 BENCHMARK(BM_wsi_cuskimage_unaligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
 BENCHMARK(BM_wsi_cuskimage_read_regions)->RangeMultiplier(2)->Range(1, max_threads())->UseRealTime()->MinTime(kMin);
@@ -252,6 +372,8 @@ BENCHMARK(BM_wsi_openslide_aligned)->ThreadRange(1, max_threads())->UseRealTime(
 BENCHMARK(BM_wsi_openslide_unaligned)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
 #endif
 BENCHMARK(BM_wsi_raw_turbojpeg)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
+BENCHMARK(BM_wsi_pread_tile)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
+BENCHMARK(BM_wsi_decode_spread)->Arg(0)->Arg(1)->ThreadRange(1, max_threads())->UseRealTime()->MinTime(kMin);
 BENCHMARK(BM_wsi_cuskimage_device)->ArgsProduct({{0, 1, 2}, {1, 0}})->ArgNames({"mode", "aligned"})->UseRealTime()->MinTime(kMin);
 
 }  // namespace

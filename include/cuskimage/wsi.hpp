@@ -52,6 +52,10 @@
 
 namespace cuskimage::wsi {
 
+namespace detail {
+struct SlideAccess;  // the library's internals (src/wsi)
+}
+
 /// One pyramid level, as OpenSlide describes it.
 struct Level {
   std::int64_t width = 0, height = 0;
@@ -85,17 +89,28 @@ struct ReadOptions {
   /// With a CUDA `device`, decode YCbCr JPEG tiles on the GPU with batched nvJPEG when the build
   /// has it (RGB output, grey background only; else the host decodes): the hardware JPEG decoders
   /// (NVJPG, on A100/H100/H200) when nvJPEG offers them, else its CUDA backend (gpu_jpeg_decoder()
-  /// says which). nvJPEG's pixels differ slightly from libjpeg's: mean absolute difference below 1,
-  /// see the GPU tests.
+  /// says which). A tile several regions of one read need is decoded once.
+  /// Pixels: nvJPEG hands over the tiles' YCbCr planes and the library upsamples the chroma and
+  /// converts to RGB on the GPU exactly as libjpeg-turbo does (its "fancy" upsampling, as the host
+  /// path and OpenSlide). Where the GPU's IDCT is libjpeg's (NVJPG: H200 measured), device reads
+  /// are bit-identical to host reads; the stated tolerance, for any GPU, is |difference| <= 4 and
+  /// a mean <= 0.1 per region (tests/wsi), and a self-check of one tile at the first read turns
+  /// the path off (gpu_jpeg_decoder() says why) beyond it. CUSK_WSI_NVJPEG_COLOR=nvjpeg uses
+  /// nvJPEG's own RGB output instead: NVJPG replicates 4:2:0/4:2:2 chroma there (up to 35 levels
+  /// from libjpeg at colour edges, mean up to 4.6 on busy reduced levels) unless its interpolation
+  /// flag takes effect.
   bool nvjpeg = true;
   /// With `nvjpeg`: the CPU workers decode part of the tiles too (libjpeg-turbo into pinned host
   /// memory, copied up asynchronously; those pixels are exactly the host path's) while the GPU
-  /// decodes the rest; both draw from one queue, so they finish together. false: nvJPEG decodes
-  /// every tile it can (the workers only fetch and prepare its batches).
+  /// decodes the rest: the GPU takes the tiles that cost the host most (whole tiles), the host
+  /// the cheapest (small parts decode in part), and the GPU's work in flight is kept to what the
+  /// host needs for the rest, at rates measured on earlier reads, so both finish together. false:
+  /// nvJPEG decodes every tile it can (the workers only fetch and prepare its batches).
   bool hybrid = true;
   /// Threads decoding the tiles of one region (read_regions: of the whole batch). 1 decodes on the
-  /// calling thread; 0 uses std::thread::hardware_concurrency(). With nvJPEG, one or two of them
-  /// (two from 6 workers) feed the GPU's decoder and the rest decode on the host (`hybrid`).
+  /// calling thread; 0 uses std::thread::hardware_concurrency(). With nvJPEG, one or two threads
+  /// (two from 6 workers) feed the GPU's decoder, mostly waiting on it, and with `hybrid`
+  /// workers - 1 more decode on the host.
   int workers = 1;
 };
 
@@ -106,8 +121,11 @@ struct CacheStats {
 
 /// Tile decodes of device reads (read_region(s) with a CUDA device) since the Slide was opened.
 struct DeviceDecodeStats {
-  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG
+  std::uint64_t gpu_tiles = 0;   ///< by nvJPEG (a tile several regions of one read need counts once)
   std::uint64_t host_tiles = 0;  ///< by the host decoder (hybrid workers, or the host path), copied up
+  /// Of gpu_tiles, those whose YCbCr planes were upsampled and converted by the exact colour path
+  /// (the host decoder's pixels; see ReadOptions::nvjpeg).
+  std::uint64_t gpu_exact_tiles = 0;
 };
 
 /// The GPU JPEG decoder that device reads use on `device`, in words: "nvJPEG 13.0.4, hardware
@@ -171,6 +189,7 @@ class Slide {
   struct Impl;
 
  private:
+  friend struct detail::SlideAccess;
   explicit Slide(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -71,8 +71,10 @@ struct Rect {
 // Kept out of line: setjmp must not share a frame with C++ objects that need destruction.
 // `dst` receives the rectangle `r` of the tile: its pixel (r.x0, r.y0) at dst, rows `stride` apart.
 // The whole tile decodes straight into dst; a part decodes only what it needs (see decode_tile_part).
+// `fancy` false: simple (replicated) chroma upsampling instead of libjpeg's default (diagnostics).
 bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
-                 std::ptrdiff_t stride, int channels, Rect r, std::vector<unsigned char>& scratch, std::string& why) {
+                 std::ptrdiff_t stride, int channels, Rect r, std::vector<unsigned char>& scratch, std::string& why,
+                 bool fancy = true) {
   jpeg_decompress_struct* cinfo = &d.cinfo;
   if (setjmp(d.err.jump)) {
     why = d.err.message;
@@ -105,6 +107,7 @@ bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, 
   }
   if (!grey) cinfo->jpeg_color_space = t.photometric == kPhotoYCbCr ? JCS_YCbCr : JCS_RGB;
   cinfo->out_color_space = channels == 4 ? JCS_EXT_RGBA : JCS_RGB;
+  cinfo->do_fancy_upsampling = fancy ? TRUE : FALSE;
   jpeg_start_decompress(cinfo);
   const std::int64_t w = cinfo->output_width;
   const bool whole = r.x0 == 0 && r.y0 == 0 && r.x1 == t.tile_width && r.y1 == t.tile_height;
@@ -165,17 +168,73 @@ bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, 
 /// without JPEGTables must not see another level's, so the decoder is renewed when it last loaded
 /// tables.
 void jpeg_tile(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst, std::ptrdiff_t stride,
-               int channels, Rect r, const std::string& path) {
+               int channels, Rect r, const std::string& path, bool fancy = true) {
   thread_local std::unique_ptr<JpegDecoder> decoder;
   thread_local bool has_tables = false;
   thread_local std::vector<unsigned char> scratch;
   if (!decoder || (has_tables && t.jpeg_tables.empty())) decoder = std::make_unique<JpegDecoder>();
   has_tables = !t.jpeg_tables.empty();
   std::string why;
-  if (!jpeg_decode(*decoder, t, src, n, dst, stride, channels, r, scratch, why)) {
+  if (!jpeg_decode(*decoder, t, src, n, dst, stride, channels, r, scratch, why, fancy)) {
     decoder.reset();  // fresh state after an error
     format_error(path, "corrupt JPEG tile: " + why);
   }
+}
+
+// The component planes a JPEG tile's IDCT produces (raw_data_out: no upsampling, no colour
+// conversion). Kept out of line for setjmp, as jpeg_decode.
+bool jpeg_planes(JpegDecoder& d, const TiledImage& t, const unsigned char* src, std::size_t n, JpegPlanes& out,
+                 std::string& why) {
+  jpeg_decompress_struct* cinfo = &d.cinfo;
+  if (setjmp(d.err.jump)) {
+    why = d.err.message;
+    jpeg_abort_decompress(cinfo);
+    return false;
+  }
+  if (!t.jpeg_tables.empty()) {
+    jpeg_mem_src(cinfo, t.jpeg_tables.data(), static_cast<unsigned long>(t.jpeg_tables.size()));
+    jpeg_read_header(cinfo, FALSE);
+  }
+  jpeg_mem_src(cinfo, src, static_cast<unsigned long>(n));
+  jpeg_read_header(cinfo, TRUE);
+  if (cinfo->num_components != 3) {
+    why = "not a 3-component JPEG";
+    jpeg_abort_decompress(cinfo);
+    return false;
+  }
+  cinfo->raw_data_out = TRUE;
+  jpeg_start_decompress(cinfo);
+  const int vmax = cinfo->max_v_samp_factor, hmax = cinfo->max_h_samp_factor;
+  out.hs = hmax / cinfo->comp_info[1].h_samp_factor;
+  out.vs = vmax / cinfo->comp_info[1].v_samp_factor;
+  int rows_per_pass[3];
+  std::vector<std::vector<JSAMPROW>> rows(3);
+  for (int c = 0; c < 3; ++c) {
+    const jpeg_component_info& ci = cinfo->comp_info[c];
+    out.width[c] = static_cast<int>(ci.width_in_blocks) * DCTSIZE;
+    out.height[c] = static_cast<int>(ci.height_in_blocks) * DCTSIZE;
+    out.plane[c].assign(static_cast<std::size_t>(out.width[c]) * static_cast<std::size_t>(out.height[c]) + 
+                            static_cast<std::size_t>(out.width[c]) * DCTSIZE * 2, 0);  // + slack for the last pass
+    rows_per_pass[c] = ci.v_samp_factor * DCTSIZE;
+    rows[c].resize(static_cast<std::size_t>(rows_per_pass[c]));
+  }
+  for (int pass = 0; cinfo->output_scanline < cinfo->output_height; ++pass) {
+    JSAMPARRAY planes[3];
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < rows_per_pass[c]; ++k)
+        rows[c][static_cast<std::size_t>(k)] =
+            out.plane[c].data() + static_cast<std::size_t>(pass * rows_per_pass[c] + k) * static_cast<std::size_t>(out.width[c]);
+      planes[c] = rows[c].data();
+    }
+    if (jpeg_read_raw_data(cinfo, planes, static_cast<JDIMENSION>(vmax * DCTSIZE)) == 0) {
+      why = "JPEG tile ended early";
+      jpeg_abort_decompress(cinfo);
+      return false;
+    }
+  }
+  for (int c = 0; c < 3; ++c) out.plane[c].resize(static_cast<std::size_t>(out.width[c]) * static_cast<std::size_t>(out.height[c]));
+  jpeg_abort_decompress(cinfo);
+  return true;
 }
 
 // ---- raw samples -> RGB(A) ------------------------------------------------------------------------
@@ -412,6 +471,34 @@ void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t
   for (std::int64_t y = y0; y < y1; ++y)
     std::memcpy(dst + (y - y0) * dst_stride, whole.data() + static_cast<std::size_t>(y) * row + static_cast<std::size_t>(x0) * channels,
                 static_cast<std::size_t>(x1 - x0) * static_cast<std::size_t>(channels));
+}
+
+double host_decode_cost(const TiledImage& t, std::int64_t x0, std::int64_t y0, std::int64_t x1, std::int64_t y1) {
+  const double tw = static_cast<double>(t.tile_width), th = static_cast<double>(t.tile_height);
+  if ((x0 == 0 && y0 == 0 && x1 == t.tile_width && y1 == t.tile_height) || !partial_decode_pays(t)) return 1.0;
+  // A partial JPEG decode (jpeg_decode above) entropy-decodes every iMCU row down to the part's
+  // last (plus one for the upsampler's context) and runs IDCT, upsampling and colour conversion on
+  // the cropped columns (2-pixel margins, left edge down to an iMCU) of the part's rows. Entropy
+  // decoding is about 60 % of a whole tile's decode (bench_wsi's profile).
+  constexpr double kEntropy = 0.6, kSetup = 0.02;
+  const double rows = std::min(th, static_cast<double>((y1 + 15) / 16 * 16 + 16));
+  const double left = static_cast<double>(std::max<std::int64_t>(0, x0 - 2) / 16 * 16);
+  const double right = std::min(tw, static_cast<double>(x1 + 2));
+  const double area = (right - left) * static_cast<double>(y1 - y0) / (tw * th);
+  return std::min(1.0, kSetup + kEntropy * rows / th + (1.0 - kEntropy) * area);
+}
+
+void decode_tile_simple_upsampling(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
+                                   std::ptrdiff_t dst_stride, const std::string& path) {
+  if (t.compression != kJpeg) throw InvalidArgument("decode_tile_simple_upsampling: not a JPEG level");
+  jpeg_tile(t, src, n, dst, dst_stride, 3, {0, 0, t.tile_width, t.tile_height}, path, false);
+}
+
+void decode_tile_planes(const TiledImage& t, const unsigned char* src, std::size_t n, JpegPlanes& out, const std::string& path) {
+  if (t.compression != kJpeg) throw InvalidArgument("decode_tile_planes: not a JPEG level");
+  JpegDecoder d;  // a fresh decoder: raw mode is not left in the thread's
+  std::string why;
+  if (!jpeg_planes(d, t, src, n, out, why)) format_error(path, "corrupt JPEG tile: " + why);
 }
 
 void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out) {

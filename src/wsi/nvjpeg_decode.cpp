@@ -2,32 +2,68 @@
 //
 // One Engine per GPU: an nvJPEG handle on the hardware backend (the NVJPG engines of A100/H100/H200:
 // baseline JPEG, 4:4:4/4:2:2/4:2:0) when nvJPEG can create one, else its default (CUDA) backend, and
-// a pool of decode slots -- an nvJPEG state, a non-blocking stream, a completion event, the host
-// JPEG streams of the batch in flight and device scratch for tiles needed in part. A state decodes
-// one batch at a time, so throughput comes from several slots in flight.
+// a pool of decode slots -- a non-blocking stream, a completion event, nvJPEG states (one per batch
+// size: re-initialising a state for another size costs), the host JPEG streams of the batch in
+// flight, device scratch and the batch's colour jobs. A state decodes one batch at a time, so
+// throughput comes from several slots in flight.
 //
-// device_decode runs two kinds of worker over one queue of units (a small region, or one part of a
-// large region):
-//   * feeders (1-2 threads, two slots each): take a chunk of units, wait for their older slot,
-//     pread the chunk's tiles and merge each with its level's JPEGTables into the slot's host
-//     buffers (this overlaps the other slot's decode), then one nvjpegDecodeBatched on the slot's
-//     stream: whole tiles land in the output, partial ones in scratch and are cropped on the device
-//     (cudaMemcpy2DAsync); an event marks the slot's completion;
+// Colour (CUSK_WSI_NVJPEG_COLOR): NVJPG's own RGB output upsamples 4:2:0/4:2:2 chroma by
+// replication (libjpeg's "simple" upsampling; measured on the H200: its pixels equal libjpeg-turbo's
+// with do_fancy_upsampling = FALSE, sample for sample, so its IDCT is libjpeg's ISLOW), while the
+// host path -- and OpenSlide -- use libjpeg's fancy (triangle) upsampling: up to 35 levels apart at
+// chroma edges, mean 4.6 on a busy reduced level. So by default ("exact") nvJPEG writes the tiles'
+// YCbCr planes into scratch and one kernel per batch (kernels/wsi/ycc_jobs.cu, src/wsi/ycc.hpp)
+// upsamples and converts them as libjpeg-turbo does, writing each part straight into its output:
+// no RGB scratch, no crop copies, any alignment, and the host decoder's bytes. "nvjpeg" keeps
+// nvJPEG's RGB output (interleaved, in place for whole aligned tiles), with the handle's
+// NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION (CUSK_WSI_NVJPEG_INTERP=0 drops it).
+//
+// device_decode: the units (a tile and its parts) are sorted by their host cost, most expensive
+// first (a tile needed only in part is cheaper for the host: decode_tile_part). Feeders take
+// batches from that end and host workers single units from the other:
+//   * feeders (1-2 threads, CUSK_WSI_NVJPEG_DEPTH slots each): wait for their oldest slot, take a
+//     batch, pread + merge its tiles with the level's JPEGTables into the slot's host buffers (the
+//     other slots decode meanwhile), nvjpegDecodeBatched on the slot's stream, then the colour
+//     kernel (or crops); an event marks completion. A feeder takes a batch only while the GPU's
+//     tiles in flight plus the batch take no longer (at the measured GPU rate) than the host
+//     workers need for what would be left (at their measured rate): both sides finish together.
+//     The first batches of a read are small (CUSK_WSI_NVJPEG_RAMP) so the engines start early;
 //   * host workers (hybrid): take one unit at a time, decode it with libjpeg-turbo into a pinned
-//     staging ring (only the parts it needs: decode_tile_part) and copy it up on their own stream.
-// Chunks shrink as the queue drains (guided by the GPU's share of the last read), so the GPU's last
-// batch finishes about when the host workers run out of work. Levels the GPU decoder rejects
-// (nvjpegDecodeBatchedSupported on the hardware backend, frame size other than the tile's, a
-// subsampling NVJPG lacks) and batches nvJPEG fails go to the host decoder. Every stream used is
-// joined back into the caller's stream by events; nothing synchronizes the device.
+//     staging ring (a single part: only that part) and copy the parts up on their own stream.
+// Levels the GPU decoder rejects (nvjpegDecodeBatchedSupported on the hardware backend, a frame size
+// other than the tile's, a subsampling other than 4:4:4/4:2:2/4:2:0) and batches nvJPEG fails go to
+// the host decoder. Every stream used is joined back into the caller's stream by events; nothing
+// synchronizes the device. Knobs (environment, read once): CUSK_WSI_NVJPEG_BATCH (largest batch,
+// 128), _MIN_CHUNK (8), _RAMP (32), _DEPTH (2), _SLOTS (cap, 16), _FEEDERS, _POW2 (1: batch sizes
+// rounded down to powers of two, a state per size; 0: one state re-initialised per size), _SPIN (0:
+// feeders block on events; 1: spin), _NO_PIPELINE (0), _SHARE (0: the rule; 1-100: a fixed GPU share
+// of the units, percent), CUSK_WSI_HOST_WORKERS (hybrid host workers).
 //
-// Bytes moved per 256² tile: ~10-20 KB compressed host->device plus 196,608 B of RGB written (and
-// read + written again for cropped parts); the floor is the decoders' throughput, not HBM: the
-// NVJPG engines' rate plus the host workers' libjpeg-turbo rate (about 2,700 tiles/s per core on
-// the H200 host), and PCIe for the host-decoded tiles (8 GB/s at 40,000 tiles/s, pinned).
-// nvJPEG's IDCT and chroma upsampling differ from libjpeg's, so GPU pixels differ slightly from
-// the CPU path (tests state the tolerance); host-decoded ones are exact.
+// Bytes moved per 256² tile: ~10-20 KB compressed host->device, 98 KB of YCbCr planes written and
+// read, 196,608 B of RGB written; the floor is the decoders' throughput, not HBM: the NVJPG engines'
+// rate (~52 k tiles/s measured on the H200) plus the host workers' libjpeg-turbo rate (~3,100 tiles/s
+// per core on its host), and PCIe for the host-decoded tiles (8 GB/s at 40,000 tiles/s, pinned).
 #include "src/wsi/wsi_detail.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+namespace cuskimage::wsi::detail {
+namespace {
+std::atomic<int> g_colour_override{0};
+}
+void set_nvjpeg_colour_for_testing(int mode) { g_colour_override = mode; }
+
+std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const double* prefix, std::size_t front,
+                      std::size_t back, std::size_t limit) {
+  if (!(gpu_rate > 0) || !(host_rate > 0)) return std::min(limit, back - front);
+  std::size_t c = 0;
+  while (c < limit && front + c < back &&
+         (in_flight + static_cast<double>(c + 1)) / gpu_rate <= (prefix[back] - prefix[front + c + 1]) / host_rate)
+    ++c;
+  return c;
+}
+}  // namespace cuskimage::wsi::detail
 
 #if CUSK_HAVE_NVJPEG
 #include <cuda_runtime.h>
@@ -35,7 +71,7 @@
 #include <nvjpeg.h>
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -43,9 +79,13 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <mutex>
+#include <numeric>
+#include <thread>
 
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_guard.hpp"
+#include "src/wsi/ycc.hpp"
 #endif
 
 namespace cuskimage::wsi::detail {
@@ -58,6 +98,9 @@ std::string gpu_jpeg_decoder_info(int) {
 #else
 namespace {
 
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
 std::string status_text(nvjpegStatus_t s) { return "nvJPEG status " + std::to_string(static_cast<int>(s)); }
 
 int env_int(const char* name, int fallback, int lo, int hi) {
@@ -66,33 +109,95 @@ int env_int(const char* name, int fallback, int lo, int hi) {
   return std::clamp(std::atoi(v), lo, hi);
 }
 
-/// Largest batch one slot decodes (tiles); CUSK_WSI_NVJPEG_BATCH overrides.
-int max_batch() {
-  static const int b = env_int("CUSK_WSI_NVJPEG_BATCH", 128, 1, 4096);
-  return b;
+/// The knobs of the module comment, read once.
+struct Knobs {
+  int batch = env_int("CUSK_WSI_NVJPEG_BATCH", 128, 1, 4096);
+  int min_chunk = env_int("CUSK_WSI_NVJPEG_MIN_CHUNK", 8, 1, 4096);
+  int ramp = env_int("CUSK_WSI_NVJPEG_RAMP", 32, 0, 4096);
+  int depth = env_int("CUSK_WSI_NVJPEG_DEPTH", 2, 1, 16);
+  int slots = env_int("CUSK_WSI_NVJPEG_SLOTS", 16, 2, 64);
+  bool pow2 = env_int("CUSK_WSI_NVJPEG_POW2", 1, 0, 1) != 0;
+  bool spin = env_int("CUSK_WSI_NVJPEG_SPIN", 0, 0, 1) != 0;
+  bool interp = env_int("CUSK_WSI_NVJPEG_INTERP", 1, 0, 1) != 0;
+  bool no_pipeline = env_int("CUSK_WSI_NVJPEG_NO_PIPELINE", 0, 0, 1) != 0;
+  int share = env_int("CUSK_WSI_NVJPEG_SHARE", 0, 0, 100);  // > 0: a fixed GPU share (percent of the units) instead of the rule
+};
+const Knobs& knobs() {
+  static const Knobs k;
+  return k;
 }
-/// Smallest chunk a feeder takes while more is left (tiles).
-int min_batch() { return std::min(max_batch(), 16); }
+
+enum Colour { kExact = 1, kNvjpegRgb = 2 };
+int colour_mode() {
+  if (const int o = g_colour_override.load(); o == kExact || o == kNvjpegRgb) return o;
+  static const int m = [] {
+    const char* v = std::getenv("CUSK_WSI_NVJPEG_COLOR");
+    return v && std::string(v) == "nvjpeg" ? kNvjpegRgb : kExact;
+  }();
+  return m;
+}
+
+std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+std::size_t floor_pow2(std::size_t v) {
+  std::size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+/// Where one tile's YCbCr planes lie in a slot's scratch (exact colour path): 64-byte row pitches,
+/// 256-byte aligned planes.
+struct Planes {
+  std::size_t y_pitch, c_pitch, cb, cr, bytes;  // cb, cr: offsets from the tile's base
+  int cw, ch;
+};
+Planes planes_of(const TiledImage& t, int hs, int vs) {
+  Planes p{};
+  p.cw = static_cast<int>(t.tile_width / hs);
+  p.ch = static_cast<int>(t.tile_height / vs);
+  p.y_pitch = align_up(static_cast<std::size_t>(t.tile_width), 64);
+  p.c_pitch = align_up(static_cast<std::size_t>(p.cw), 64);
+  const std::size_t ybytes = align_up(p.y_pitch * static_cast<std::size_t>(t.tile_height), 256);
+  const std::size_t cbytes = align_up(p.c_pitch * static_cast<std::size_t>(p.ch), 256);
+  p.cb = ybytes;
+  p.cr = ybytes + cbytes;
+  p.bytes = ybytes + 2 * cbytes;
+  return p;
+}
+
+/// What the GPU decoder makes of a level (decided per read from its first tile).
+struct LevelInfo {
+  bool gpu = false;
+  int hs = 1, vs = 1;  // chroma subsampling
+};
+
+struct State {
+  nvjpegJpegState_t state = nullptr;
+  int batch = 0;  // initialised for (0: not)
+  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
+};
 
 struct Slot {
-  nvjpegJpegState_t state = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
-  bool pending = false;   // `done` is recorded for a batch not yet known to be finished
-  int batch = 0;          // the batch size `state` was initialised for (0: none)
-  bool preallocated = false;
+  bool pending = false;   // `done` is recorded for a batch not yet seen finished
+  std::size_t tiles = 0;  // tiles of that batch
+  std::vector<State> states;
   std::vector<std::vector<unsigned char>> streams;  // the host JPEG streams of the batch in flight
   std::vector<unsigned char> raw;
-  unsigned char* scratch = nullptr;  // device: tiles needed in part
+  unsigned char* scratch = nullptr;  // device: YCbCr planes (exact) or RGB tiles needed in part (nvJPEG RGB)
   std::size_t scratch_bytes = 0;
+  YccJob* jobs_host = nullptr;  // pinned
+  YccJob* jobs_dev = nullptr;
+  std::size_t jobs_cap = 0;
   // Reused per batch.
   std::vector<const unsigned char*> data;
   std::vector<std::size_t> lengths;
   std::vector<nvjpegImage_t> images;
+  std::vector<std::size_t> offset;  // per tile of the batch: its scratch offset (~0: in place)
 };
 
-/// Whether nvJPEG writes the part straight into the output: a whole tile at a 16-byte aligned
-/// address and pitch (others decode into scratch and are copied out on the device).
+/// Whether nvJPEG's RGB output goes straight into the output: a unit of one whole tile at a 16-byte
+/// aligned address and pitch (others decode into scratch and are copied out on the device).
 bool in_place(const DevicePart& p) {
   return p.x0 == 0 && p.y0 == 0 && p.x1 == p.image->tile_width && p.y1 == p.image->tile_height &&
          reinterpret_cast<std::uintptr_t>(p.dst) % 16 == 0 && p.pitch % 16 == 0;
@@ -101,20 +206,18 @@ bool in_place(const DevicePart& p) {
 /// Pinned staging of one host worker: a ring of buffers, each with the event of its last copy.
 struct Staging {
   cudaStream_t stream = nullptr;
-  cudaEvent_t end = nullptr;
   struct Buf {
     unsigned char* p = nullptr;
     std::size_t bytes = 0;
     cudaEvent_t copied = nullptr;
     bool pending = false;
   };
-  static constexpr int kRing = 3;
+  static constexpr int kRing = 4;
   Buf ring[kRing];
   int next = 0;
 
   Staging() {
     CUSK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&end, cudaEventDisableTiming));
     for (Buf& b : ring) CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&b.copied, cudaEventDisableTiming));
   }
   /// The next ring buffer with at least `bytes`, its previous copy finished.
@@ -141,22 +244,35 @@ struct Staging {
   }
 };
 
-/// One GPU's nvJPEG handle, slots and host stagings. Never destroyed (freeing CUDA resources from
-/// static destructors races the runtime's own teardown).
+/// One GPU's nvJPEG handle, slots, host stagings, join events and rate estimates. Never destroyed
+/// (freeing CUDA resources from static destructors races the runtime's own teardown).
 class Engine {
  public:
-  explicit Engine(int device) : device_(device) {
+  explicit Engine(int device) {
     int major = 0, minor = 0, patch = 0;
     nvjpegGetProperty(MAJOR_VERSION, &major);
     nvjpegGetProperty(MINOR_VERSION, &minor);
     nvjpegGetProperty(PATCH_LEVEL, &patch);
     const std::string version = "nvJPEG " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-    const nvjpegStatus_t hw = nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle_);
+    const Knobs& k = knobs();
+    unsigned flags = NVJPEG_FLAGS_DEFAULT;
+#ifdef NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+    if (k.interp && (major > 12 || (major == 12 && minor >= 1))) flags |= NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+#endif
+    if (k.no_pipeline) flags |= NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE;
+    nvjpegStatus_t hw = nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, flags, &handle_);
+    if (hw != NVJPEG_STATUS_SUCCESS && flags != NVJPEG_FLAGS_DEFAULT) {
+      handle_ = nullptr;
+      if (nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle_) == NVJPEG_STATUS_SUCCESS) {
+        hw = NVJPEG_STATUS_SUCCESS;
+        flag_note_ = "; handle flags " + std::to_string(flags) + " refused";
+        flags = NVJPEG_FLAGS_DEFAULT;
+      }
+    }
     if (hw == NVJPEG_STATUS_SUCCESS) {
       hardware_ = true;
       unsigned engines = 0, cores = 0;
       if (nvjpegGetHardwareDecoderInfo(handle_, &engines, &cores) == NVJPEG_STATUS_SUCCESS && engines > 0) {
-        engines_ = engines, cores_ = cores;
         description_ = version + ", hardware backend (NVJPG: " + std::to_string(engines) + " engines x " + std::to_string(cores) +
                        " cores)";
       } else {
@@ -164,54 +280,92 @@ class Engine {
       }
     } else {
       handle_ = nullptr;
-      const nvjpegStatus_t def = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle_);
+      nvjpegStatus_t def = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, flags, &handle_);
+      if (def != NVJPEG_STATUS_SUCCESS && flags != NVJPEG_FLAGS_DEFAULT) {
+        handle_ = nullptr;
+        def = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle_);
+        flags = NVJPEG_FLAGS_DEFAULT;
+      }
       if (def != NVJPEG_STATUS_SUCCESS)
         throw NotSupported("wsi: nvJPEG could not start on cuda:" + std::to_string(device) + " (hardware backend: " +
                            status_text(hw) + ", default backend: " + status_text(def) + ")");
       description_ = version + ", default backend (CUDA; hardware backend unavailable: " + status_text(hw) + ")";
     }
+    interpolating_ = (flags & 32u) != 0;
     if (nvjpegJpegStreamCreate(handle_, &parse_) != NVJPEG_STATUS_SUCCESS)
       throw NotSupported("wsi: nvJPEG could not create a stream parser on cuda:" + std::to_string(device));
   }
 
   nvjpegHandle_t handle() const { return handle_; }
   bool hardware() const { return hardware_; }
-  const std::string& description() const { return description_; }
+  std::string description() {
+    std::lock_guard lock(mu_);
+    std::string colour;
+    if (colour_mode() == kExact && exact_failure_.empty())
+      colour = "colour: exact (YCbCr planes; libjpeg-turbo's fancy upsampling and conversion on the GPU" +
+               (self_check_.empty() ? std::string() : "; " + self_check_) + ")";
+    else
+      colour = std::string("colour: nvJPEG RGB (") + (interpolating_ ? "interpolated" : "replicated") + " chroma upsampling" +
+               (exact_failure_.empty() ? "" : "; exact path unavailable: " + exact_failure_) + ")";
+    return description_ + ", " + colour + flag_note_;
+  }
 
-  /// Whether the GPU decoder takes the complete JPEG stream `data` of a tw x th tile (whole tiles
-  /// land in place, so the frame must be the tile's size); `why` says why not.
-  bool supports(const unsigned char* data, std::size_t n, std::int64_t tw, std::int64_t th, std::string& why) {
+  /// Whether batches use the exact colour path now.
+  bool exact() {
+    if (colour_mode() != kExact) return false;
+    std::lock_guard lock(mu_);
+    return exact_failure_.empty();
+  }
+  void exact_failed(const std::string& why) {
+    std::lock_guard lock(mu_);
+    if (exact_failure_.empty()) exact_failure_ = why;
+  }
+  /// Runs `check` once per engine (the exact path's self-check; see self_check).
+  template <class F>
+  void self_check_once(F&& check) {
+    std::call_once(self_check_flag_, std::forward<F>(check));
+  }
+  void self_check_result(const std::string& what) {
+    std::lock_guard lock(mu_);
+    self_check_ = what;
+  }
+
+  /// What the GPU decoder makes of the complete JPEG stream `data` of a tw x th tile (whole tiles
+  /// land in place, so the frame must be the tile's size).
+  LevelInfo supports(const unsigned char* data, std::size_t n, std::int64_t tw, std::int64_t th) {
     std::lock_guard lock(parse_mu_);
-    if (nvjpegJpegStreamParseHeader(handle_, data, n, parse_) != NVJPEG_STATUS_SUCCESS) {
-      why = "nvJPEG cannot parse the tiles' JPEG header";
-      return false;
-    }
+    LevelInfo info;
+    if (nvjpegJpegStreamParseHeader(handle_, data, n, parse_) != NVJPEG_STATUS_SUCCESS) return info;
     unsigned w = 0, h = 0;
     nvjpegJpegStreamGetFrameDimensions(parse_, &w, &h);
-    if (static_cast<std::int64_t>(w) != tw || static_cast<std::int64_t>(h) != th) {
-      why = "JPEG frames are not of the tile size";
-      return false;
-    }
+    if (static_cast<std::int64_t>(w) != tw || static_cast<std::int64_t>(h) != th) return info;
+    unsigned components = 0;
+    if (nvjpegJpegStreamGetComponentsNum(parse_, &components) != NVJPEG_STATUS_SUCCESS || components != 3) return info;
     nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
     nvjpegJpegStreamGetChromaSubsampling(parse_, &css);
-    if (css != NVJPEG_CSS_444 && css != NVJPEG_CSS_422 && css != NVJPEG_CSS_420) {
-      why = "chroma subsampling " + std::to_string(static_cast<int>(css)) + " is left to the host decoder";
-      return false;
+    if (css == NVJPEG_CSS_444) info.hs = 1, info.vs = 1;
+    else if (css == NVJPEG_CSS_422) info.hs = 2, info.vs = 1;
+    else if (css == NVJPEG_CSS_420) info.hs = 2, info.vs = 2;
+    else return info;
+    // The chroma planes nvJPEG's YCbCr output writes (the exact path's kernel reads them so).
+    for (unsigned c = 1; c < 3; ++c) {
+      unsigned cw = 0, ch = 0;
+      if (nvjpegJpegStreamGetComponentDimensions(parse_, c, &cw, &ch) != NVJPEG_STATUS_SUCCESS ||
+          static_cast<std::int64_t>(cw) != tw / info.hs || static_cast<std::int64_t>(ch) != th / info.vs)
+        return info;
     }
     if (hardware_) {
       int unsupported = 1;  // nvjpegDecodeBatchedSupported reports 0 for "supported"
-      if (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported != 0) {
-        why = "the hardware decoder does not take these JPEG tiles";
-        return false;
-      }
+      if (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported != 0) return info;
     }
-    return true;
+    info.gpu = true;
+    return info;
   }
 
   /// n slots for one feeder, all at once (so concurrent reads cannot deadlock on partial sets).
   std::vector<Slot*> acquire_slots(int n) {
     std::unique_lock lock(mu_);
-    const int cap = env_int("CUSK_WSI_NVJPEG_SLOTS", 8, 2, 64);
+    const int cap = knobs().slots;
     n = std::min(n, cap);
     cv_.wait(lock, [&] { return static_cast<int>(free_slots_.size()) + (cap - created_) >= n; });
     std::vector<Slot*> out;
@@ -240,11 +394,39 @@ class Engine {
   void release_slots(const std::vector<Slot*>& slots) {
     {
       std::lock_guard lock(mu_);
-      // In reverse, so the next acquire_slots gets them in the same order (slot 0 first: the same
-      // slot sees the same batch sizes call after call and keeps its initialisation).
+      // In reverse, so the next acquire_slots gets them in the same order.
       for (auto it = slots.rbegin(); it != slots.rend(); ++it) free_slots_.push_back(*it);
     }
     cv_.notify_all();
+  }
+
+  /// The state of `s` for batches of n tiles in `format`, initialised (one per size and format;
+  /// without CUSK_WSI_NVJPEG_POW2 one state, re-initialised when they change). nullptr and `st`
+  /// set when nvJPEG refuses.
+  nvjpegJpegState_t state_for(Slot& s, int n, nvjpegOutputFormat_t format, const TiledImage& t, nvjpegStatus_t& st) {
+    st = NVJPEG_STATUS_SUCCESS;
+    for (State& x : s.states)
+      if (x.batch == n && x.format == format) return x.state;
+    State* x = nullptr;
+    if (!knobs().pow2 && !s.states.empty()) {
+      x = &s.states.front();
+    } else {
+      s.states.push_back({});
+      x = &s.states.back();
+      if ((st = nvjpegJpegStateCreate(handle_, &x->state)) != NVJPEG_STATUS_SUCCESS) {
+        s.states.pop_back();
+        return nullptr;
+      }
+    }
+    x->batch = 0;
+    if ((st = nvjpegDecodeBatchedInitialize(handle_, x->state, n, 1, format)) != NVJPEG_STATUS_SUCCESS) return nullptr;
+    x->batch = n;
+    x->format = format;
+    // A memory pool sized for the batch (nvImageCodec measured > 20 % from this); failure is harmless.
+    if (hardware_)
+      nvjpegDecodeBatchedPreAllocate(handle_, x->state, n, static_cast<int>(t.tile_width), static_cast<int>(t.tile_height),
+                                     NVJPEG_CSS_444, format);
+    return x->state;
   }
 
   Staging* acquire_staging() {
@@ -263,41 +445,62 @@ class Engine {
     free_staging_.push_back(s);
   }
 
-  /// The GPU's share of the units of recent reads (guides the chunk sizes).
-  double gpu_share() {
-    std::lock_guard lock(mu_);
-    return share_;
+  /// Timing-free events for joining streams into the caller's, reused.
+  std::vector<cudaEvent_t> acquire_events(std::size_t n) {
+    std::vector<cudaEvent_t> out;
+    {
+      std::lock_guard lock(mu_);
+      while (out.size() < n && !free_events_.empty()) {
+        out.push_back(free_events_.back());
+        free_events_.pop_back();
+      }
+    }
+    while (out.size() < n) {
+      cudaEvent_t e = nullptr;
+      CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+      out.push_back(e);
+    }
+    return out;
   }
-  void observe_share(double s) {
+  void release_events(const std::vector<cudaEvent_t>& events) {
     std::lock_guard lock(mu_);
-    share_ = 0.7 * share_ + 0.3 * std::clamp(s, 0.05, 1.0);
+    free_events_.insert(free_events_.end(), events.begin(), events.end());
+  }
+
+  /// Rates that balance the GPU and the host workers: GPU tiles/s, host cost units/s per worker.
+  void rates(double& gpu, double& host) {
+    std::lock_guard lock(mu_);
+    gpu = gpu_rate_, host = host_rate_;
+  }
+  void observe_rates(double gpu, double host) {
+    std::lock_guard lock(mu_);
+    if (gpu > 0) gpu_rate_ = 0.6 * gpu_rate_ + 0.4 * gpu;
+    if (host > 0) host_rate_ = 0.6 * host_rate_ + 0.4 * host;
   }
 
  private:
   Slot* create_slot() {
     auto s = std::make_unique<Slot>();
-    if (nvjpegJpegStateCreate(handle_, &s->state) != NVJPEG_STATUS_SUCCESS)
-      throw NotSupported("wsi: nvJPEG state could not be created on cuda:" + std::to_string(device_));
     CUSK_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    // A feeder waits on its older slot while the other decodes: blocking sync yields the core to
-    // the host workers.
-    CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming | cudaEventBlockingSync));
+    // A feeder waits on its oldest slot while the others decode: blocking sync yields the core to
+    // the host workers (CUSK_WSI_NVJPEG_SPIN=1: spin instead).
+    CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming | (knobs().spin ? 0u : cudaEventBlockingSync)));
     return s.release();  // kept for the process
   }
 
-  int device_;
   nvjpegHandle_t handle_ = nullptr;
   nvjpegJpegStream_t parse_ = nullptr;
   std::mutex parse_mu_;
-  bool hardware_ = false;
-  unsigned engines_ = 0, cores_ = 0;
-  std::string description_;
+  bool hardware_ = false, interpolating_ = false;
+  std::string description_, flag_note_, exact_failure_, self_check_;
+  std::once_flag self_check_flag_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Slot*> free_slots_;
   int created_ = 0;
   std::vector<Staging*> free_staging_;
-  double share_ = 0.5;
+  std::vector<cudaEvent_t> free_events_;
+  double gpu_rate_ = 40000.0, host_rate_ = 3000.0;
 };
 
 /// The engine of `device`, started on first use; the reason nvJPEG could not start is kept and
@@ -320,6 +523,71 @@ Engine& engine(int device) {
   }
 }
 
+/// The exact colour path's self-check, once per engine: one tile through nvJPEG's YCbCr output and
+/// the colour kernel, against the host decoder. NVJPG (H200: measured) gives the host's bytes; more
+/// than 4 levels apart anywhere, or a refused decode, turns the exact path off, the reason in
+/// gpu_jpeg_decoder(). Stream-ordered on a private stream (no device-wide synchronisation); the
+/// state is kept for the process (destroying one may synchronise the device).
+void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const LevelInfo& li, const FetchFn& fetch,
+                const std::string& path) {
+  std::vector<unsigned char> raw, merged;
+  fetch(t, index, raw);
+  merge_jpeg_tables_into(t, raw, merged);
+  const std::size_t rgb = tile_bytes(t, 3);
+  std::vector<unsigned char> want(rgb), got(rgb, 0);
+  decode_tile(t, raw.data(), raw.size(), want.data(), static_cast<std::ptrdiff_t>(t.tile_width * 3), 3, path);
+  const Planes pl = planes_of(t, li.hs, li.vs);
+  static std::mutex mu;
+  static nvjpegJpegState_t state = nullptr;
+  static cudaStream_t st = nullptr;
+  std::lock_guard lock(mu);
+  if (!st) CUSK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  nvjpegStatus_t status = state ? NVJPEG_STATUS_SUCCESS : nvjpegJpegStateCreate(eng.handle(), &state);
+  if (status == NVJPEG_STATUS_SUCCESS) status = nvjpegDecodeBatchedInitialize(eng.handle(), state, 1, 1, NVJPEG_OUTPUT_YUV);
+  unsigned char* d = nullptr;
+  CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), pl.bytes + rgb + sizeof(YccJob) + 256, st));
+  if (status == NVJPEG_STATUS_SUCCESS) {
+    nvjpegImage_t img{};
+    img.channel[0] = d, img.pitch[0] = pl.y_pitch;
+    img.channel[1] = d + pl.cb, img.pitch[1] = pl.c_pitch;
+    img.channel[2] = d + pl.cr, img.pitch[2] = pl.c_pitch;
+    const unsigned char* data = merged.data();
+    const std::size_t length = merged.size();
+    status = nvjpegDecodeBatched(eng.handle(), state, &data, &length, &img, st);
+  }
+  if (status == NVJPEG_STATUS_SUCCESS) {
+    YccJob job;
+    job.y = d, job.cb = d + pl.cb, job.cr = d + pl.cr;
+    job.dst = d + pl.bytes, job.dst_pitch = static_cast<std::uint64_t>(t.tile_width * 3);
+    job.y_pitch = static_cast<std::int32_t>(pl.y_pitch), job.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
+    job.cw = pl.cw, job.ch = pl.ch, job.hs = li.hs, job.vs = li.vs;
+    job.w = static_cast<std::int32_t>(t.tile_width), job.h = static_cast<std::int32_t>(t.tile_height);
+    auto* dj = reinterpret_cast<YccJob*>(d + align_up(pl.bytes + rgb, 256));
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(dj, &job, sizeof job, cudaMemcpyHostToDevice, st));
+    launch_ycc_jobs(dj, 1, std::int64_t(job.w) * job.h, st);
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(got.data(), d + pl.bytes, rgb, cudaMemcpyDeviceToHost, st));
+  }
+  CUSK_CUDA_CHECK(cudaFreeAsync(d, st));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(st));
+  if (status != NVJPEG_STATUS_SUCCESS) {
+    eng.exact_failed("self-check: " + status_text(status) + " for YCbCr output");
+    return;
+  }
+  int worst = 0;
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < rgb; ++i) {
+    const int diff = std::abs(int(want[i]) - int(got[i]));
+    worst = std::max(worst, diff);
+    differ += diff != 0;
+  }
+  const std::string what = "self-check on a " + std::to_string(t.tile_width) + "x" + std::to_string(t.tile_height) +
+                           " tile: " + (differ == 0 ? std::string("bit-identical to the host decoder")
+                                                    : std::to_string(differ) + " of " + std::to_string(rgb) +
+                                                          " samples differ, at most by " + std::to_string(worst));
+  if (worst > 4) eng.exact_failed(what);
+  else eng.self_check_result(what);
+}
+
 }  // namespace
 
 std::string gpu_jpeg_decoder_info(int device) {
@@ -336,98 +604,122 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
                                  cudaStream_t stream) {
   cuskimage::detail::DeviceGuard guard(device);
   Engine& eng = engine(device);
+  const Knobs& kn = knobs();
   DeviceDecodeCounts counts;
   if (units.empty()) return counts;
 
   // Which levels the GPU takes: the first tile of each level in this read decides.
-  std::map<const TiledImage*, bool> gpu_level;
+  std::map<const TiledImage*, LevelInfo> levels;
   {
     std::vector<unsigned char> raw, merged;
     for (const DevicePart& p : parts) {
-      if (gpu_level.count(p.image)) continue;
+      if (levels.count(p.image)) continue;
       fetch(*p.image, p.index, raw);
       merge_jpeg_tables_into(*p.image, raw, merged);
-      std::string why;
-      gpu_level[p.image] = eng.supports(merged.data(), merged.size(), p.image->tile_width, p.image->tile_height, why);
+      levels[p.image] = eng.supports(merged.data(), merged.size(), p.image->tile_width, p.image->tile_height);
     }
   }
-  std::vector<std::size_t> gpu_units, host_units;
-  std::size_t gpu_parts = 0;
-  for (std::size_t u = 0; u < units.size(); ++u) {
-    bool ok = true;
-    for (std::size_t k = units[u].first; k < units[u].first + units[u].count; ++k) ok = ok && gpu_level[parts[k].image];
-    (ok ? gpu_units : host_units).push_back(u);
-    if (ok) gpu_parts += units[u].count;
+  // The GPU's units, most expensive for the host first (feeders take from the front, host workers
+  // from the back); units of levels it rejects go to the host workers first.
+  const auto& level_of = [&levels](const TiledImage* t) -> const LevelInfo& { return levels.at(t); };
+  std::vector<std::size_t> order, host_only;
+  for (std::size_t u = 0; u < units.size(); ++u) (level_of(parts[units[u].first].image).gpu ? order : host_only).push_back(u);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return units[a].host_cost > units[b].host_cost; });
+  std::vector<double> prefix(order.size() + 1, 0.0);  // host cost of order[0, i)
+  for (std::size_t i = 0; i < order.size(); ++i) prefix[i + 1] = prefix[i] + units[order[i]].host_cost;
+
+  if (!order.empty() && eng.exact()) {
+    const DevicePart& p = parts[units[order.front()].first];
+    eng.self_check_once([&] { self_check(eng, *p.image, p.index, level_of(p.image), fetch, path); });
   }
-  const int nf = gpu_units.empty() ? 0 : std::max(1, env_int("CUSK_WSI_NVJPEG_FEEDERS", feeders, 1, 8));
-  const int nh = std::max(host_workers, nf == 0 ? 1 : 0);
-  const double parts_per_unit = gpu_units.empty() ? 1.0 : static_cast<double>(gpu_parts) / static_cast<double>(gpu_units.size());
-  const double share = nh > 0 ? eng.gpu_share() : 1.0;
+
+  const int nf = order.empty() ? 0 : std::max(1, env_int("CUSK_WSI_NVJPEG_FEEDERS", feeders, 1, 8));
+  // Host workers: never more than there are units.
+  const int nh = std::max(std::min(host_workers > 0 ? env_int("CUSK_WSI_HOST_WORKERS", host_workers, 0, 256) : 0,
+                                   static_cast<int>(std::min<std::size_t>(units.size(), 256))),
+                          nf == 0 ? 1 : 0);
+  double gpu_rate = 0, host_rate = 0;
+  eng.rates(gpu_rate, host_rate);
+  const double host_total_rate = host_rate * nh;
 
   // Everything below runs after the caller's stream has allocated and filled the outputs.
-  cudaEvent_t ready = nullptr;
-  CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-  struct EventGuard {
-    cudaEvent_t e;
-    ~EventGuard() { cudaEventDestroy(e); }  // released once the waits already queued are done
-  } ready_guard{ready};
+  std::vector<cudaEvent_t> ready_v = eng.acquire_events(1);
+  cudaEvent_t ready = ready_v[0];
   CUSK_CUDA_CHECK(cudaEventRecord(ready, stream));
 
-  std::atomic<std::size_t> next_gpu{0}, next_host{0};
+  std::mutex queue_mu;
+  std::size_t front = 0, back = order.size();  // order[front, back) is left
+  std::atomic<std::size_t> next_host_only{0};
+  std::atomic<std::int64_t> in_flight{0};  // GPU tiles taken and not seen finished
   std::atomic<bool> stop{false}, gpu_failed{false};
-  std::atomic<std::uint64_t> n_gpu{0}, n_host{0};
+  std::atomic<std::uint64_t> n_gpu{0}, n_host{0}, n_exact{0};
+  std::mutex stats_mu;
+  const Clock::time_point t_start = Clock::now();
+  double gpu_first = -1, gpu_last = -1, host_cost_done = 0, host_busy = 0;
 
-  // A unit on the host decoder: into pinned staging, then one copy up.
-  const auto host_unit = [&](Staging& st, const DeviceUnit& u, std::vector<unsigned char>& raw) {
-    if (u.dst) {
-      const std::size_t row = static_cast<std::size_t>(u.width) * 3, bytes = row * static_cast<std::size_t>(u.height);
-      Staging::Buf& b = st.take(bytes);
-      if (u.fill >= 0) std::memset(b.p, u.fill, bytes);
-      for (std::size_t k = u.first; k < u.first + u.count; ++k) {
-        const DevicePart& p = parts[k];
-        fetch(*p.image, p.index, raw);
-        decode_tile_part(*p.image, raw.data(), raw.size(), p.x0, p.y0, p.x1, p.y1,
-                         b.p + static_cast<std::size_t>(p.ry) * row + static_cast<std::size_t>(p.rx) * 3,
-                         static_cast<std::ptrdiff_t>(row), 3, path);
-      }
-      CUSK_CUDA_CHECK(cudaMemcpyAsync(u.dst, b.p, bytes, cudaMemcpyHostToDevice, st.stream));
-      st.copied(b);
-    } else {
-      for (std::size_t k = u.first; k < u.first + u.count; ++k) {
-        const DevicePart& p = parts[k];
-        const std::size_t row = static_cast<std::size_t>(p.x1 - p.x0) * 3, h = static_cast<std::size_t>(p.y1 - p.y0);
-        Staging::Buf& b = st.take(row * h);
-        fetch(*p.image, p.index, raw);
-        decode_tile_part(*p.image, raw.data(), raw.size(), p.x0, p.y0, p.x1, p.y1, b.p, static_cast<std::ptrdiff_t>(row), 3, path);
-        CUSK_CUDA_CHECK(cudaMemcpy2DAsync(p.dst, p.pitch, b.p, row, row, h, cudaMemcpyHostToDevice, st.stream));
-        st.copied(b);
-      }
+  const auto take_host_unit = [&](std::size_t& u) {
+    if (const std::size_t i = next_host_only.fetch_add(1); i < host_only.size()) {
+      u = host_only[i];
+      return true;
     }
-    n_host += u.count;
+    std::lock_guard lock(queue_mu);
+    if (back <= front) return false;
+    u = order[--back];
+    return true;
   };
 
-  // Each worker marks the end of its streams' work with events of this call (`joins`, three per
-  // worker: two slots and a staging); the calling thread makes `stream` wait for them (a
+  // A unit on the host decoder: into pinned staging, then the parts' copies up.
+  const auto host_unit = [&](Staging& st, const DeviceUnit& u, std::vector<unsigned char>& raw) {
+    const DevicePart& p0 = parts[u.first];
+    const TiledImage& t = *p0.image;
+    fetch(t, p0.index, raw);
+    if (u.count == 1) {
+      const std::size_t row = static_cast<std::size_t>(p0.x1 - p0.x0) * 3, h = static_cast<std::size_t>(p0.y1 - p0.y0);
+      Staging::Buf& b = st.take(row * h);
+      decode_tile_part(t, raw.data(), raw.size(), p0.x0, p0.y0, p0.x1, p0.y1, b.p, static_cast<std::ptrdiff_t>(row), 3, path);
+      CUSK_CUDA_CHECK(cudaMemcpy2DAsync(p0.dst, p0.pitch, b.p, row, row, h, cudaMemcpyHostToDevice, st.stream));
+      st.copied(b);
+    } else {
+      const std::size_t tp = static_cast<std::size_t>(t.tile_width) * 3;
+      Staging::Buf& b = st.take(tile_bytes(t, 3));
+      decode_tile(t, raw.data(), raw.size(), b.p, static_cast<std::ptrdiff_t>(tp), 3, path);
+      for (std::size_t k = u.first; k < u.first + u.count; ++k) {
+        const DevicePart& p = parts[k];
+        CUSK_CUDA_CHECK(cudaMemcpy2DAsync(p.dst, p.pitch, b.p + static_cast<std::size_t>(p.y0) * tp + static_cast<std::size_t>(p.x0) * 3,
+                                          tp, static_cast<std::size_t>(p.x1 - p.x0) * 3, static_cast<std::size_t>(p.y1 - p.y0),
+                                          cudaMemcpyHostToDevice, st.stream));
+      }
+      st.copied(b);
+    }
+    ++n_host;
+  };
+
+  // Each role marks the end of its streams' work with events of this call (`joins`: depth per
+  // feeder plus one staging per role); the calling thread makes `stream` wait for them (a
   // per-thread default stream names another stream on each thread, so only the caller may).
   const int roles = nf + nh;
-  std::vector<cudaEvent_t> joins(static_cast<std::size_t>(3 * roles), nullptr);
+  const std::size_t per_role = static_cast<std::size_t>(kn.depth) + 1;
+  std::vector<cudaEvent_t> joins = eng.acquire_events(per_role * static_cast<std::size_t>(roles));
+  std::vector<char> joined(joins.size(), 0);
   struct JoinGuard {
+    Engine& eng;
     std::vector<cudaEvent_t>& joins;
+    std::vector<char>& joined;
+    std::vector<cudaEvent_t>& ready;
     cudaStream_t stream;
     ~JoinGuard() {
-      for (cudaEvent_t e : joins)
-        if (e) {
-          cudaStreamWaitEvent(stream, e, 0);
-          cudaEventDestroy(e);
-        }
+      for (std::size_t i = 0; i < joins.size(); ++i)
+        if (joined[i]) cudaStreamWaitEvent(stream, joins[i], 0);
+      eng.release_events(joins);  // re-recording after the waits are queued is safe
+      eng.release_events(ready);
     }
-  } join_guard{joins, stream};
-  for (auto& e : joins) CUSK_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  } join_guard{eng, joins, joined, ready_v, stream};
 
-  // A host staging for the scope of one worker; its copies are marked in `join` at the end.
+  // A host staging for the scope of one role; its copies are marked in `join` at the end.
   struct StagingScope {
     Engine& eng;
     cudaEvent_t ready, join;
+    char& joined;
     Staging* st = nullptr;
     Staging& get() {
       if (!st) {
@@ -438,147 +730,185 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     }
     ~StagingScope() {
       if (!st) return;
-      cudaEventRecord(join, st->stream);
+      if (cudaEventRecord(join, st->stream) == cudaSuccess) joined = 1;
       eng.release_staging(st);
     }
   };
 
   const auto host_worker = [&](std::size_t r) {
     cuskimage::detail::DeviceGuard role_guard(device);
-    StagingScope scope{eng, ready, joins[3 * r + 2]};
+    const std::size_t j = per_role * r + per_role - 1;
+    StagingScope scope{eng, ready, joins[j], joined[j]};
     std::vector<unsigned char> raw;
-    for (;;) {
-      if (stop) return;
-      std::size_t u;
-      if (const std::size_t i = next_host.fetch_add(1); i < host_units.size()) u = host_units[i];
-      else if (const std::size_t j = next_gpu.fetch_add(1); j < gpu_units.size()) u = gpu_units[j];
-      else return;
+    double cost = 0, busy = 0;
+    std::size_t u;
+    while (!stop && take_host_unit(u)) {
+      const Clock::time_point t0 = Clock::now();
       host_unit(scope.get(), units[u], raw);
+      busy += seconds_since(t0);
+      cost += units[u].host_cost;
     }
+    std::lock_guard lock(stats_mu);
+    host_cost_done += cost;
+    host_busy += busy;
   };
 
   const auto feeder = [&](std::size_t r) {
     cuskimage::detail::DeviceGuard role_guard(device);
-    const std::vector<Slot*> slots = eng.acquire_slots(2);
+    const std::vector<Slot*> slots = eng.acquire_slots(kn.depth);
+    const std::size_t jbase = per_role * r;
     struct SlotScope {
       Engine& eng;
       const std::vector<Slot*>& slots;
       cudaEvent_t* join;
+      char* joined;
       std::vector<bool> used;
       ~SlotScope() {
-        for (std::size_t i = 0; i < slots.size() && i < 2; ++i)
-          if (used[i]) cudaEventRecord(join[i], slots[i]->stream);
+        for (std::size_t i = 0; i < slots.size(); ++i)
+          if (used[i] && cudaEventRecord(join[i], slots[i]->stream) == cudaSuccess) joined[i] = 1;
         eng.release_slots(slots);
       }
-    } slot_scope{eng, slots, &joins[3 * r], std::vector<bool>(slots.size(), false)};
-    StagingScope host{eng, ready, joins[3 * r + 2]};  // for batches nvJPEG fails, and host units at the end
+    } slot_scope{eng, slots, &joins[jbase], &joined[jbase], std::vector<bool>(slots.size(), false)};
+    for (Slot* s : slots)
+      if (s->pending) {  // left by a read that ended in an exception
+        cudaEventSynchronize(s->done);
+        s->pending = false;
+      }
+    const std::size_t hj = jbase + per_role - 1;
+    StagingScope host{eng, ready, joins[hj], joined[hj]};  // for batches nvJPEG fails, and host units at the end
     std::vector<unsigned char> raw;
+    std::vector<YccJob> jobs;
     std::size_t which = 0;
-    while (!stop) {
-      // Guided chunk: the GPU's share of what is left, split over the feeders and halved so the
-      // last chunks are small; never more than one slot's batch. After a batch nvJPEG failed,
-      // the host decoder takes the rest.
-      if (gpu_failed) break;
-      const std::size_t taken = next_gpu.load();
-      if (taken >= gpu_units.size()) break;
-      const double left_parts = static_cast<double>(gpu_units.size() - taken) * parts_per_unit;
-      const double guided = nh > 0 ? left_parts * share / (2.0 * nf) : left_parts / nf;
-      const double want = std::clamp(std::ceil(guided), static_cast<double>(min_batch()), static_cast<double>(max_batch()));
-      const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(want / parts_per_unit));
-      const std::size_t b = next_gpu.fetch_add(k);
-      if (b >= gpu_units.size()) break;
-      const std::size_t e = std::min(gpu_units.size(), b + k);
+    std::size_t ramp = kn.ramp > 0 ? static_cast<std::size_t>(kn.ramp) : static_cast<std::size_t>(kn.batch);
 
-      const std::size_t si = which;
-      which = (which + 1) % slots.size();
-      Slot& s = *slots[si];
-      if (!slot_scope.used[si]) {
-        CUSK_CUDA_CHECK(cudaStreamWaitEvent(s.stream, ready, 0));
-        slot_scope.used[si] = true;
-      }
-      if (s.pending) {
-        CUSK_CUDA_CHECK(cudaEventSynchronize(s.done));
-        s.pending = false;
-      }
-      // Host side of the batch: fetch + merge (the other slot decodes meanwhile).
-      std::size_t n = 0, partial = 0, tile_bytes = 0;
-      for (std::size_t i = b; i < e; ++i) {
-        const DeviceUnit& u = units[gpu_units[i]];
-        for (std::size_t q = u.first; q < u.first + u.count; ++q) {
-          const DevicePart& p = parts[q];
-          if (s.streams.size() <= n) s.streams.emplace_back();
-          fetch(*p.image, p.index, s.raw);
-          merge_jpeg_tables_into(*p.image, s.raw, s.streams[n]);
-          partial += in_place(p) ? 0 : 1;
-          tile_bytes = std::max<std::size_t>(tile_bytes, static_cast<std::size_t>(p.image->tile_width * p.image->tile_height) * 3);
-          ++n;
+    const auto wait_slot = [&](Slot& s) {
+      if (!s.pending) return;
+      CUSK_CUDA_CHECK(cudaEventSynchronize(s.done));
+      s.pending = false;
+      in_flight -= static_cast<std::int64_t>(s.tiles);
+      const double t = seconds_since(t_start);
+      std::lock_guard lock(stats_mu);
+      gpu_last = std::max(gpu_last, t);
+    };
+    const auto any_pending = [&] {
+      for (std::size_t i = 0; i < slots.size(); ++i)
+        if (slots[(which + i) % slots.size()]->pending) return (which + i) % slots.size();
+      return slots.size();
+    };
+
+    // One batch: order[b, b + c) on slot s. false: nvJPEG refused it (`refused` says how; nothing
+    // was queued).
+    nvjpegStatus_t refused = NVJPEG_STATUS_SUCCESS;
+    const auto submit = [&](Slot& s, std::size_t b, std::size_t c, bool exact) -> bool {
+      std::size_t n = 0, scratch_need = 0;
+      s.offset.assign(c, ~std::size_t(0));
+      if (s.streams.size() < c) s.streams.resize(c);
+      for (std::size_t i = 0; i < c; ++i, ++n) {
+        const DeviceUnit& u = units[order[b + i]];
+        const DevicePart& p = parts[u.first];
+        fetch(*p.image, p.index, s.raw);
+        merge_jpeg_tables_into(*p.image, s.raw, s.streams[i]);
+        const LevelInfo& li = level_of(p.image);
+        if (exact) {
+          s.offset[i] = scratch_need;
+          scratch_need += planes_of(*p.image, li.hs, li.vs).bytes;
+        } else if (!(u.count == 1 && in_place(p))) {
+          s.offset[i] = scratch_need;
+          scratch_need += align_up(tile_bytes(*p.image, 3), 256);
         }
       }
-      if (partial * tile_bytes > s.scratch_bytes) {
+      if (scratch_need > s.scratch_bytes) {
         if (s.scratch) CUSK_CUDA_CHECK(cudaFreeAsync(s.scratch, s.stream));
         s.scratch = nullptr;
         s.scratch_bytes = 0;
-        const std::size_t bytes = std::max<std::size_t>(partial, static_cast<std::size_t>(max_batch())) * tile_bytes;
+        const std::size_t bytes = std::max(scratch_need, scratch_need / std::max<std::size_t>(c, 1) * static_cast<std::size_t>(kn.batch));
         CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&s.scratch), bytes, s.stream));
         s.scratch_bytes = bytes;
       }
       s.data.resize(n);
       s.lengths.resize(n);
       s.images.assign(n, nvjpegImage_t{});
-      std::vector<std::size_t> crop_of;  // batch index -> scratch tile, for parts not decoded in place
-      crop_of.assign(n, ~std::size_t(0));
-      {
-        std::size_t j = 0, sp = 0;
-        for (std::size_t i = b; i < e; ++i) {
-          const DeviceUnit& u = units[gpu_units[i]];
-          for (std::size_t q = u.first; q < u.first + u.count; ++q, ++j) {
-            const DevicePart& p = parts[q];
-            s.data[j] = s.streams[j].data();
-            s.lengths[j] = s.streams[j].size();
-            if (in_place(p)) {
-              s.images[j].channel[0] = p.dst;
-              s.images[j].pitch[0] = p.pitch;
-            } else {
-              crop_of[j] = sp;
-              s.images[j].channel[0] = s.scratch + sp * tile_bytes;
-              s.images[j].pitch[0] = static_cast<std::size_t>(p.image->tile_width) * 3;
-              ++sp;
-            }
-          }
+      for (std::size_t i = 0; i < n; ++i) {
+        const DeviceUnit& u = units[order[b + i]];
+        const DevicePart& p = parts[u.first];
+        s.data[i] = s.streams[i].data();
+        s.lengths[i] = s.streams[i].size();
+        if (exact) {
+          const LevelInfo& li = level_of(p.image);
+          const Planes pl = planes_of(*p.image, li.hs, li.vs);
+          unsigned char* base = s.scratch + s.offset[i];
+          s.images[i].channel[0] = base;
+          s.images[i].pitch[0] = pl.y_pitch;
+          s.images[i].channel[1] = base + pl.cb;
+          s.images[i].pitch[1] = pl.c_pitch;
+          s.images[i].channel[2] = base + pl.cr;
+          s.images[i].pitch[2] = pl.c_pitch;
+        } else if (s.offset[i] == ~std::size_t(0)) {
+          s.images[i].channel[0] = p.dst;
+          s.images[i].pitch[0] = p.pitch;
+        } else {
+          s.images[i].channel[0] = s.scratch + s.offset[i];
+          s.images[i].pitch[0] = static_cast<std::size_t>(p.image->tile_width) * 3;
         }
       }
-      if (!s.preallocated && eng.hardware()) {
-        // A memory pool sized for the largest batch (nvImageCodec measured > 20 % from this).
-        const DevicePart& p0 = parts[units[gpu_units[b]].first];
-        nvjpegDecodeBatchedPreAllocate(eng.handle(), s.state, max_batch(), static_cast<int>(p0.image->tile_width),
-                                       static_cast<int>(p0.image->tile_height), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI);
-        s.preallocated = true;
-      }
+      const nvjpegOutputFormat_t format = exact ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_RGBI;
       nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
-      if (s.batch != static_cast<int>(n)) {
-        st = nvjpegDecodeBatchedInitialize(eng.handle(), s.state, static_cast<int>(n), 1, NVJPEG_OUTPUT_RGBI);
-        s.batch = st == NVJPEG_STATUS_SUCCESS ? static_cast<int>(n) : 0;
-      }
-      if (st == NVJPEG_STATUS_SUCCESS)
-        st = nvjpegDecodeBatched(eng.handle(), s.state, s.data.data(), s.lengths.data(), s.images.data(), s.stream);
+      nvjpegJpegState_t state = eng.state_for(s, static_cast<int>(n), format, *parts[units[order[b]].first].image, st);
+      if (state) st = nvjpegDecodeBatched(eng.handle(), state, s.data.data(), s.lengths.data(), s.images.data(), s.stream);
       if (st != NVJPEG_STATUS_SUCCESS) {
-        // The host decoder takes this batch (and decides whether the tiles are corrupt).
-        s.batch = 0;
-        gpu_failed = true;
-        for (std::size_t i = b; i < e; ++i) host_unit(host.get(), units[gpu_units[i]], raw);
-        continue;
+        for (State& x : s.states)
+          if (x.state == state) x.batch = 0;  // re-initialise before the next use
+        refused = st;
+        return false;
       }
-      // Crops of the partial tiles, in stream order after the decode.
       {
-        std::size_t j = 0;
-        for (std::size_t i = b; i < e; ++i) {
-          const DeviceUnit& u = units[gpu_units[i]];
-          for (std::size_t q = u.first; q < u.first + u.count; ++q, ++j) {
-            if (crop_of[j] == ~std::size_t(0)) continue;
-            const DevicePart& p = parts[q];
-            const std::size_t tp = static_cast<std::size_t>(p.image->tile_width) * 3;
-            const unsigned char* src = s.scratch + crop_of[j] * tile_bytes + static_cast<std::size_t>(p.y0) * tp +
-                                       static_cast<std::size_t>(p.x0) * 3;
+        std::lock_guard lock(stats_mu);
+        if (gpu_first < 0) gpu_first = seconds_since(t_start);
+      }
+      // The parts: the colour kernel (exact) or crops of the scratch tiles, in stream order.
+      if (exact) {
+        jobs.clear();
+        std::int64_t max_pixels = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const DeviceUnit& u = units[order[b + i]];
+          const LevelInfo& li = level_of(parts[u.first].image);
+          const Planes pl = planes_of(*parts[u.first].image, li.hs, li.vs);
+          const unsigned char* base = s.scratch + s.offset[i];
+          for (std::size_t k = u.first; k < u.first + u.count; ++k) {
+            const DevicePart& p = parts[k];
+            YccJob jb;
+            jb.y = base, jb.cb = base + pl.cb, jb.cr = base + pl.cr;
+            jb.dst = p.dst, jb.dst_pitch = p.pitch;
+            jb.y_pitch = static_cast<std::int32_t>(pl.y_pitch), jb.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
+            jb.cw = pl.cw, jb.ch = pl.ch, jb.hs = li.hs, jb.vs = li.vs;
+            jb.x0 = static_cast<std::int32_t>(p.x0), jb.y0 = static_cast<std::int32_t>(p.y0);
+            jb.w = static_cast<std::int32_t>(p.x1 - p.x0), jb.h = static_cast<std::int32_t>(p.y1 - p.y0);
+            max_pixels = std::max<std::int64_t>(max_pixels, std::int64_t(jb.w) * jb.h);
+            jobs.push_back(jb);
+          }
+        }
+        if (jobs.size() > s.jobs_cap) {
+          if (s.jobs_host) CUSK_CUDA_CHECK(cudaFreeHost(s.jobs_host));
+          if (s.jobs_dev) CUSK_CUDA_CHECK(cudaFreeAsync(s.jobs_dev, s.stream));
+          s.jobs_host = nullptr, s.jobs_dev = nullptr, s.jobs_cap = 0;
+          const std::size_t cap = std::max<std::size_t>(jobs.size(), static_cast<std::size_t>(kn.batch) * 2);
+          CUSK_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&s.jobs_host), cap * sizeof(YccJob), cudaHostAllocDefault));
+          CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&s.jobs_dev), cap * sizeof(YccJob), s.stream));
+          s.jobs_cap = cap;
+        }
+        std::memcpy(s.jobs_host, jobs.data(), jobs.size() * sizeof(YccJob));  // the slot's last copy finished (waited)
+        CUSK_CUDA_CHECK(cudaMemcpyAsync(s.jobs_dev, s.jobs_host, jobs.size() * sizeof(YccJob), cudaMemcpyHostToDevice, s.stream));
+        launch_ycc_jobs(s.jobs_dev, static_cast<int>(jobs.size()), max_pixels, s.stream);
+        n_exact += n;
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          if (s.offset[i] == ~std::size_t(0)) continue;
+          const DeviceUnit& u = units[order[b + i]];
+          const TiledImage& t = *parts[u.first].image;
+          const std::size_t tp = static_cast<std::size_t>(t.tile_width) * 3;
+          for (std::size_t k = u.first; k < u.first + u.count; ++k) {
+            const DevicePart& p = parts[k];
+            const unsigned char* src = s.scratch + s.offset[i] + static_cast<std::size_t>(p.y0) * tp + static_cast<std::size_t>(p.x0) * 3;
             CUSK_CUDA_CHECK(cudaMemcpy2DAsync(p.dst, p.pitch, src, tp, static_cast<std::size_t>(p.x1 - p.x0) * 3,
                                               static_cast<std::size_t>(p.y1 - p.y0), cudaMemcpyDeviceToDevice, s.stream));
           }
@@ -586,16 +916,79 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       }
       CUSK_CUDA_CHECK(cudaEventRecord(s.done, s.stream));
       s.pending = true;
+      s.tiles = n;
       n_gpu += n;
+      return true;
+    };
+
+    while (!stop && !gpu_failed) {
+      const std::size_t si = which;
+      Slot& s = *slots[si];
+      wait_slot(s);
+      // How much to take: with host workers, the most that keeps the GPU's work in flight within
+      // what the host workers need for the rest; without, an even share of what is left.
+      std::size_t b = 0, c = 0;
+      bool wait_more = false;
+      {
+        std::lock_guard lock(queue_mu);
+        const std::size_t left = back - front;
+        if (left == 0) break;
+        const std::size_t lim = std::min<std::size_t>({left, static_cast<std::size_t>(kn.batch), ramp});
+        if (nh == 0) {
+          c = std::min(lim, (left + nf - 1) / static_cast<std::size_t>(nf));
+        } else if (kn.share > 0) {
+          const auto target = static_cast<std::size_t>(static_cast<double>(order.size()) * kn.share / 100.0);
+          c = std::min(lim, target > front ? target - front : 0);
+        } else {
+          const double inflight = static_cast<double>(std::max<std::int64_t>(0, in_flight.load()));
+          c = gpu_chunk(inflight, gpu_rate, host_total_rate, prefix.data(), front, back, lim);
+          if (c < static_cast<std::size_t>(kn.min_chunk) && c < left && inflight > 0) wait_more = true;
+        }
+        if (!wait_more && c > 0) {
+          if (kn.pow2) c = floor_pow2(c);
+          b = front;
+          front += c;
+          in_flight += static_cast<std::int64_t>(c);
+        }
+      }
+      if (wait_more || c == 0) {
+        // The GPU has enough in flight for now: wait for a batch of this feeder to finish, or for
+        // the other feeders'; with nothing in flight the host workers finish the rest sooner.
+        if (const std::size_t p = any_pending(); p < slots.size()) {
+          wait_slot(*slots[p]);
+          continue;
+        }
+        if (in_flight.load() > 0) {
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
+          continue;
+        }
+        break;
+      }
+      ramp = std::min<std::size_t>(ramp * 2, static_cast<std::size_t>(kn.batch));
+      which = (which + 1) % slots.size();
+      if (!slot_scope.used[si]) {
+        CUSK_CUDA_CHECK(cudaStreamWaitEvent(s.stream, ready, 0));
+        slot_scope.used[si] = true;
+      }
+      const bool exact = eng.exact();
+      bool ok = submit(s, b, c, exact);
+      if (!ok && exact) {
+        // YCbCr output refused: nvJPEG's RGB from now on when that works (a corrupt tile fails both).
+        const nvjpegStatus_t why = refused;
+        ok = submit(s, b, c, false);
+        if (ok) eng.exact_failed(status_text(why) + " for YCbCr output");
+      }
+      if (!ok) {
+        // The host decoder takes this batch (and decides whether the tiles are corrupt), and the rest.
+        in_flight -= static_cast<std::int64_t>(c);
+        gpu_failed = true;
+        for (std::size_t i = b; i < b + c; ++i) host_unit(host.get(), units[order[i]], raw);
+      }
     }
-    // The GPU queue is empty (or nvJPEG failed): help with what is left on the host decoder.
-    while (!stop) {
-      std::size_t u;
-      if (const std::size_t i = next_host.fetch_add(1); i < host_units.size()) u = host_units[i];
-      else if (const std::size_t j = next_gpu.fetch_add(1); j < gpu_units.size()) u = gpu_units[j];
-      else break;
-      host_unit(host.get(), units[u], raw);
-    }
+    for (Slot* s : slots) wait_slot(*s);
+    // The GPU's queue is done (or nvJPEG failed): help with what is left on the host decoder.
+    std::size_t u;
+    while (!stop && take_host_unit(u)) host_unit(host.get(), units[u], raw);
   };
 
   parallel_for(static_cast<std::size_t>(roles), roles, [&](std::size_t r) {
@@ -609,10 +1002,11 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
   });
   counts.gpu = n_gpu.load();
   counts.host = n_host.load();
-  if (nh > 0 && nf > 0) {
-    const double done_units = static_cast<double>(counts.gpu + counts.host);
-    if (done_units > 0) eng.observe_share(static_cast<double>(counts.gpu) / done_units);
-  }
+  counts.gpu_exact = n_exact.load();
+  // The rates the next reads balance with: the GPU's over its busy span, the host's per worker.
+  const double g = counts.gpu >= 32 && gpu_last > gpu_first && gpu_first >= 0 ? static_cast<double>(counts.gpu) / (gpu_last - gpu_first) : 0;
+  const double h = host_cost_done >= 8 && host_busy > 0 ? host_cost_done / host_busy : 0;
+  if (nf > 0 && nh > 0) eng.observe_rates(g, h);
   return counts;
 }
 #endif

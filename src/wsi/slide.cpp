@@ -14,6 +14,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -167,7 +168,7 @@ struct Slide::Impl {
   int fd = -1;
   std::uint64_t file_size = 0;
   mutable detail::TileCache cache{0};
-  mutable std::atomic<std::uint64_t> gpu_tiles{0}, host_tiles{0};  // device reads' tile decodes
+  mutable std::atomic<std::uint64_t> gpu_tiles{0}, host_tiles{0}, gpu_exact_tiles{0};  // device reads' tile decodes
 
   ~Impl() {
     if (fd >= 0) ::close(fd);
@@ -505,7 +506,9 @@ Array Slide::read_associated_image(const std::string& name, const ReadOptions& o
 }
 
 CacheStats Slide::cache_stats() const { return impl_->cache.stats(); }
-DeviceDecodeStats Slide::device_decode_stats() const { return {impl_->gpu_tiles.load(), impl_->host_tiles.load()}; }
+DeviceDecodeStats Slide::device_decode_stats() const {
+  return {impl_->gpu_tiles.load(), impl_->host_tiles.load(), impl_->gpu_exact_tiles.load()};
+}
 
 std::string gpu_jpeg_decoder(const Device& device) {
   if (!device.is_cuda()) return "none: " + device.str() + " is not a CUDA device";
@@ -667,6 +670,49 @@ static void run_job(const Slide::Impl& s, const TileJob& j, const Region& r) {
   }
 }
 
+namespace detail {
+
+struct SlideAccess {
+  static const Slide::Impl& impl(const Slide& s) { return *s.impl_; }
+};
+
+JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t tile) {
+  const Slide::Impl& s = SlideAccess::impl(slide);
+  const TiledImage& t = s.images.at(static_cast<std::size_t>(level));
+  std::vector<unsigned char> raw;
+  s.fetch(t, tile, raw);
+  JpegPlanes planes;
+  decode_tile_planes(t, raw.data(), raw.size(), planes, s.path);
+  return planes;
+}
+
+Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& r) {
+  const Slide::Impl& s = SlideAccess::impl(slide);
+  const TiledImage& t = s.images.at(static_cast<std::size_t>(r.level));
+  Array out = Array::zeros({r.height, r.width, 3}, DType::uint8);
+  auto* base = static_cast<unsigned char*>(out.data());
+  const double ds = s.levels[static_cast<std::size_t>(r.level)].downsample;
+  const std::int64_t lx = level_coord(r.x, ds), ly = level_coord(r.y, ds);
+  const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
+  const std::int64_t x1 = std::min(lx + r.width, t.width), y1 = std::min(ly + r.height, t.height);
+  std::vector<unsigned char> raw, tile(tile_bytes(t, 3));
+  if (x0 < x1 && y0 < y1)
+    for (std::int64_t ty = y0 / t.tile_height; ty <= (y1 - 1) / t.tile_height; ++ty)
+      for (std::int64_t tx = x0 / t.tile_width; tx <= (x1 - 1) / t.tile_width; ++tx) {
+        const auto index = static_cast<std::uint64_t>(ty * t.tiles_across + tx);
+        if (t.byte_counts[index] == 0) continue;
+        const Span sp = job_span(t, tx, ty, lx, ly, r);
+        s.fetch(t, index, raw);
+        decode_tile_simple_upsampling(t, raw.data(), raw.size(), tile.data(), t.tile_width * 3, s.path);
+        for (std::int64_t y = sp.ay; y < sp.by; ++y)
+          std::memcpy(base + ((y - ly) * r.width + (sp.ax - lx)) * 3,
+                      tile.data() + ((y - sp.py) * t.tile_width + (sp.ax - sp.px)) * 3, static_cast<std::size_t>(sp.bx - sp.ax) * 3);
+      }
+  return out;
+}
+
+}  // namespace detail
+
 #if CUSK_HAVE_NVJPEG
 /// Whether nvJPEG can serve these reads (YCbCr JPEG levels, RGB output, a one-byte background).
 static bool nvjpeg_eligible(const Slide::Impl& s, const std::vector<Region>& rs, const ReadOptions& o) {
@@ -679,19 +725,16 @@ static bool nvjpeg_eligible(const Slide::Impl& s, const std::vector<Region>& rs,
   return true;
 }
 
-/// Device reads through nvJPEG (src/wsi/nvjpeg_decode.cpp): plans each region's tile parts, makes
-/// small regions one unit of work (the host workers decode them into one pinned buffer, one copy
-/// up) and large ones a unit per part, then decodes with the GPU and, with `hybrid`, the host
-/// workers alongside.
+/// Device reads through nvJPEG (src/wsi/nvjpeg_decode.cpp): plans each region's tile parts, groups
+/// the parts by tile (a tile that several regions need is decoded once: one unit of work with all
+/// its parts), then decodes with the GPU and, with `hybrid`, the host workers alongside.
 static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Region>& rs, const ReadOptions& o,
                                       const Stream& stream) {
   cuskimage::detail::DeviceGuard guard(o.device.index());
   cudaStream_t cs = stream.handle();
   std::vector<Array> outs;
   outs.reserve(rs.size());
-  std::vector<detail::DevicePart> parts;
-  std::vector<detail::DeviceUnit> units;
-  constexpr std::int64_t kUnitBytes = std::int64_t(4) << 20;  // a region up to 4 MB is one unit
+  std::vector<detail::DevicePart> planned;
   for (const Region& r : rs) {
     const TiledImage& t = s.images[r.level];
     const double ds = s.levels[r.level].downsample;
@@ -702,7 +745,6 @@ static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Re
     const std::int64_t x0 = std::max<std::int64_t>(lx, 0), y0 = std::max<std::int64_t>(ly, 0);
     const std::int64_t x1 = std::min(lx + r.width, t.width), y1 = std::min(ly + r.height, t.height);
     bool fill = !(lx >= 0 && ly >= 0 && lx + r.width <= t.width && ly + r.height <= t.height);
-    const std::size_t first = parts.size();
     if (x0 < x1 && y0 < y1)
       for (std::int64_t ty = y0 / t.tile_height; ty <= (y1 - 1) / t.tile_height; ++ty)
         for (std::int64_t tx = x0 / t.tile_width; tx <= (x1 - 1) / t.tile_width; ++tx) {
@@ -712,25 +754,42 @@ static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Re
             continue;
           }
           const Span sp = job_span(t, tx, ty, lx, ly, r);
-          parts.push_back({&t, index, sp.ax - sp.px, sp.ay - sp.py, sp.bx - sp.px, sp.by - sp.py, sp.ax - lx, sp.ay - ly,
-                           base + (sp.ay - ly) * static_cast<std::int64_t>(pitch) + (sp.ax - lx) * 3, pitch});
+          planned.push_back({&t, index, sp.ax - sp.px, sp.ay - sp.py, sp.bx - sp.px, sp.by - sp.py,
+                             base + (sp.ay - ly) * static_cast<std::int64_t>(pitch) + (sp.ax - lx) * 3, pitch});
         }
     if (fill) CUSK_CUDA_CHECK(cudaMemsetAsync(base, o.background[0], outs.back().nbytes(), cs));
-    const std::size_t n = parts.size() - first;
-    if (n == 0) continue;
-    if (r.width * r.height * 3 <= kUnitBytes) {
-      units.push_back({first, n, base, r.width, r.height, fill ? static_cast<int>(o.background[0]) : -1});
-    } else {
-      for (std::size_t k = first; k < parts.size(); ++k) units.push_back({k, 1, nullptr, 0, 0, -1});
-    }
   }
+  // One unit per tile (parts in plan order within it).
+  std::vector<std::size_t> by_tile(planned.size());
+  std::iota(by_tile.begin(), by_tile.end(), std::size_t(0));
+  std::stable_sort(by_tile.begin(), by_tile.end(), [&](std::size_t a, std::size_t b) {
+    const auto& pa = planned[a];
+    const auto& pb = planned[b];
+    return pa.image != pb.image ? std::less<const TiledImage*>()(pa.image, pb.image) : pa.index < pb.index;
+  });
+  std::vector<detail::DevicePart> parts;
+  parts.reserve(planned.size());
+  std::vector<detail::DeviceUnit> units;
+  for (std::size_t k = 0; k < by_tile.size(); ++k) {
+    const detail::DevicePart& p = planned[by_tile[k]];
+    if (k == 0 || p.image != parts.back().image || p.index != parts.back().index) units.push_back({parts.size(), 0, 1.0});
+    parts.push_back(p);
+    ++units.back().count;
+  }
+  for (detail::DeviceUnit& u : units) {
+    const detail::DevicePart& p = parts[u.first];
+    u.host_cost = u.count > 1 ? 1.0 : detail::host_decode_cost(*p.image, p.x0, p.y0, p.x1, p.y1);
+  }
+  // With hybrid, the host decodes on all but one of the workers' cores: the feeders mostly wait for
+  // the GPU (CUSK_WSI_HOST_WORKERS overrides the count).
   int workers = o.workers > 0 ? o.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int feeders = o.hybrid ? (workers >= 6 ? 2 : 1) : std::min(2, workers);
-  const int host = o.hybrid ? std::max(0, workers - feeders) : 0;
+  const int host = o.hybrid ? std::max(0, workers - 1) : 0;
   const auto fetch = [&s](const TiledImage& t, std::uint64_t index, std::vector<unsigned char>& buf) { s.fetch(t, index, buf); };
   const auto counts = detail::device_decode(o.device.index(), parts, units, feeders, host, fetch, s.path, cs);
   s.gpu_tiles += counts.gpu;
   s.host_tiles += counts.host;
+  s.gpu_exact_tiles += counts.gpu_exact;
   return outs;
 }
 #endif

@@ -63,6 +63,27 @@ void decode_tile_part(const TiledImage& t, const unsigned char* src, std::size_t
                       std::int64_t x1, std::int64_t y1, unsigned char* dst, std::ptrdiff_t dst_stride, int channels,
                       const std::string& path);
 
+/// Diagnostics and tests: a JPEG tile decoded (RGB, whole) with libjpeg-turbo's simple (replicated)
+/// chroma upsampling instead of its default fancy upsampling -- what a decoder without
+/// interpolated chroma upsampling produces (NVJPG's own RGB output does: see nvjpeg_decode.cpp).
+void decode_tile_simple_upsampling(const TiledImage& t, const unsigned char* src, std::size_t n, unsigned char* dst,
+                                   std::ptrdiff_t dst_stride, const std::string& path);
+
+/// The component planes of a 3-component JPEG tile as libjpeg's IDCT leaves them (before chroma
+/// upsampling and colour conversion): plane[c] holds width[c] x height[c] samples (whole DCT
+/// blocks), chroma subsampled by hs x vs.
+struct JpegPlanes {
+  std::vector<unsigned char> plane[3];
+  int width[3] = {0, 0, 0}, height[3] = {0, 0, 0};
+  int hs = 1, vs = 1;
+};
+void decode_tile_planes(const TiledImage& t, const unsigned char* src, std::size_t n, JpegPlanes& out, const std::string& path);
+
+/// Tests: the two functions above on a tile of an open slide's level (fetched as reads do), and a
+/// whole region decoded through decode_tile_simple_upsampling (RGB; outside the level: 0).
+JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t tile);
+Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& region);
+
 /// Whether decode_tile_part of `t` costs less than a whole-tile decode (JPEG only).
 inline bool partial_decode_pays(const TiledImage& t) { return t.compression == kJpeg; }
 
@@ -84,34 +105,50 @@ struct DevicePart {
   const TiledImage* image;
   std::uint64_t index;          // the tile in its level
   std::int64_t x0, y0, x1, y1;  // the part, in tile pixels
-  std::int64_t rx, ry;          // where it lies in its region's output, pixels
   unsigned char* dst;           // device address of the part's first pixel in the output (RGB)
   std::size_t pitch;            // the output's row pitch, bytes
 };
-/// What one worker takes at a time: a small region whole (`dst` its contiguous RGB output,
-/// width x height) or one part of a large region (`dst` null).
+/// What a worker takes at a time: one tile and every part of it the read needs (parts[first,
+/// first + count), all of the same tile: regions that share a tile get it decoded once).
 struct DeviceUnit {
-  std::size_t first = 0, count = 0;  // parts[first, first + count)
-  unsigned char* dst = nullptr;
-  std::int64_t width = 0, height = 0;
-  int fill = -1;  // the background byte where the region has no tile data (-1: none)
+  std::size_t first = 0, count = 0;
+  /// The host decoder's cost for this unit relative to a whole-tile decode (a single part needed
+  /// in part decodes only that part: see host_decode_cost). nvJPEG's cost is one tile either way.
+  double host_cost = 1.0;
 };
+/// host_decode_cost of one part (whole tile: 1).
+double host_decode_cost(const TiledImage& t, std::int64_t x0, std::int64_t y0, std::int64_t x1, std::int64_t y1);
 struct DeviceDecodeCounts {
-  std::uint64_t gpu = 0, host = 0;  // parts decoded by nvJPEG / by the host decoder
+  std::uint64_t gpu = 0, host = 0;  // tiles decoded by nvJPEG / by the host decoder
+  std::uint64_t gpu_exact = 0;      // of `gpu`, converted to RGB by the exact colour path (ycc.hpp)
 };
 using FetchFn = std::function<void(const TiledImage&, std::uint64_t, std::vector<unsigned char>&)>;
 
 /// The GPU JPEG decoder of device `device` in words (wsi::gpu_jpeg_decoder).
 std::string gpu_jpeg_decoder_info(int device);
 
+/// Tests: the colour path of device reads, 0 (the default: CUSK_WSI_NVJPEG_COLOR, else exact),
+/// 1 exact (nvJPEG's YCbCr planes, upsampled and converted as libjpeg-turbo does: ycc.hpp),
+/// 2 nvJPEG's own RGB output. No effect in builds without nvJPEG.
+void set_nvjpeg_colour_for_testing(int mode);
+
+/// The hybrid's balance rule: the most units a feeder may take now from order[front, back) (at
+/// most `limit`) so that the GPU's tiles in flight plus them take no longer at `gpu_rate` (tiles/s)
+/// than the host workers need for what would be left at `host_rate` (host cost/s, all workers);
+/// `prefix[i]` is the host cost of order[0, i). 0: the GPU has enough for now.
+std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const double* prefix, std::size_t front,
+                      std::size_t back, std::size_t limit);
+
 #if CUSK_HAVE_NVJPEG
-/// Decodes `parts` into device memory on CUDA device `device` (nvjpeg_decode.cpp): `feeders`
-/// threads run nvJPEG batches (several in flight, the next batch fetched and merged with its
-/// JPEGTables while the engines decode), `host_workers` threads decode units with libjpeg-turbo
-/// into pinned memory and copy them up; both draw from one queue. Parts of levels the GPU
-/// decoder rejects go to the host decoder. All work is ordered after `stream`'s earlier work and
-/// before its later work. Throws NotSupported when nvJPEG cannot start, FormatError for a tile
-/// neither decoder can read.
+/// Decodes the units' tiles into their parts in device memory on CUDA device `device`
+/// (nvjpeg_decode.cpp): `feeders` threads run nvJPEG batches (several in flight, the next batch
+/// fetched and merged with its JPEGTables while the engines decode), `host_workers` threads decode
+/// units with libjpeg-turbo into pinned memory and copy them up; the GPU takes units from the most
+/// expensive end for the host, the host workers from the cheapest, and a feeder takes a batch only
+/// while the GPU's work in flight stays below what the host workers need for the rest. Tiles of
+/// levels the GPU decoder rejects go to the host decoder. All work is ordered after `stream`'s
+/// earlier work and before its later work. Throws NotSupported when nvJPEG cannot start,
+/// FormatError for a tile neither decoder can read.
 DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& parts, const std::vector<DeviceUnit>& units,
                                  int feeders, int host_workers, const FetchFn& fetch, const std::string& path,
                                  cudaStream_t stream);
