@@ -32,9 +32,10 @@
 // Rule (H200, 8192^2, ms):
 //   3x3 float32 and float64 (sobel, scharr, prewitt, laplace, roberts): rows
 //       (sobel float32 0.157 against the tile kernel's 0.232; target <= 0.20; float64 0.360)
-//   5x5 float32 (farid): tile (0.353 against rows' 0.452); sep not measured yet
+//   5x5 float32 (farid): sep, the separable row kernel, when the window is rank 1 (farid's are)
+//       (0.244 against tile 0.340 and rows 0.301; 3840x2160: 0.040 / 0.058 / 0.048), else rows
 //   5x5 float64: tile (the row kernel would need ~250 registers)
-// Temporary switches for one H200 sweep, read at every call: CUSK_STENCIL_R1_F32,
+// Overrides, read at every call (the tests use them to cover each kernel): CUSK_STENCIL_R1_F32,
 // CUSK_STENCIL_R1_F64, CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: float32 5x5 only, non-rank-1
 // windows fall back to rows); images the row kernels cannot take still run the tile kernel, and
 // images taller than the tile grid (65535 x 64 rows) the row kernel. Why the first row kernel
@@ -198,7 +199,7 @@ StencilKernel stencil_kernel_for() {
     // CUSK_STENCIL_R1_F32 / CUSK_STENCIL_R1_F64 / CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: the
     // separable row kernel, float32 5x5 only; elsewhere rows); unset or anything else: the default.
     const char* name = R == 1 ? (sizeof(T) == 4 ? "CUSK_STENCIL_R1_F32" : "CUSK_STENCIL_R1_F64") : "CUSK_STENCIL_R2_F32";
-    StencilKernel k = R == 1 ? StencilKernel::rows : StencilKernel::tile;
+    StencilKernel k = R == 1 ? StencilKernel::rows : (sizeof(T) == 4 ? StencilKernel::sep : StencilKernel::tile);
     if (const char* env = std::getenv(name)) {
       const std::string_view v(env);
       if (v == "tile") k = StencilKernel::tile;

@@ -36,8 +36,9 @@
 // of 316 rows reads 20 more: 172 k warp-blocks, ~1.3 M warp instructions per SM -> 0.26 ms at 2.5
 // instructions per clock and 1.98 GHz, 0.37 ms at 2 and 1.75 GHz. Prediction 0.25-0.4 ms (target
 // <= 0.5 ms); disk(1) ~0.1 ms, disk(15) ~0.6 ms; uint16 as uint8, int32 ~2.4x (2 pixels per lane,
-// 22 of 32 lanes working). 3-D footprints take the sparse-table kernel by default (the chain runs
-// them under CUSK_CHAIN_3D=1: ball(5) 512^3 predicted 2-4 ms against its 8.74).
+// 22 of 32 lanes working). Measured (H200, session 6 sweep): disk(10) 8192^2 u8 0.273 ms (the
+// sparse-table kernel: 1.03), disk(1) 0.099, disk(15) 0.432, int32 0.580, uint16 dilation 0.272;
+// 3-D ball(5) 512^3 2.79 ms (sparse table 8.74), 192^3 0.311 (0.797): the chain goes first in 3-D too.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,12 +58,12 @@ namespace {
 using ndimage::Mode;
 using namespace chain;
 
-// ---- launch knobs (TEMPORARY, for one H200 sweep; to be fixed at the measured best values) ------
-// Read once from the environment by the host launcher, never by the kernel:
+// ---- launch knobs: overrides for tuning and for the tests' variant coverage; the defaults are the
+// best of the session-6 H200 sweep (other settings were within 2 % or slower). Read once from the
+// environment by the host launcher, never by the kernel:
 //   CUSK_CHAIN_DISABLE=1         never take the row chain (the sparse-table kernel, as before it)
-//   CUSK_CHAIN_3D=1              take the row chain first for footprints of several planes (ball,
-//                                octahedron, ...); default: the sparse-table kernel first, the chain
-//                                only for the multi-plane footprints that kernel refuses
+//   CUSK_CHAIN_3D=0              footprints of several planes (ball, octahedron, ...) take the
+//                                sparse-table kernel first (default 1: the row chain first)
 //   CUSK_CHAIN_WARPS_PER_BLOCK=n 1, 2, 4 (default) or 8 warps per block
 //   CUSK_CHAIN_SEG_ROWS=n        output rows per warp (segment length); default 0: pick_segments
 //   CUSK_CHAIN_PREFETCH=n        L2 prefetch of the rows n rows below each fetched block; default 0
@@ -96,7 +97,7 @@ const Knobs& knobs() {
       return s != nullptr && *s != '\0' ? std::atoll(s) : dflt;
     };
     r.disable = num("CUSK_CHAIN_DISABLE", 0) != 0;
-    r.three_d = num("CUSK_CHAIN_3D", 0) != 0;
+    r.three_d = num("CUSK_CHAIN_3D", 1) != 0;
     const long long w = num("CUSK_CHAIN_WARPS_PER_BLOCK", kWarpsPerBlock);
     r.warps_per_block = (w == 1 || w == 2 || w == 4 || w == 8) ? static_cast<int>(w) : kWarpsPerBlock;
     r.seg_rows = static_cast<int>(std::clamp(num("CUSK_CHAIN_SEG_ROWS", 0), 0LL, 1LL << 30));

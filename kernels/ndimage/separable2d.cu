@@ -15,15 +15,15 @@
 //    down a strip of rows through K rotating register accumulators, the horizontal pass runs per
 //    G-row chunk from a double-buffered shared buffer: ~64 instructions per pixel at K = 25, but a
 //    barrier, a horizontal pass and (float) one exposed load latency per chunk of G >= 16 rows.
-// Rule (float32 by K; measured on the H200 at 8192^2, ms, tile / rows):
-//   float32 K <= 17 (sigma < 2.1 at truncate 4): tile   (K = 9:  0.197 / 0.240)
-//   float32 K >= 19:                             rows   (K = 25: 0.303 / 0.267; target <= 0.30)
-//   float64 every K:                             tile   (K = 25: 0.493 / 0.674 when rows spilled;
-//                                                        the streamed rows form is not measured yet)
-// (the crossover K = 19 interpolates the two float32 measurements linearly; taller images than the
-// tile grid holds, > 65535 x 32 rows, take rows). Temporary switches for one H200 sweep, read at
-// every call: CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 force one kernel for every K
-// (rows32: the row kernel with >= 32-row chunks, float32 K <= 11, else rows).
+// Rule (measured on the H200, session 6 sweep, ms, tile / rows; rows32 lost everywhere):
+//   one plane, float32 K <= 15:  tile   (8192^2 K = 9: 0.197 / 0.240; rows32 0.294)
+//   one plane, float32 K >= 17:  rows   (8192^2 K = 17: 0.247 / 0.233; K = 25: 0.303 / 0.267)
+//   one plane, float64:          tile   (8192^2 K = 25: 0.491 / 0.618; K = 9: 0.311 / 0.530)
+//   several planes (3-D), float32 and float64: rows (192^3 float32 K = 9: 0.124 / 0.089,
+//                                K = 25: 0.193 / 0.131; float64 K = 25: 0.242 / 0.182)
+// (K = 11 .. 15 were not measured: the tile kernel keeps them; taller images than the tile grid
+// holds, > 65535 x 32 rows, take rows). CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32,
+// read at every call, force one kernel for every K (the tests use them to cover each kernel).
 // Why the row kernel loses at small K: at K = 9 it issues only ~26 instructions per pixel (9 + 9
 // FMAs, a 4-byte load, a shared store, a quarter of a 16-byte store), so its per-chunk costs
 // dominate: 18-row chunks, one barrier and a 558-task horizontal pass each (3 rounds of 256 threads
@@ -502,13 +502,13 @@ void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t
 enum class FloatKernel { tile, rows, rows32 };
 
 /// Float32 windows of at least this many taps take the row kernel, narrower ones the tile kernel.
-constexpr int kRowsMinTapsF32 = 19;
+constexpr int kRowsMinTapsF32 = 17;
 /// rows32 (chunks of >= 32 rows) is instantiated for float32 windows up to this many taps.
 constexpr int kRows32MaxTaps = 11;
 
 template <class T>
-FloatKernel float_kernel_for(int K) {
-  // Temporary tuning switch (read at every call, so a test or a benchmark sweep can change it):
+FloatKernel float_kernel_for(int K, std::int64_t planes) {
+  // Override (read at every call, so a test or a benchmark sweep can change it):
   // CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 forces one kernel for every K (rows32:
   // float32 windows of <= kRows32MaxTaps taps, else rows); unset or anything else: the rule below.
   const char* env = std::getenv(sizeof(T) == 4 ? "CUSK_SEP2D_F32" : "CUSK_SEP2D_F64");
@@ -518,6 +518,7 @@ FloatKernel float_kernel_for(int K) {
     if (v == "rows") return FloatKernel::rows;
     if (v == "rows32") return sizeof(T) == 4 && K <= kRows32MaxTaps ? FloatKernel::rows32 : FloatKernel::rows;
   }
+  if (planes > 1) return FloatKernel::rows;
   if constexpr (sizeof(T) == 4)
     return K >= kRowsMinTapsF32 ? FloatKernel::rows : FloatKernel::tile;
   else
@@ -528,7 +529,8 @@ FloatKernel float_kernel_for(int K) {
 /// holds ny <= 65535 x 32 (16) rows; taller images take the row kernel).
 template <class T, int K>
 void launch_float(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  const FloatKernel k = float_kernel_for<T>(K);
+  const std::int64_t ny = in.shape()[in.ndim() - 2], nx = in.shape()[in.ndim() - 1];
+  const FloatKernel k = float_kernel_for<T>(K, ny * nx > 0 ? in.size() / (ny * nx) : 1);
   if (k == FloatKernel::tile && launch_fused<T, K>(in, out, p, stream)) return;
   if constexpr (sizeof(T) == 4 && K <= kRows32MaxTaps) {
     if (k == FloatKernel::rows32) {
