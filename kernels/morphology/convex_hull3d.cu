@@ -320,7 +320,7 @@ struct HullArgs {
 };
 
 template <int NT>
-__global__ void __launch_bounds__(NT) hull_kernel(HullArgs a) {
+__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 4) hull_kernel(HullArgs a) {
   __shared__ Hull3Shared sh;
   __shared__ typename cub::BlockScan<int, NT>::TempStorage ts;
   const i64 k = a.ids[blockIdx.x], o = a.off[k], n = a.off[k + 1] - o;
@@ -403,28 +403,30 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
     bytes += (static_cast<std::size_t>(std::max<i64>(count, 1)) * size + 255) / 256 * 256;
     return at;
   };
-  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_best = take(F, 8), o_i32 = take(10 * F, 4),
-                    o_pt = take(3 * N, 4), o_vis = take(V, 4), o_hor = take(H, sizeof(Hull3Edge));
+  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_u64 = take(3 * F, 8), o_i32 = take(8 * F, 4),
+                    o_pt = take(4 * N, 4), o_vis = take(V, 4), o_hor = take(H, sizeof(Hull3Edge));
   Pools r;
   r.buf = scratch(bytes, dev, s);
   auto* b = static_cast<std::uint8_t*>(r.buf.data());
   r.p.fac = reinterpret_cast<Hull3Facet*>(b + o_fac);
-  r.p.best = reinterpret_cast<u64*>(b + o_best);
+  u64* l = reinterpret_cast<u64*>(b + o_u64);
+  r.p.best = l;
+  r.p.claim = l + F;
+  r.p.cln = l + 2 * F;
   std::int32_t* q = reinterpret_cast<std::int32_t*>(b + o_i32);
-  r.p.claim = q;
-  r.p.cln = q + F;
-  r.p.mark = q + 2 * F;
-  r.p.win = q + 3 * F;
-  r.p.pfacet = q + 4 * F;
-  r.p.ppoint = q + 5 * F;
-  r.p.pnvis = q + 6 * F;
-  r.p.pnhor = q + 7 * F;
-  r.p.pwin = q + 8 * F;
-  r.p.pextra = q + 9 * F;
+  r.p.mark = q;
+  r.p.win = q + F;
+  r.p.pfacet = q + 2 * F;
+  r.p.ppoint = q + 3 * F;
+  r.p.pnvis = q + 4 * F;
+  r.p.pnhor = q + 5 * F;
+  r.p.pwin = q + 6 * F;
+  r.p.pextra = q + 7 * F;
   std::int32_t* pp = reinterpret_cast<std::int32_t*>(b + o_pt);
-  r.p.owner = pp;
-  r.p.live0 = pp + N;
-  r.p.live1 = pp + 2 * N;
+  r.p.lp0 = pp;
+  r.p.lf0 = pp + N;
+  r.p.lp1 = pp + 2 * N;
+  r.p.lf1 = pp + 3 * N;
   r.p.vis = reinterpret_cast<std::int32_t*>(b + o_vis);
   r.p.hor = reinterpret_cast<Hull3Edge*>(b + o_hor);
   return r;

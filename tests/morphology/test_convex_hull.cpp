@@ -328,22 +328,23 @@ void run_block(int T, const std::function<void(HostBlock&)>& f) {
 
 struct HostPools {
   std::vector<h3::Hull3Facet> fac;
-  std::vector<unsigned long long> best;
+  std::vector<unsigned long long> u64;
   std::vector<std::int32_t> i32, pt, vis;
   std::vector<h3::Hull3Edge> hor;
   h3::Hull3Pools p{};
   HostPools(i64 N, i64 S) {
     const i64 F = h3::hull3_facet_off(N, S);
     fac.resize(static_cast<std::size_t>(F));
-    best.resize(static_cast<std::size_t>(F));
-    i32.resize(static_cast<std::size_t>(10 * F));
-    pt.resize(static_cast<std::size_t>(3 * N + 1));
+    u64.resize(static_cast<std::size_t>(3 * F));
+    i32.resize(static_cast<std::size_t>(8 * F));
+    pt.resize(static_cast<std::size_t>(4 * N + 1));
     vis.resize(static_cast<std::size_t>(h3::hull3_vis_off(N, S)));
     hor.resize(static_cast<std::size_t>(h3::hull3_hor_off(N, S)));
     std::int32_t* q = i32.data();
-    p = h3::Hull3Pools{fac.data(), best.data(), q,         q + F,         q + 2 * F,         q + 3 * F,  q + 4 * F,
-                       q + 5 * F,  q + 6 * F,   q + 7 * F, q + 8 * F,     q + 9 * F,         pt.data(), pt.data() + N,
-                       pt.data() + 2 * N, vis.data(), hor.data()};
+    std::int32_t* t = pt.data();
+    p = h3::Hull3Pools{fac.data(), u64.data(), u64.data() + F, u64.data() + 2 * F, q,     q + F,
+                       q + 2 * F,  q + 3 * F,  q + 4 * F,      q + 5 * F,          q + 6 * F, q + 7 * F,
+                       t,          t + N,      t + 2 * N,      t + 3 * N,          vis.data(), hor.data()};
   }
 };
 
