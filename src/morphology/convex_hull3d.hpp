@@ -62,9 +62,10 @@ struct Hull3Facet {
   Hull3Plane pl;       // outward, through v[0], v[1], v[2]; not reduced (hull3_plane_raw)
 };
 
-/// A horizon edge (a, b) of a visible facet, `out` the facet beyond it; `slot` of its new facet.
+/// A horizon edge (a, b) of a visible facet, `out` the facet beyond it (the edge is out's edge
+/// `back`, (b, a)); `slot` of its new facet.
 struct Hull3Edge {
-  std::int32_t a, b, out, slot;
+  std::int32_t a, b, out, back, slot;
 };
 
 inline constexpr int kHull3Vis = 32;  // visible facets a proposal may take in the parallel step
@@ -109,6 +110,7 @@ struct Hull3Work {
   int fcap;
   std::int32_t *pfacet, *ppoint, *pnvis, *pnhor, *pwin, *pextra;
   int vcap, pcap;  // visible facets per proposal (2..kHull3Vis), proposals per round
+  int lcap;        // horizons up to lcap edges are linked from thread-local copies (hull3_insert)
   std::int32_t *lp0, *lf0, *lp1, *lf1;
   std::int32_t* vis;
   int viscap;
@@ -116,9 +118,12 @@ struct Hull3Work {
   int horcap;
 };
 
-/// vcap < kHull3Vis only to test the abort and fallback paths.
+inline constexpr int kHull3LocalHorizon = kHull3Vis + 2;
+
+/// vcap < kHull3Vis only to test the abort and fallback paths, lcap < kHull3LocalHorizon the
+/// global-memory linking path.
 CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64_t o, std::int64_t n, std::int64_t k,
-                             int vcap = kHull3Vis) {
+                             int vcap = kHull3Vis, int lcap = kHull3LocalHorizon) {
   Hull3Work w{};
   const std::int64_t fo = hull3_facet_off(o, k), F = hull3_facet_cap(n);
   w.pts = pts + o;
@@ -139,6 +144,7 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.vcap = vcap;
   const std::int64_t pc = F / vcap > 1 ? F / vcap : 1;
   w.pcap = static_cast<int>(pc < kHull3MaxProposals ? pc : kHull3MaxProposals);
+  w.lcap = lcap < kHull3LocalHorizon ? lcap : kHull3LocalHorizon;
   w.lp0 = p.lp0 + o;
   w.lf0 = p.lf0 + o;
   w.lp1 = p.lp1 + o;
@@ -184,6 +190,49 @@ CUSK_HD int hull3_scan(Ex& ex, int n, const Val& val, const Put& put) {
     put(i, base, v);
     base += v;
   }
+  return total;
+}
+
+CUSK_HD int hull3_popc(unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#else
+  return __builtin_popcountll(v);
+#endif
+}
+
+/// Collective: an order-preserving compaction of the items i in [0, n) with pred(i), in contiguous
+/// per-thread chunks: put(i, at) for each such item, at its rank. Returns the count (the same in
+/// every thread). Chunks of up to 128 items keep the predicates as bits, so pred runs once per
+/// item and its loads issue back to back; longer ones evaluate it twice (it must not change in
+/// between). The caller syncs before reading what put wrote.
+template <class Ex, class Pred, class Put>
+CUSK_HD int hull3_compact(Ex& ex, int n, const Pred& pred, const Put& put) {
+  const int T = ex.size(), chunk = (n + T - 1) / T;
+  const int lo = ex.tid() * chunk < n ? ex.tid() * chunk : n, hi = lo + chunk < n ? lo + chunk : n;
+  int total = 0;
+  if (chunk <= 128) {
+    unsigned long long m0 = 0, m1 = 0;
+    for (int i = lo; i < hi; ++i)
+      if (pred(i)) {
+        const int j = i - lo;
+        if (j < 64)
+          m0 |= 1ull << j;
+        else
+          m1 |= 1ull << (j - 64);
+      }
+    int at = ex.scan(hull3_popc(m0) + hull3_popc(m1), total);
+    for (int i = lo; i < hi; ++i) {
+      const int j = i - lo;
+      if (((j < 64 ? m0 >> j : m1 >> (j - 64)) & 1) != 0) put(i, at++);
+    }
+    return total;
+  }
+  int c = 0;
+  for (int i = lo; i < hi; ++i) c += pred(i) ? 1 : 0;
+  int at = ex.scan(c, total);
+  for (int i = lo; i < hi; ++i)
+    if (pred(i)) put(i, at++);
   return total;
 }
 
@@ -261,7 +310,7 @@ CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
 
 /// The facets visible (strictly) from q, breadth first from `seed` (visible), into vis[0..nv), and
 /// the horizon edges into hor[0..nh). Returns nv, or -1 when more than vcap facets or hcap edges.
-/// Latency: per visited facet one load of its record, then the three neighbours' planes at once;
+/// Latency: per visited facet one load of its record, then the three neighbours' records at once;
 /// the seen test runs over a thread-local copy of the list when vcap <= kHull3Vis (the parallel
 /// step; the whole-pool fallback uses vis itself). Only visible facets enter the list, so only a
 /// visible neighbour needs the seen test.
@@ -275,13 +324,27 @@ CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32
   for (int i = 0; i < nv; ++i) {
     const Hull3Facet& g = fac[buf[i]];
     const int h[3] = {g.nb[0], g.nb[1], g.nb[2]};
-    const bool up[3] = {hull3_eval(fac[h[0]].pl, q) > 0, hull3_eval(fac[h[1]].pl, q) > 0,
-                        hull3_eval(fac[h[2]].pl, q) > 0};
+    const int gv[3] = {g.v[0], g.v[1], g.v[2]};
+    bool up[3];
+    int hv[3][3];
     CUSK_UNROLL
     for (int e = 0; e < 3; ++e) {
+      const Hull3Facet& x = fac[h[e]];
+      up[e] = hull3_eval(x.pl, q) > 0;
+      hv[e][0] = x.v[0];
+      hv[e][1] = x.v[1];
+      hv[e][2] = x.v[2];
+    }
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) {
+      const int a = gv[e], b = gv[e == 2 ? 0 : e + 1];
       if (!up[e]) {
         if (nh == hcap) return -1;
-        hor[nh++] = Hull3Edge{g.v[e], g.v[e == 2 ? 0 : e + 1], h[e], -1};
+        int back = -1;  // the edge (b, a) of the facet beyond
+        CUSK_UNROLL
+        for (int m = 0; m < 3; ++m)
+          if (hv[e][m] == b && hv[e][m == 2 ? 0 : m + 1] == a) back = m;
+        hor[nh++] = Hull3Edge{a, b, h[e], back, -1};
         continue;
       }
       bool seen = false;
@@ -296,49 +359,82 @@ CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32
   return nv;
 }
 
+/// A point of the hull's (read-only) set: through the non-coherent path on the device, so the
+/// load need not wait for the facet writes before it.
+CUSK_HD Hull3Pt hull3_point(const Hull3Pt* p) {
+#if defined(__CUDA_ARCH__)
+  return Hull3Pt{__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)};
+#else
+  return *p;
+#endif
+}
+
 /// Inserts proposal k (a winner): the cone over its horizon, new facets in its visible slots then
 /// at `extra`, ... (their farthest points reset); marks win[] of the replaced facets. False when
-/// the horizon is not a cycle.
+/// the horizon is not a cycle. The successor search of the parallel step's horizons (at most
+/// kHull3Vis + 2 edges) runs over thread-local copies read before any facet is written; the
+/// fallback's reads the pool.
 CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
   const int nv = w.pnvis[k], nh = w.pnhor[k], q = w.ppoint[k];
   const std::int32_t* vis = w.vis + k * w.vcap;
   Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-  for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
-  for (int j = 0; j < nh; ++j) hor[j].slot = j < nv ? vis[j] : extra + (j - nv);
-  // The O(h^2) successor search over thread-local copies (the parallel step's horizons are short).
-  constexpr int L = kHull3Vis + 2;
-  std::int32_t la[L], lb[L];
-  const bool loc = nh <= L;
-  if (loc)
-    for (int j = 0; j < nh; ++j) {
-      la[j] = hor[j].a;
-      lb[j] = hor[j].b;
-    }
+  const Hull3Pt pq = w.pts[q];
+  auto slot_of = [&](int j) { return j < nv ? vis[j] : extra + (j - nv); };
   bool ok = true;
-  for (int j = 0; j < nh; ++j) {
-    const int a = loc ? la[j] : hor[j].a, b = loc ? lb[j] : hor[j].b;
-    int succ = -1, pred = -1;
-    for (int i = 0; i < nh; ++i) {
-      if ((loc ? la[i] : hor[i].a) == b) succ = i;
-      if ((loc ? lb[i] : hor[i].b) == a) pred = i;
-    }
-    if (succ < 0 || pred < 0) {
-      ok = false;
-      continue;
-    }
-    const int slot = hor[j].slot, out = hor[j].out;
+  auto make = [&](int j, int slot, int a, int b, Hull3Pt pa, Hull3Pt pb, int out, int back, int succ_slot,
+                  int pred_slot) {
+    hor[j].slot = slot;  // (5) finds the new facets there
     Hull3Facet& f = w.fac[slot];
     f.v[0] = a;
     f.v[1] = b;
     f.v[2] = q;
     f.nb[0] = out;
-    f.nb[1] = hor[succ].slot;
-    f.nb[2] = hor[pred].slot;
-    f.pl = hull3_plane_raw(w.pts[a], w.pts[b], w.pts[q]);
+    f.nb[1] = succ_slot;
+    f.nb[2] = pred_slot;
+    f.pl = hull3_plane_raw(pa, pb, pq);
     w.best[slot] = 0;
-    Hull3Facet& o = w.fac[out];
-    for (int m = 0; m < 3; ++m)
-      if (o.v[m] == b && o.v[m == 2 ? 0 : m + 1] == a) o.nb[m] = slot;
+    if (back >= 0)
+      w.fac[out].nb[back] = slot;
+    else
+      ok = false;
+  };
+  constexpr int L = kHull3LocalHorizon;
+  if (nh <= w.lcap) {
+    std::int32_t la[L], lb[L], ls[L];  // 408 bytes of stack
+    for (int j = 0; j < nh; ++j) {
+      la[j] = hor[j].a;
+      lb[j] = hor[j].b;
+      ls[j] = slot_of(j);
+    }
+    for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
+    for (int j = 0; j < nh; ++j) {
+      int succ = -1, pred = -1;  // the edges starting at b / ending at a
+      for (int i = 0; i < nh; ++i) {
+        if (la[i] == lb[j]) succ = i;
+        if (lb[i] == la[j]) pred = i;
+      }
+      if (succ < 0 || pred < 0) {
+        ok = false;
+        continue;
+      }
+      make(j, ls[j], la[j], lb[j], hull3_point(w.pts + la[j]), hull3_point(w.pts + lb[j]), hor[j].out, hor[j].back,
+           ls[succ], ls[pred]);
+    }
+  } else {
+    for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
+    for (int j = 0; j < nh; ++j) {
+      const int a = hor[j].a, b = hor[j].b;
+      int succ = -1, pred = -1;
+      for (int i = 0; i < nh; ++i) {
+        if (hor[i].a == b) succ = i;
+        if (hor[i].b == a) pred = i;
+      }
+      if (succ < 0 || pred < 0) {
+        ok = false;
+        continue;
+      }
+      make(j, slot_of(j), a, b, w.pts[a], w.pts[b], hor[j].out, hor[j].back, slot_of(succ), slot_of(pred));
+    }
   }
   for (int j = nh; j < nv; ++j) w.fac[vis[j]].v[0] = -1;
   return ok;
@@ -487,10 +583,10 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
     ++rd;
     // (1) proposals: the facets with outside points, in slot order (best[] is kept exact: a
     // facet's outside set only changes when the facet is replaced)
-    const int nall = hull3_scan(
-        ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 && w.best[s] != 0 ? 1 : 0; },
-        [&](int s, int at, int v) {
-          if (v && at < w.pcap) w.pfacet[at] = s;
+    const int nall = hull3_compact(
+        ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 && w.best[s] != 0; },
+        [&](int s, int at) {
+          if (at < w.pcap) w.pfacet[at] = s;
         });
     const int nprop = nall < w.pcap ? nall : w.pcap;
     if (t == 0) {
@@ -645,13 +741,11 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       }
     const int alive = sh.alive;
     if (alive > 0 && 2 * alive <= nlive) {  // (6) compaction once half the entries are dead
-      hull3_scan(
-          ex, nlive, [&](int i) { return lf[i] >= 0 ? 1 : 0; },
-          [&](int i, int at, int v) {
-            if (v) {
-              np[at] = lp[i];
-              nq[at] = lf[i];
-            }
+      hull3_compact(
+          ex, nlive, [&](int i) { return lf[i] >= 0; },
+          [&](int i, int at) {
+            np[at] = lp[i];
+            nq[at] = lf[i];
           });
       std::int32_t* s = lp;
       lp = np;
@@ -689,15 +783,13 @@ CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, H
   ex.sync();
   auto keep = [&](int s) {
     const Hull3Facet& f = w.fac[s];
-    if (f.v[0] < 0) return 0;
+    if (f.v[0] < 0) return false;
     bool dup = false;
     CUSK_UNROLL
     for (int e = 0; e < 3; ++e) dup |= f.nb[e] < s && hull3_same_plane(w.fac[f.nb[e]].pl, f.pl);
-    return dup ? 0 : 1;
+    return !dup;
   };
-  const int m = hull3_scan(ex, nf, keep, [&](int s, int at, int v) {
-    if (v) planes[at] = hull3_fold(w.fac[s].pl, tolerance);
-  });
+  const int m = hull3_compact(ex, nf, keep, [&](int s, int at) { planes[at] = hull3_fold(w.fac[s].pl, tolerance); });
   if (ex.tid() == 0) *nplanes = m;
   ex.sync();
 }

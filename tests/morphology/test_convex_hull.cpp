@@ -362,7 +362,8 @@ struct HostHulls {
 
 /// The quickhull of every segment [off[k], off[k+1]) of `pts` (one pool for all, as on the device).
 HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>& off, double tol, int T, int vcap,
-                     const std::vector<h3::Hull3Pt>* base = nullptr, const std::vector<i64>* base_off = nullptr) {
+                     int lcap, const std::vector<h3::Hull3Pt>* base = nullptr,
+                     const std::vector<i64>* base_off = nullptr) {
   const i64 S = static_cast<i64>(off.size()) - 1, N = off.back();
   HostPools pools(N, S);
   HostHulls r;
@@ -372,7 +373,7 @@ HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>
   std::vector<h3::Hull3Pt> p = pts;
   p.push_back({0, 0, 0});
   for (i64 k = 0; k < S; ++k) {
-    const h3::Hull3Work w = h3::hull3_work(pools.p, p.data(), off[k], off[k + 1] - off[k], k, vcap);
+    const h3::Hull3Work w = h3::hull3_work(pools.p, p.data(), off[k], off[k + 1] - off[k], k, vcap, lcap);
     h3::Hull3Shared sh{};
     run_block(T, [&](HostBlock& ex) {
       if (base)
@@ -399,7 +400,8 @@ enum class Cand { filtered, lines, all };
 /// candidates (the planar filters as the device runs them, or the first and last voxel of every
 /// line, or every voxel), their face centres with offset_coordinates (the voxels tested for
 /// flatness), the quickhull, the tiled masks (hull3_mask_tile) and counts. All volumes in one pool.
-std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap, Cand mode) {
+std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap, int lcap,
+                                 Cand mode) {
   std::vector<h3::Hull3Pt> pts;
   std::vector<i64> off = {0};
   for (const Array& v : vols) {
@@ -448,7 +450,8 @@ std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, do
     for (i64 o : off) off1.push_back(6 * o);
   }
   pts.push_back({0, 0, 0});
-  const HostHulls h = offset ? host_hulls(pts1, off1, tol, T, vcap, &pts, &off) : host_hulls(pts, off, tol, T, vcap);
+  const HostHulls h =
+      offset ? host_hulls(pts1, off1, tol, T, vcap, lcap, &pts, &off) : host_hulls(pts, off, tol, T, vcap, lcap);
   const std::vector<i64>& foff = offset ? off1 : off;
   std::vector<Array> out;
   for (i64 k = 0; k < S; ++k) {
@@ -488,16 +491,18 @@ TEST(MorphologyConvexHull3d, QuickhullSourceOnHost) {
     Cand mode;
     bool offset;
     double tol;
+    int lcap = h3::kHull3LocalHorizon;  // 0: every cone linked through the pools (hull3_insert)
   };
   for (const Cfg& g : {Cfg{1, 32, Cand::filtered, true, 1e-10}, Cfg{4, 32, Cand::filtered, true, 1e-10},
                        Cfg{3, 2, Cand::lines, true, 1e-10}, Cfg{4, 5, Cand::all, false, 1e-10},
-                       Cfg{2, 32, Cand::filtered, false, 0.3}, Cfg{5, 3, Cand::all, true, 0.3},
+                       Cfg{2, 32, Cand::filtered, false, 0.3, 0}, Cfg{5, 3, Cand::all, true, 0.3, 0},
                        Cfg{1, 2, Cand::filtered, false, 0.0}, Cfg{3, 32, Cand::lines, true, -0.2}})
   {
     SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " mode=" +
-                 std::to_string(int(g.mode)) + " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol));
+                 std::to_string(int(g.mode)) + " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol) +
+                 " lcap=" + std::to_string(g.lcap));
     g_stats = {};
-    const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.mode);
+    const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.lcap, g.mode);
     // The parallel paths were taken: rounds inserting several points, and with a small cap
     // aborted proposals and whole-pool fallbacks.
     EXPECT_GT(g_stats.multi, 5);
