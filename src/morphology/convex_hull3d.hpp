@@ -393,6 +393,10 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
     f.nb[2] = pred_slot;
     f.pl = hull3_plane_raw(pa, pb, pq);
     w.best[slot] = 0;
+    w.claim[slot] = 0;  // no claim or mark of this round is read any more
+    w.cln[slot] = 0;
+    w.mark[slot] = 0;
+    if (j >= nv) w.win[slot] = -1;  // an appended slot (a reused one is reset after (5))
     if (back >= 0)
       w.fac[out].nb[back] = slot;
     else
@@ -533,9 +537,9 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       }
     sh.status = kHull3Ok;
   }
-  // Slot state, every slot (the cones append): claims and marks carry their iteration / round, so
-  // nothing is reset per round.
-  for (int s = t; s < w.fcap; s += T) {
+  // Slot state of the four facets (hull3_insert sets a new facet's): claims and marks carry their
+  // iteration / round, so nothing is reset per round.
+  for (int s = t; s < 4; s += T) {
     w.best[s] = 0;
     w.claim[s] = 0;
     w.cln[s] = 0;
@@ -693,11 +697,19 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       constexpr int U = 4;
       int kept = 0;
       for (int i0 = t; i0 < nlive; i0 += U * T) {
-        int fe[U], ke[U];
+        int fe[U], pe[U], ke[U];
+        Hull3Pt xe[U];
         CUSK_UNROLL
-        for (int u = 0; u < U; ++u) fe[u] = i0 + u * T < nlive ? lf[i0 + u * T] : -1;
+        for (int u = 0; u < U; ++u) {
+          const bool in = i0 + u * T < nlive;
+          fe[u] = in ? lf[i0 + u * T] : -1;
+          pe[u] = in ? lp[i0 + u * T] : 0;
+        }
         CUSK_UNROLL
-        for (int u = 0; u < U; ++u) ke[u] = fe[u] >= 0 ? w.win[fe[u]] : -1;
+        for (int u = 0; u < U; ++u) {  // the point too, in case its facet was replaced
+          ke[u] = fe[u] >= 0 ? w.win[fe[u]] : -1;
+          xe[u] = fe[u] >= 0 ? hull3_point(P + pe[u]) : Hull3Pt{0, 0, 0};
+        }
         CUSK_UNROLL
         for (int u = 0; u < U; ++u) {
           if (fe[u] < 0) continue;
@@ -705,8 +717,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
             ++kept;
             continue;
           }
-          const int i = i0 + u * T, p = lp[i], k = ke[u], nh = w.pnhor[k];
-          const Hull3Pt x = P[p];
+          const int i = i0 + u * T, p = pe[u], k = ke[u], nh = w.pnhor[k];
+          const Hull3Pt x = xe[u];
           const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
           int to = -1;
           std::int64_t dist = 0;

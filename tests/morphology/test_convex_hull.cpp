@@ -18,6 +18,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -340,6 +341,14 @@ struct HostPools {
     pt.resize(static_cast<std::size_t>(4 * N + 1));
     vis.resize(static_cast<std::size_t>(h3::hull3_vis_off(N, S)));
     hor.resize(static_cast<std::size_t>(h3::hull3_hor_off(N, S)));
+    // Garbage, as the device's uninitialised scratch: the hull must set what it reads.
+    auto fill = [](auto& v) { std::memset(static_cast<void*>(v.data()), 0x5b, v.size() * sizeof(v[0])); };
+    fill(fac);
+    fill(u64);
+    fill(i32);
+    fill(pt);
+    fill(vis);
+    fill(hor);
     std::int32_t* q = i32.data();
     std::int32_t* t = pt.data();
     p = h3::Hull3Pools{fac.data(), u64.data(), u64.data() + F, u64.data() + 2 * F, q,     q + F,
