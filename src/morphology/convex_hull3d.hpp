@@ -310,40 +310,68 @@ CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
 
 /// The facets visible (strictly) from q, breadth first from `seed` (visible), into vis[0..nv), and
 /// the horizon edges into hor[0..nh). Returns nv, or -1 when more than vcap facets or hcap edges.
-/// Latency: per visited facet one load of its record, then the three neighbours' records at once;
-/// the seen test runs over a thread-local copy of the list when vcap <= kHull3Vis (the parallel
-/// step; the whole-pool fallback uses vis itself). Only visible facets enter the list, so only a
-/// visible neighbour needs the seen test.
+/// Only visible facets enter the list, so only a visible neighbour needs the seen test. Local
+/// (the parallel step, vcap <= kHull3Vis): the list and each listed facet's neighbours live in
+/// thread-local arrays, filled when the facet was met as a neighbour, and a horizon edge is read
+/// off the facet beyond (its edge whose neighbour is this facet), so a visited facet costs one
+/// round of loads (its three neighbours' records at once); otherwise (the whole-pool fallback)
+/// the list is vis itself and each facet's record is loaded again.
+/// The thread-local scratch of hull3_visible<true> and hull3_insert (one array for both phases).
+inline constexpr int kHull3Scratch = 4 * kHull3Vis;
+static_assert(2 * kHull3LocalHorizon <= kHull3Scratch);
+
+template <bool Local>
 CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32_t* vis, int vcap, Hull3Edge* hor,
-                          int hcap, int& nh) {
-  std::int32_t local[kHull3Vis];
-  std::int32_t* buf = vcap <= kHull3Vis ? local : vis;
+                          int hcap, int& nh, std::int32_t* scratch) {
+  std::int32_t* lid = scratch;                                           // [kHull3Vis]
+  auto lnb = reinterpret_cast<std::int32_t(*)[3]>(scratch + kHull3Vis);  // [kHull3Vis][3]
+  std::int32_t* buf = Local ? lid : vis;
   int nv = 0;
   nh = 0;
   buf[nv++] = seed;
+  if (Local) {
+    const Hull3Facet& g = fac[seed];
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) lnb[0][e] = g.nb[e];
+  }
   for (int i = 0; i < nv; ++i) {
-    const Hull3Facet& g = fac[buf[i]];
-    const int h[3] = {g.nb[0], g.nb[1], g.nb[2]};
-    const int gv[3] = {g.v[0], g.v[1], g.v[2]};
+    const int gi = buf[i];
+    int h[3], gv[3] = {0, 0, 0};
+    if (Local) {
+      CUSK_UNROLL
+      for (int e = 0; e < 3; ++e) h[e] = lnb[i][e];
+    } else {
+      const Hull3Facet& g = fac[gi];
+      CUSK_UNROLL
+      for (int e = 0; e < 3; ++e) {
+        h[e] = g.nb[e];
+        gv[e] = g.v[e];
+      }
+    }
     bool up[3];
-    int hv[3][3];
+    int hv[3][3], hn[3][3];
     CUSK_UNROLL
     for (int e = 0; e < 3; ++e) {
       const Hull3Facet& x = fac[h[e]];
       up[e] = hull3_eval(x.pl, q) > 0;
-      hv[e][0] = x.v[0];
-      hv[e][1] = x.v[1];
-      hv[e][2] = x.v[2];
+      CUSK_UNROLL
+      for (int m = 0; m < 3; ++m) {
+        hv[e][m] = x.v[m];
+        hn[e][m] = x.nb[m];
+      }
     }
     CUSK_UNROLL
     for (int e = 0; e < 3; ++e) {
-      const int a = gv[e], b = gv[e == 2 ? 0 : e + 1];
       if (!up[e]) {
         if (nh == hcap) return -1;
-        int back = -1;  // the edge (b, a) of the facet beyond
+        // The shared edge is (a, b) in this facet and (b, a) = the neighbour's edge `back`, the
+        // one whose neighbour is this facet (two facets share at most one edge).
+        int back = -1;
         CUSK_UNROLL
         for (int m = 0; m < 3; ++m)
-          if (hv[e][m] == b && hv[e][m == 2 ? 0 : m + 1] == a) back = m;
+          if (Local ? hn[e][m] == gi : (hv[e][m] == gv[e == 2 ? 0 : e + 1] && hv[e][m == 2 ? 0 : m + 1] == gv[e]))
+            back = m;
+        const int a = back >= 0 ? hv[e][back == 2 ? 0 : back + 1] : -1, b = back >= 0 ? hv[e][back] : -1;
         hor[nh++] = Hull3Edge{a, b, h[e], back, -1};
         continue;
       }
@@ -351,10 +379,14 @@ CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32
       for (int j = 0; j < nv && !seen; ++j) seen = buf[j] == h[e];
       if (seen) continue;
       if (nv == vcap) return -1;
+      if (Local) {
+        CUSK_UNROLL
+        for (int m = 0; m < 3; ++m) lnb[nv][m] = hn[e][m];
+      }
       buf[nv++] = h[e];
     }
   }
-  if (buf != vis)
+  if (Local)
     for (int j = 0; j < nv; ++j) vis[j] = buf[j];
   return nv;
 }
@@ -374,7 +406,7 @@ CUSK_HD Hull3Pt hull3_point(const Hull3Pt* p) {
 /// the horizon is not a cycle. The successor search of the parallel step's horizons (at most
 /// kHull3Vis + 2 edges) runs over thread-local copies read before any facet is written; the
 /// fallback's reads the pool.
-CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
+CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra, std::int32_t* scratch) {
   const int nv = w.pnvis[k], nh = w.pnhor[k], q = w.ppoint[k];
   const std::int32_t* vis = w.vis + k * w.vcap;
   Hull3Edge* hor = w.hor + k * (w.vcap + 2);
@@ -404,11 +436,10 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
   };
   constexpr int L = kHull3LocalHorizon;
   if (nh <= w.lcap) {
-    std::int32_t la[L], lb[L], ls[L];  // 408 bytes of stack
+    std::int32_t *la = scratch, *lb = scratch + L;  // 2 L <= kHull3Scratch
     for (int j = 0; j < nh; ++j) {
       la[j] = hor[j].a;
       lb[j] = hor[j].b;
-      ls[j] = slot_of(j);
     }
     for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
     for (int j = 0; j < nh; ++j) {
@@ -421,8 +452,8 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
         ok = false;
         continue;
       }
-      make(j, ls[j], la[j], lb[j], hull3_point(w.pts + la[j]), hull3_point(w.pts + lb[j]), hor[j].out, hor[j].back,
-           ls[succ], ls[pred]);
+      make(j, slot_of(j), la[j], lb[j], hull3_point(w.pts + la[j]), hull3_point(w.pts + lb[j]), hor[j].out,
+           hor[j].back, slot_of(succ), slot_of(pred));
     }
   } else {
     for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
@@ -497,6 +528,7 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
   using u64 = unsigned long long;
   const int t = ex.tid(), T = ex.size(), n = w.n;
   const Hull3Pt* P = w.pts;
+  std::int32_t scratch[kHull3Scratch];  // thread-local (hull3_visible, hull3_insert)
   if (t == 0) {
     sh.status = kHull3Flat;
     sh.nf = 0;
@@ -603,7 +635,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       const int f = w.pfacet[k], q = static_cast<int>(w.best[f] & 0xffffffffu);
       int nh = 0;
       w.ppoint[k] = q;
-      w.pnvis[k] = hull3_visible(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2), w.vcap + 2, nh);
+      w.pnvis[k] = hull3_visible<true>(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2),
+                                       w.vcap + 2, nh, scratch);
       w.pnhor[k] = nh;
       w.pwin[k] = w.pnvis[k] >= 0 ? 0 : 2;  // 0 undecided, 1 won, 2 out
       if (w.pnvis[k] < 0) ex.aadd(&sh.aborted, 1);
@@ -666,7 +699,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
     if (fallback) {  // every proposal aborted: proposal 0 alone, with the whole pools
       if (t == 0) {
         int nh = 0;
-        const int nv = hull3_visible(w.fac, P[w.ppoint[0]], w.pfacet[0], w.vis, w.viscap, w.hor, w.horcap, nh);
+        const int nv =
+            hull3_visible<false>(w.fac, P[w.ppoint[0]], w.pfacet[0], w.vis, w.viscap, w.hor, w.horcap, nh, scratch);
         w.pnvis[0] = nv;
         w.pnhor[0] = nh;
         w.pwin[0] = nv >= 0 ? 1 : 0;
@@ -686,15 +720,15 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       break;
     }
     for (int k = t; k < nprop; k += T)  // (4) cones
-      if (w.pwin[k] == 1 && !hull3_insert(w, k, nf + w.pextra[k])) ex.amax(&sh.status, kHull3Overflow);
+      if (w.pwin[k] == 1 && !hull3_insert(w, k, nf + w.pextra[k], scratch)) ex.amax(&sh.status, kHull3Overflow);
     ex.sync();
     if (sh.status != kHull3Ok) break;
     // (5) entries whose facet was replaced go to the first new facet of its winner they are above
     // (Barber et al.: a point above a visible facet is inside the new hull or above a new facet),
-    // or are inside for good; the others keep their facet and its farthest point. Four entries a
+    // or are inside for good; the others keep their facet and its farthest point. Eight entries a
     // thread at a time, loads first (one pass, coalesced, instead of per-point indirections).
     {
-      constexpr int U = 4;
+      constexpr int U = 8;
       int kept = 0;
       for (int i0 = t; i0 < nlive; i0 += U * T) {
         int fe[U], pe[U], ke[U];
