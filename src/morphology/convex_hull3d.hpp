@@ -63,9 +63,9 @@ struct Hull3Facet {
 };
 
 /// A horizon edge (a, b) of a visible facet, `out` the facet beyond it (the edge is out's edge
-/// `back`, (b, a)); `slot` of its new facet.
+/// `back`, (b, a)).
 struct Hull3Edge {
-  std::int32_t a, b, out, back, slot;
+  std::int32_t a, b, out, back;
 };
 
 inline constexpr int kHull3Vis = 32;  // visible facets a proposal may take in the parallel step
@@ -76,17 +76,26 @@ inline constexpr int kHull3MaxProposals = 512;
 
 enum : int { kHull3Ok = 0, kHull3Flat = 1, kHull3Overflow = 2 };
 
+/// A new facet's plane and slot, kept with its winner's horizon for the point pass.
+struct Hull3Cone {
+  Hull3Plane pl;
+  std::int32_t slot, pad;
+};
+
 // Per-hull scratch, closed-form in the hull's point offset o (points [o, o + n)) and index k, so a
 // batch needs only its point offsets:
 //   facets (Hull3Facet, best, claim, cln, mark, win; the proposal arrays):
 //                                                      F = 2 n + 16 each, at 2 o + 16 k
-//   visible-facet pool (int):                          F + kHull3Vis each, at 2 o + (16 + V) k
-//   horizon pool (Hull3Edge):                          2 F + V + 4 each,   at 4 o + (36 + V) k
+//   visible-facet pool (int):                          F + V each,         at 2 o + (16 + V) k
+//   horizon and cone pools (Hull3Edge, Hull3Cone):     F + V + 4 each,     at 2 o + (20 + V) k
 //   per point (the live entries' points and facets, two buffers): n each, at o
+// Proposal k's visible facets sit at k vcap, its horizon and cone at k (vcap + 2), for k < pcap
+// (hull3_work keeps both inside); the fallback's one proposal takes the whole pools (a visible
+// region of v facets has v + 2 horizon edges at most: it is a disk).
 CUSK_HD constexpr std::int64_t hull3_facet_cap(std::int64_t n) { return 2 * n + 16; }
 CUSK_HD constexpr std::int64_t hull3_facet_off(std::int64_t o, std::int64_t k) { return 2 * o + 16 * k; }
 CUSK_HD constexpr std::int64_t hull3_vis_off(std::int64_t o, std::int64_t k) { return 2 * o + (16 + kHull3Vis) * k; }
-CUSK_HD constexpr std::int64_t hull3_hor_off(std::int64_t o, std::int64_t k) { return 4 * o + (36 + kHull3Vis) * k; }
+CUSK_HD constexpr std::int64_t hull3_hor_off(std::int64_t o, std::int64_t k) { return 2 * o + (20 + kHull3Vis) * k; }
 
 /// The whole batch's scratch (sizes from the totals N points, S hulls: the offsets above at
 /// o = N, k = S).
@@ -98,6 +107,7 @@ struct Hull3Pools {
   std::int32_t *lp0, *lf0, *lp1, *lf1;                            // per point
   std::int32_t* vis;
   Hull3Edge* hor;
+  Hull3Cone* cone;  // at hull3_hor_off too
 };
 
 /// One hull's view of the pools.
@@ -115,7 +125,8 @@ struct Hull3Work {
   std::int32_t* vis;
   int viscap;
   Hull3Edge* hor;
-  int horcap;
+  Hull3Cone* cone;
+  int horcap;  // of hor and cone
 };
 
 inline constexpr int kHull3LocalHorizon = kHull3Vis + 2;
@@ -142,7 +153,8 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.pwin = p.pwin + fo;
   w.pextra = p.pextra + fo;
   w.vcap = vcap;
-  const std::int64_t pc = F / vcap > 1 ? F / vcap : 1;
+  const std::int64_t pv = (F + kHull3Vis) / vcap, ph = (F + kHull3Vis + 4) / (vcap + 2);
+  const std::int64_t pc = pv < ph ? pv : ph;  // >= 1: vcap <= kHull3Vis
   w.pcap = static_cast<int>(pc < kHull3MaxProposals ? pc : kHull3MaxProposals);
   w.lcap = lcap < kHull3LocalHorizon ? lcap : kHull3LocalHorizon;
   w.lp0 = p.lp0 + o;
@@ -152,7 +164,8 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.vis = p.vis + hull3_vis_off(o, k);
   w.viscap = static_cast<int>(F + kHull3Vis);
   w.hor = p.hor + hull3_hor_off(o, k);
-  w.horcap = static_cast<int>(2 * F + kHull3Vis + 4);
+  w.cone = p.cone + hull3_hor_off(o, k);
+  w.horcap = static_cast<int>(F + kHull3Vis + 4);
   return w;
 }
 
@@ -372,7 +385,7 @@ CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32
           if (Local ? hn[e][m] == gi : (hv[e][m] == gv[e == 2 ? 0 : e + 1] && hv[e][m == 2 ? 0 : m + 1] == gv[e]))
             back = m;
         const int a = back >= 0 ? hv[e][back == 2 ? 0 : back + 1] : -1, b = back >= 0 ? hv[e][back] : -1;
-        hor[nh++] = Hull3Edge{a, b, h[e], back, -1};
+        hor[nh++] = Hull3Edge{a, b, h[e], back};
         continue;
       }
       bool seen = false;
@@ -410,12 +423,13 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra, std::int32_t* sc
   const int nv = w.pnvis[k], nh = w.pnhor[k], q = w.ppoint[k];
   const std::int32_t* vis = w.vis + k * w.vcap;
   Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+  if (k * (w.vcap + 2) + nh > w.horcap) return false;  // cannot happen (see the pools)
   const Hull3Pt pq = w.pts[q];
   auto slot_of = [&](int j) { return j < nv ? vis[j] : extra + (j - nv); };
   bool ok = true;
+  Hull3Cone* cone = w.cone + k * (w.vcap + 2);
   auto make = [&](int j, int slot, int a, int b, Hull3Pt pa, Hull3Pt pb, int out, int back, int succ_slot,
                   int pred_slot) {
-    hor[j].slot = slot;  // (5) finds the new facets there
     Hull3Facet& f = w.fac[slot];
     f.v[0] = a;
     f.v[1] = b;
@@ -424,6 +438,7 @@ CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra, std::int32_t* sc
     f.nb[1] = succ_slot;
     f.nb[2] = pred_slot;
     f.pl = hull3_plane_raw(pa, pb, pq);
+    cone[j] = Hull3Cone{f.pl, slot, 0};  // (5) tests its entries against these
     w.best[slot] = 0;
     w.claim[slot] = 0;  // no claim or mark of this round is read any more
     w.cln[slot] = 0;
@@ -753,16 +768,18 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
           }
           const int i = i0 + u * T, p = pe[u], k = ke[u], nh = w.pnhor[k];
           const Hull3Pt x = xe[u];
-          const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+          const Hull3Cone* cone = w.cone + k * (w.vcap + 2);
           int to = -1;
           std::int64_t dist = 0;
           for (int j0 = 0; j0 < nh && to < 0; j0 += 4) {  // four new facets at a time, loads first
-            int sl[4];
             std::int64_t e[4];
+            int sl[4];
             CUSK_UNROLL
-            for (int v = 0; v < 4; ++v) sl[v] = j0 + v < nh ? hor[j0 + v].slot : -1;
-            CUSK_UNROLL
-            for (int v = 0; v < 4; ++v) e[v] = sl[v] >= 0 ? hull3_eval(w.fac[sl[v]].pl, x) : 0;
+            for (int v = 0; v < 4; ++v) {
+              const bool in = j0 + v < nh;
+              e[v] = in ? hull3_eval(cone[j0 + v].pl, x) : 0;
+              sl[v] = in ? cone[j0 + v].slot : -1;
+            }
             CUSK_UNROLL
             for (int v = 0; v < 4; ++v)
               if (to < 0 && e[v] > 0) {

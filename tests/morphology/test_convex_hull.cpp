@@ -332,6 +332,7 @@ struct HostPools {
   std::vector<unsigned long long> u64;
   std::vector<std::int32_t> i32, pt, vis;
   std::vector<h3::Hull3Edge> hor;
+  std::vector<h3::Hull3Cone> cone;
   h3::Hull3Pools p{};
   HostPools(i64 N, i64 S) {
     const i64 F = h3::hull3_facet_off(N, S);
@@ -341,6 +342,7 @@ struct HostPools {
     pt.resize(static_cast<std::size_t>(4 * N + 1));
     vis.resize(static_cast<std::size_t>(h3::hull3_vis_off(N, S)));
     hor.resize(static_cast<std::size_t>(h3::hull3_hor_off(N, S)));
+    cone.resize(hor.size());
     // Garbage, as the device's uninitialised scratch: the hull must set what it reads.
     auto fill = [](auto& v) { std::memset(static_cast<void*>(v.data()), 0x5b, v.size() * sizeof(v[0])); };
     fill(fac);
@@ -349,11 +351,13 @@ struct HostPools {
     fill(pt);
     fill(vis);
     fill(hor);
+    fill(cone);
     std::int32_t* q = i32.data();
     std::int32_t* t = pt.data();
     p = h3::Hull3Pools{fac.data(), u64.data(), u64.data() + F, u64.data() + 2 * F, q,     q + F,
                        q + 2 * F,  q + 3 * F,  q + 4 * F,      q + 5 * F,          q + 6 * F, q + 7 * F,
-                       t,          t + N,      t + 2 * N,      t + 3 * N,          vis.data(), hor.data()};
+                       t,          t + N,      t + 2 * N,      t + 3 * N,          vis.data(), hor.data(),
+                       cone.data()};
   }
 };
 
