@@ -226,14 +226,20 @@ CUSK_HD int hull3_compact(Ex& ex, int n, const Pred& pred, const Put& put) {
   int total = 0;
   if (chunk <= 128) {
     unsigned long long m0 = 0, m1 = 0;
-    for (int i = lo; i < hi; ++i)
-      if (pred(i)) {
-        const int j = i - lo;
-        if (j < 64)
-          m0 |= 1ull << j;
-        else
-          m1 |= 1ull << (j - 64);
-      }
+    for (int j0 = 0; j0 < hi - lo; j0 += 8) {  // eight predicates (their loads) at a time
+      bool b[8];
+      CUSK_UNROLL
+      for (int v = 0; v < 8; ++v) b[v] = lo + j0 + v < hi && pred(lo + j0 + v);
+      CUSK_UNROLL
+      for (int v = 0; v < 8; ++v)
+        if (b[v]) {
+          const int j = j0 + v;
+          if (j < 64)
+            m0 |= 1ull << j;
+          else
+            m1 |= 1ull << (j - 64);
+        }
+    }
     int at = ex.scan(hull3_popc(m0) + hull3_popc(m1), total);
     for (int i = lo; i < hi; ++i) {
       const int j = i - lo;
@@ -329,8 +335,10 @@ CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
 /// off the facet beyond (its edge whose neighbour is this facet), so a visited facet costs one
 /// round of loads (its three neighbours' records at once); otherwise (the whole-pool fallback)
 /// the list is vis itself and each facet's record is loaded again.
-/// The thread-local scratch of hull3_visible<true> and hull3_insert (one array for both phases).
+/// The thread-local scratch of hull3_visible<true>, then of the proposal's V and N lists in the
+/// winner selection, then of hull3_insert (one array for the three phases).
 inline constexpr int kHull3Scratch = 4 * kHull3Vis;
+static_assert(kHull3Vis + kHull3Vis + 2 <= kHull3Scratch);
 static_assert(2 * kHull3LocalHorizon <= kHull3Scratch);
 
 template <bool Local>
@@ -640,6 +648,7 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
           if (at < w.pcap) w.pfacet[at] = s;
         });
     const int nprop = nall < w.pcap ? nall : w.pcap;
+    const bool one = nprop <= T;  // proposal k = t alone: its lists stay in the thread's scratch
     if (t == 0) {
       sh.nwin = 0;
       sh.alive = 0;
@@ -650,9 +659,12 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       const int f = w.pfacet[k], q = static_cast<int>(w.best[f] & 0xffffffffu);
       int nh = 0;
       w.ppoint[k] = q;
-      w.pnvis[k] = hull3_visible<true>(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2),
-                                       w.vcap + 2, nh, scratch);
+      const int nv = hull3_visible<true>(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2),
+                                         w.vcap + 2, nh, scratch);
+      w.pnvis[k] = nv;
       w.pnhor[k] = nh;
+      if (one && nv >= 0)  // V is in scratch[0, nv); N next to it, for the winner selection
+        for (int j = 0; j < nh; ++j) scratch[kHull3Vis + j] = w.hor[k * (w.vcap + 2) + j].out;
       w.pwin[k] = w.pnvis[k] >= 0 ? 0 : 2;  // 0 undecided, 1 won, 2 out
       if (w.pnvis[k] < 0) ex.aadd(&sh.aborted, 1);
     }
@@ -669,20 +681,20 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       for (int k = t; k < nprop; k += T) {
         if (w.pwin[k] != 0) continue;
         const int nv = w.pnvis[k], nh = w.pnhor[k];
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        auto vid = [&](int j) { return one ? scratch[j] : w.vis[k * w.vcap + j]; };
+        auto nid = [&](int j) { return one ? scratch[kHull3Vis + j] : w.hor[k * (w.vcap + 2) + j].out; };
         bool hit = false;  // the loops run whole: independent loads, no chain of early exits
         if (it > 0) {
-          for (int j = 0; j < nv; ++j) hit |= w.mark[vis[j]] > rdm;
-          for (int j = 0; j < nh; ++j) hit |= w.mark[hor[j].out] == (rdm | 2);
+          for (int j = 0; j < nv; ++j) hit |= w.mark[vid(j)] > rdm;
+          for (int j = 0; j < nh; ++j) hit |= w.mark[nid(j)] == (rdm | 2);
         }
         if (hit) {
           w.pwin[k] = 2;
           continue;
         }
         const u64 key = stamp | (0xffffffffu - static_cast<unsigned>(k));
-        for (int j = 0; j < nv; ++j) ex.amax64(&w.claim[vis[j]], key);
-        for (int j = 0; j < nh; ++j) ex.amax64(&w.cln[hor[j].out], key);
+        for (int j = 0; j < nv; ++j) ex.amax64(&w.claim[vid(j)], key);
+        for (int j = 0; j < nh; ++j) ex.amax64(&w.cln[nid(j)], key);
         ++und;
       }
       if (und) ex.aadd(&sh.undecided[it & 1], und);
@@ -691,17 +703,17 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       for (int k = t; k < nprop; k += T) {
         if (w.pwin[k] != 0) continue;
         const int nv = w.pnvis[k], nh = w.pnhor[k];
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
+        auto vid = [&](int j) { return one ? scratch[j] : w.vis[k * w.vcap + j]; };
+        auto nid = [&](int j) { return one ? scratch[kHull3Vis + j] : w.hor[k * (w.vcap + 2) + j].out; };
         const u64 key = stamp | (0xffffffffu - static_cast<unsigned>(k));
         bool won = true;  // a lower claimant this iteration has a larger key; V and N are disjoint
-        for (int j = 0; j < nv; ++j) won &= w.claim[vis[j]] == key && w.cln[vis[j]] < key;
-        for (int j = 0; j < nh; ++j) won &= w.claim[hor[j].out] < key;
+        for (int j = 0; j < nv; ++j) won &= w.claim[vid(j)] == key && w.cln[vid(j)] < key;
+        for (int j = 0; j < nh; ++j) won &= w.claim[nid(j)] < key;
         if (!won) continue;
         w.pwin[k] = 1;
         ex.aadd(&sh.nwin, 1);
-        for (int j = 0; j < nv; ++j) ex.amax(&w.mark[vis[j]], rdm | 2);
-        for (int j = 0; j < nh; ++j) ex.amax(&w.mark[hor[j].out], rdm | 1);
+        for (int j = 0; j < nv; ++j) ex.amax(&w.mark[vid(j)], rdm | 2);
+        for (int j = 0; j < nh; ++j) ex.amax(&w.mark[nid(j)], rdm | 1);
       }
       if (t == 0) sh.undecided[(it + 1) & 1] = 0;  // last read two phases ago
       ex.sync();
