@@ -13,8 +13,8 @@
 //  4. with offset_coordinates the 6 face centres of every candidate (the same polytope as
 //     scikit-image's hull of the face centres of its first hull's vertices; the candidates are only
 //     tested for flatness). The quickhull, one block per hull (512 threads for hulls of 4 k+
-//     points, 128 below), keeps its facet planes reduced, without coplanar duplicates and with the
-//     tolerance folded in.
+//     points, 128 from 512, 32 below), keeps its facet planes reduced, without coplanar
+//     duplicates and with the tolerance folded in.
 //  5. the mask: one block per 8 x 32 (plane, row) columns of a box (hull3_mask_tile): facets that
 //     cut the tile's box (all of the box's z) are gathered in shared memory in chunks, every thread
 //     narrows its column's z-interval by them (hull3_clip_tight), the tile's rows are written in one
@@ -324,7 +324,7 @@ struct HullArgs {
 };
 
 template <int NT>
-__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 4) hull_kernel(HullArgs a) {
+__global__ void __launch_bounds__(NT, 512 / NT) hull_kernel(HullArgs a) {  // up to 128 registers
   __shared__ Hull3Shared sh;
   __shared__ typename cub::BlockScan<int, NT>::TempStorage ts;
   const i64 k = a.ids[blockIdx.x], o = a.off[k], n = a.off[k + 1] - o;
@@ -390,7 +390,10 @@ __global__ void __launch_bounds__(kMaskThreads) mask_kernel(MaskArgs a) {
 // default stream or synchronises the device. The host waits twice: for the candidate counts (to
 // size the hull scratch) and for the results.
 
-constexpr i64 kBigHull = 4096;  // candidates from which a hull gets a 512-thread block
+// Block size by the hull's points: 512 threads from 4096 points, 128 from 512, one warp below
+// (regionprops' typical hull: 14 k regions of a 192^3 label volume have at most 48 candidates,
+// 288 points; a warp-sized block leaves 16 of them resident per SM instead of 4).
+constexpr i64 kBigHull = 4096, kMidHull = 512;
 constexpr i64 kMaxHullPoints = i64(1) << 28;
 
 /// Scratch pools for N points in S hulls.
@@ -461,12 +464,12 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const std::vector
   }
   const std::vector<i64>& fin = off ? off1 : off0;
   const i64 NF = fin[n];
-  std::vector<i64> big, small;
+  std::vector<i64> big, mid, small;
   for (i64 k = 0; k < n; ++k) {
     const i64 m = fin[k + 1] - fin[k];
     if (m > kMaxHullPoints)
       throw NotSupported("morphology.convex_hull_image: a 3-D hull of more than 2^28 candidate voxels");
-    (m >= kBigHull ? big : small).push_back(k);
+    (m >= kBigHull ? big : m >= kMidHull ? mid : small).push_back(k);
   }
   std::vector<i64> tile_off(static_cast<std::size_t>(n) + 1, 0);
   for (i64 k = 0; k < n; ++k) {
@@ -474,7 +477,8 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const std::vector
     tile_off[k + 1] = tile_off[k] + (P + kTileP - 1) / kTileP * ((R + kTileR - 1) / kTileR);
   }
   Pack pk;
-  const i64 a_off0 = pk.add(off0), a_fin = off ? pk.add(off1) : a_off0, a_big = pk.add(big), a_small = pk.add(small),
+  const i64 a_off0 = pk.add(off0), a_fin = off ? pk.add(off1) : a_off0, a_big = pk.add(big), a_mid = pk.add(mid),
+            a_small = pk.add(small),
             a_tile = pk.add(tile_off), a_box = pk.add(box);
   const i64 a_img = opts.images ? pk.add(std::vector<i64>(opts.image_off, opts.image_off + n)) : 0;
   const Array dpk = pk.upload(dev, s);
@@ -502,9 +506,14 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const std::vector
     hull_kernel<512><<<static_cast<unsigned>(big.size()), 512, 0, s.handle()>>>(a);
     CUSK_CUDA_CHECK_LAUNCH();
   }
+  if (!mid.empty()) {
+    a.ids = dp + a_mid;
+    hull_kernel<128><<<static_cast<unsigned>(mid.size()), 128, 0, s.handle()>>>(a);
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
   if (!small.empty()) {
     a.ids = dp + a_small;
-    hull_kernel<128><<<static_cast<unsigned>(small.size()), 128, 0, s.handle()>>>(a);
+    hull_kernel<32><<<static_cast<unsigned>(small.size()), 32, 0, s.handle()>>>(a);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   const MaskArgs m{dp + a_tile, n, tile_off[n], dp + a_box, dp + a_fin, cptr<Hull3Plane>(planes), nplanes, status,
