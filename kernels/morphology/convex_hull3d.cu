@@ -493,14 +493,15 @@ void run_core(const Array& pts0, const std::vector<i64>& off0, const std::vector
     pts1 = Array::empty({std::max<i64>(3 * NF, 1)}, DType::int32, dev, s);
     if (NF > 0) {
       offsets_kernel<<<grid_for(NF, 256), 256, 0, s.handle()>>>(cptr<Hull3Pt>(pts0), dp + a_off0, dp + a_fin, n, NF,
-                                                                 ptr<Hull3Pt>(pts1));
+                                                                ptr<Hull3Pt>(pts1));
       CUSK_CUDA_CHECK_LAUNCH();
     }
   }
   Pools pools = make_pools(NF, n, dev, s);
   Array planes = Array::empty({std::max<i64>(4 * hull3_facet_off(NF, n), 1)}, DType::int64, dev, s);
-  HullArgs a{pools.p, off ? cptr<Hull3Pt>(pts1) : cptr<Hull3Pt>(pts0), dp + a_fin, nullptr, off ? cptr<Hull3Pt>(pts0) : nullptr,
-             off ? dp + a_off0 : nullptr, ptr<Hull3Plane>(planes), nplanes, status, opts.tolerance};
+  const Hull3Pt* fin_pts = off ? cptr<Hull3Pt>(pts1) : cptr<Hull3Pt>(pts0);
+  HullArgs a{pools.p, fin_pts, dp + a_fin, nullptr, off ? cptr<Hull3Pt>(pts0) : nullptr, off ? dp + a_off0 : nullptr,
+             ptr<Hull3Plane>(planes), nplanes, status, opts.tolerance};
   if (!big.empty()) {
     a.ids = dp + a_big;
     hull_kernel<512><<<static_cast<unsigned>(big.size()), 512, 0, s.handle()>>>(a);
@@ -579,12 +580,12 @@ void run_regions(M mask, const std::vector<i64>& geo, const std::vector<i64>* la
   Array at = Array::empty({NL + 1}, DType::int64, dev, s), cnt = Array::empty({NL + 1}, DType::int64, dev, s);
   Array stack = Array::empty({std::max<i64>(4 * NL, 1)}, DType::int32, dev, s);
   if (NL > 0) {
-    line_extent_kernel<M, V><<<grid_for(NL * 32, 256), 256, 0, s.handle()>>>(mask, g, NL, ptr<std::int32_t>(lo),
-                                                                             ptr<std::int32_t>(hi));
+    line_extent_kernel<M, V>
+        <<<grid_for(NL * 32, 256), 256, 0, s.handle()>>>(mask, g, NL, ptr<std::int32_t>(lo), ptr<std::int32_t>(hi));
     CUSK_CUDA_CHECK_LAUNCH();
-    chain_kernel<<<grid_for(task_off[n], 128), 128, 0, s.handle()>>>(g, dp + a_task, task_off[n], cptr<std::int32_t>(lo),
-                                                                     cptr<std::int32_t>(hi), ptr<std::int32_t>(stack),
-                                                                     ptr<std::uint8_t>(f2), ptr<std::uint8_t>(f3));
+    chain_kernel<<<grid_for(task_off[n], 128), 128, 0, s.handle()>>>(
+        g, dp + a_task, task_off[n], cptr<std::int32_t>(lo), cptr<std::int32_t>(hi), ptr<std::int32_t>(stack),
+        ptr<std::uint8_t>(f2), ptr<std::uint8_t>(f3));
     CUSK_CUDA_CHECK_LAUNCH();
   }
   cand_count_kernel<<<grid_for(NL + 1, 256), 256, 0, s.handle()>>>(NL, cptr<std::int32_t>(lo), cptr<std::int32_t>(hi),
@@ -664,8 +665,9 @@ void cuda_hull3d_regions(const Array& labels, const std::vector<i64>& label, con
   o.images = images;
   o.image_off = images ? crop_off->data() : nullptr;
   Hull3Output r;
-  run_regions<LabelIs<L>, L>(LabelIs<L>{static_cast<const L*>(labels.data()), nullptr, labels.shape(1), labels.shape(2)},
-                             geo, &label, o, r, dev, s);
+  run_regions<LabelIs<L>, L>(
+      LabelIs<L>{static_cast<const L*>(labels.data()), nullptr, labels.shape(1), labels.shape(2)}, geo, &label, o, r,
+      dev, s);
   count = r.count;
 }
 

@@ -609,7 +609,8 @@ TEST(GpuMorphologyConvexHull3d, MatchesCpu) {
       SCOPED_TRACE(name + " " + std::string(dtype_name(typed[t].dtype())));
       const Array d = typed[t].to(Device::cuda(), s);
       for (std::size_t i = 0; i < opts.size(); ++i) {
-        SCOPED_TRACE("offset=" + std::to_string(opts[i].offset_coordinates) + " tol=" + std::to_string(opts[i].tolerance));
+        SCOPED_TRACE("offset=" + std::to_string(opts[i].offset_coordinates) +
+                     " tol=" + std::to_string(opts[i].tolerance));
         EXPECT_ARRAY_EQ(want[i], convex_hull_image(d, opts[i], s));
       }
       // include_borders is unused in 3-D (as in scikit-image)
@@ -862,7 +863,8 @@ TEST(GpuMorphologyConvexHull3d, StridedViewsAndStream) {
   for (std::size_t k = 0; k < g.label.size(); ++k) {
     const Array want = convex_hull_image(crop_mask(labels, g, k));
     EXPECT_EQ(counts[k], count_true(want)) << k;
-    EXPECT_ARRAY_EQ(want, crops.slice({Slice{.start = g.crop_off[k], .stop = g.crop_off[k + 1]}}).reshape(want.shape()));
+    EXPECT_ARRAY_EQ(want,
+                    crops.slice({Slice{.start = g.crop_off[k], .stop = g.crop_off[k + 1]}}).reshape(want.shape()));
   }
 }
 
