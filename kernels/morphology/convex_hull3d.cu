@@ -13,19 +13,24 @@
 //  4. with offset_coordinates the 6 face centres of every candidate (the same polytope as
 //     scikit-image's hull of the face centres of its first hull's vertices; the candidates are only
 //     tested for flatness). The quickhull, one block per hull (512 threads for hulls of 4 k+
-//     points, 128 below), keeps its facet planes with the tolerance folded in.
+//     points, 128 from 512, 32 below), keeps its facet planes reduced, without coplanar
+//     duplicates and with the tolerance folded in.
 //  5. the mask: one block per 8 x 32 (plane, row) columns of a box (hull3_mask_tile): facets that
 //     cut the tile's box (all of the box's z) are gathered in shared memory in chunks, every thread
-//     narrows its column's z-interval by them (hull3_clip), the tile's rows are written in one
+//     narrows its column's z-interval by them (hull3_clip_tight), the tile's rows are written in one
 //     coalesced pass and the voxels counted. Statuses and counts are read back (sync 2).
 // Bytes: the volume read once (16 MiB for 256^3 uint8: 4 us at 4.2 TB/s) and the mask written once
 // (16 MiB: 4 us); everything else is O(lines) = O(volume^(2/3)). The hull itself is latency bound:
-// a round is ~25 block barriers, a breadth-first search per proposal through global memory and
-// passes over the live points (~30-60 us); ~90 rounds for ball(100)'s ~7.5 k vertices.
+// a round is ~20 block barriers and a few chains of dependent global loads (the visibility walks,
+// one round of loads per visited facet; the winner selection, ~4 iterations of two; the cone
+// linking; one pass over the live entries, eight per thread at a time, plus the reassignment of
+// the replaced facets' points). Ball(100) with offsets: 90 rounds, 7.1 k points inserted, 702 k
+// reassignments, 2.3 M entry visits.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -57,12 +62,27 @@ const X* cptr(const Array& a) {
   return static_cast<const X*>(a.data());
 }
 
-template <class T>
-Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
-  std::vector<T> w = v;
-  if (w.empty()) w.push_back(T{});
-  return Array::from_vector(w, {static_cast<i64>(w.size())}).to(dev, s);
-}
+/// Host values packed for one upload per stage (each upload goes through pinned staging; a
+/// second one from the same thread would wait for the first one's copy, which is stream-ordered
+/// behind the kernels queued before it).
+struct Pack {
+  std::vector<i64> v;
+  i64 add(const std::vector<i64>& x) {
+    const i64 at = static_cast<i64>(v.size());
+    v.insert(v.end(), x.begin(), x.end());
+    return at;
+  }
+  /// Host -> device through pinned staging (stream-ordered; returns once the bytes are staged).
+  Array upload(Device dev, const Stream& s) const {
+    std::vector<i64> w = v;
+    if (w.empty()) w.push_back(0);
+    return Array::from_vector(w, {static_cast<i64>(w.size())}).to(dev, s);
+  }
+};
+
+/// Device -> host through pinned staging: `to` waits for the copy (ordered on s), so nothing
+/// queues on or waits for another stream (a cudaMemcpyAsync into pageable memory would).
+Array read_back(const Array& a, const Stream& s) { return a.to(Device::cpu(), s); }
 
 Array scratch(std::size_t bytes, Device dev, const Stream& s) {
   return Array::empty({static_cast<i64>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
@@ -294,7 +314,7 @@ struct HullArgs {
   Hull3Pools pools;
   const Hull3Pt* pts;
   const i64* off;          // nseg + 1
-  const std::int32_t* ids;  // the segments of this launch
+  const i64* ids;          // the segments of this launch
   const Hull3Pt* base;      // optional: the voxels of the face centres pts (flat test), CSR base_off
   const i64* base_off;
   Hull3Plane* planes;  // at hull3_facet_off(off[k], k)
@@ -304,7 +324,7 @@ struct HullArgs {
 };
 
 template <int NT>
-__global__ void __launch_bounds__(NT) hull_kernel(HullArgs a) {
+__global__ void __launch_bounds__(NT, 512 / NT) hull_kernel(HullArgs a) {  // up to 128 registers
   __shared__ Hull3Shared sh;
   __shared__ typename cub::BlockScan<int, NT>::TempStorage ts;
   const i64 k = a.ids[blockIdx.x], o = a.off[k], n = a.off[k + 1] - o;
@@ -364,8 +384,16 @@ __global__ void __launch_bounds__(kMaskThreads) mask_kernel(MaskArgs a) {
 }
 
 // ---- host orchestration ----------------------------------------------------------------------------------
+// Stream discipline: everything is queued on the caller's stream `s`: allocations from the
+// stream-ordered pool (freed on s), kernels and CUB on s, host values in one upload per stage
+// (Pack) and results back through pinned staging (read_back), so nothing touches the legacy
+// default stream or synchronises the device. The host waits twice: for the candidate counts (to
+// size the hull scratch) and for the results.
 
-constexpr i64 kBigHull = 4096;  // candidates from which a hull gets a 512-thread block
+// Block size by the hull's points: 512 threads from 4096 points, 128 from 512, one warp below
+// (regionprops' typical hull: 14 k regions of a 192^3 label volume have at most 48 candidates,
+// 288 points; a warp-sized block leaves 16 of them resident per SM instead of 4).
+constexpr i64 kBigHull = 4096, kMidHull = 512;
 constexpr i64 kMaxHullPoints = i64(1) << 28;
 
 /// Scratch pools for N points in S hulls.
@@ -382,153 +410,141 @@ Pools make_pools(i64 N, i64 S, Device dev, const Stream& s) {
     bytes += (static_cast<std::size_t>(std::max<i64>(count, 1)) * size + 255) / 256 * 256;
     return at;
   };
-  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_best = take(F, 8), o_i32 = take(10 * F, 4),
-                    o_pt = take(3 * N, 4), o_vis = take(V, 4), o_hor = take(H, sizeof(Hull3Edge));
+  const std::size_t o_fac = take(F, sizeof(Hull3Facet)), o_u64 = take(3 * F, 8), o_i32 = take(8 * F, 4),
+                    o_pt = take(4 * N, 4), o_vis = take(V, 4), o_hor = take(H, sizeof(Hull3Edge)),
+                    o_cone = take(H, sizeof(Hull3Cone));
   Pools r;
   r.buf = scratch(bytes, dev, s);
   auto* b = static_cast<std::uint8_t*>(r.buf.data());
   r.p.fac = reinterpret_cast<Hull3Facet*>(b + o_fac);
-  r.p.best = reinterpret_cast<u64*>(b + o_best);
+  u64* l = reinterpret_cast<u64*>(b + o_u64);
+  r.p.best = l;
+  r.p.claim = l + F;
+  r.p.cln = l + 2 * F;
   std::int32_t* q = reinterpret_cast<std::int32_t*>(b + o_i32);
-  r.p.claim = q;
-  r.p.cln = q + F;
-  r.p.mark = q + 2 * F;
-  r.p.win = q + 3 * F;
-  r.p.pfacet = q + 4 * F;
-  r.p.ppoint = q + 5 * F;
-  r.p.pnvis = q + 6 * F;
-  r.p.pnhor = q + 7 * F;
-  r.p.pwin = q + 8 * F;
-  r.p.pextra = q + 9 * F;
+  r.p.mark = q;
+  r.p.win = q + F;
+  r.p.pfacet = q + 2 * F;
+  r.p.ppoint = q + 3 * F;
+  r.p.pnvis = q + 4 * F;
+  r.p.pnhor = q + 5 * F;
+  r.p.pwin = q + 6 * F;
+  r.p.pextra = q + 7 * F;
   std::int32_t* pp = reinterpret_cast<std::int32_t*>(b + o_pt);
-  r.p.owner = pp;
-  r.p.live0 = pp + N;
-  r.p.live1 = pp + 2 * N;
+  r.p.lp0 = pp;
+  r.p.lf0 = pp + N;
+  r.p.lp1 = pp + 2 * N;
+  r.p.lf1 = pp + 3 * N;
   r.p.vis = reinterpret_cast<std::int32_t*>(b + o_vis);
   r.p.hor = reinterpret_cast<Hull3Edge*>(b + o_hor);
+  r.p.cone = reinterpret_cast<Hull3Cone*>(b + o_cone);
   return r;
 }
 
-/// The hulls of the segments [off[k], off[k+1]) of `pts`: one launch per block size.
-void launch_hulls(const Hull3Pools& pools, const Hull3Pt* pts, const std::vector<i64>& off, const i64* d_off,
-                  const Hull3Pt* base, const i64* base_off, Hull3Plane* planes, std::int32_t* nplanes,
-                  std::int32_t* status, double tolerance, Device dev, const Stream& s) {
-  const i64 n = static_cast<i64>(off.size()) - 1;
-  std::vector<std::int32_t> big, small;
-  for (i64 k = 0; k < n; ++k) {
-    const i64 m = off[k + 1] - off[k];
-    if (m > kMaxHullPoints)
-      throw NotSupported("morphology.convex_hull_image: a 3-D hull of more than 2^28 candidate voxels");
-    (m >= kBigHull ? big : small).push_back(static_cast<std::int32_t>(k));
-  }
-  const Array d_big = upload(big, dev, s), d_small = upload(small, dev, s);
-  HullArgs a{pools, pts, d_off, nullptr, base, base_off, planes, nplanes, status, tolerance};
-  if (!big.empty()) {
-    a.ids = cptr<std::int32_t>(d_big);
-    hull_kernel<512><<<static_cast<unsigned>(big.size()), 512, 0, s.handle()>>>(a);
-    CUSK_CUDA_CHECK_LAUNCH();
-  }
-  if (!small.empty()) {
-    a.ids = cptr<std::int32_t>(d_small);
-    hull_kernel<128><<<static_cast<unsigned>(small.size()), 128, 0, s.handle()>>>(a);
-    CUSK_CUDA_CHECK_LAUNCH();
-  }
-}
-
-/// Queues a copy of the first n elements of `a` into v (the caller synchronises).
-template <class X>
-void fetch(const Array& a, i64 n, std::vector<X>& v, const Stream& s) {
-  v.assign(static_cast<std::size_t>(n), X{});
-  if (n == 0) return;
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(v.data(), a.data(), static_cast<std::size_t>(n) * sizeof(X), cudaMemcpyDeviceToHost,
-                                  s.handle()));
-}
-
-/// Hulls, masks and counts of segments of doubled candidate points (host and device offsets).
-void run_core(const Array& pts0, const std::vector<i64>& off0, const Array& d_off0, const std::vector<i64>& box,
-              const Hull3Options& opts, Hull3Output& out, const Stream& s) {
+/// Hulls, masks and counts of the segments [off0[k], off0[k+1]) of doubled candidate points.
+void run_core(const Array& pts0, const std::vector<i64>& off0, const std::vector<i64>& box, const Hull3Options& opts,
+              Hull3Output& out, const Stream& s) {
   const Device dev = pts0.device();
-  const i64 n = static_cast<i64>(off0.size()) - 1, N0 = off0[n];
-  // info: status [0, n), plane counts [n, 2n)
-  Array info = Array::zeros({std::max<i64>(2 * n, 1)}, DType::int32, dev, s);
-  std::int32_t* status = ptr<std::int32_t>(info);
-  std::int32_t* nplanes = status + n;
-  const Array* fin_pts = &pts0;
-  const std::vector<i64>* fin_off = &off0;
-  const Array* d_fin_off = &d_off0;
-  Array pts1, d_off1;
+  const i64 n = static_cast<i64>(off0.size()) - 1;
+  const bool off = opts.offset_coordinates;
+  out.count.assign(static_cast<std::size_t>(n), 0);
+  out.flat.assign(static_cast<std::size_t>(n), 0);
+  out.planes = Array();
+  out.plane_off.assign(1, 0);
+  out.nplanes.clear();
+  if (n == 0) return;
+  // scikit-image takes the hull of the voxels, then of the 6 face centres of its vertices: the
+  // same polytope as the hull of the face centres of every candidate (conv(S + O) =
+  // conv(vert(conv S) + O)), which needs one quickhull instead of two and no read-back; the
+  // voxels themselves are only tested for flatness (scikit-image's first Qhull fails on them).
   std::vector<i64> off1;
-  std::vector<std::int32_t> hinfo;
-  auto check = [&](const std::vector<std::int32_t>& h) {
-    for (i64 k = 0; k < n; ++k)
-      if (h[k] == kHull3Overflow)
-        throw Error("morphology.convex_hull_image: internal error: 3-D hull scratch overflow");
-  };
-  if (opts.offset_coordinates) {
-    // scikit-image takes the hull of the voxels, then of the 6 face centres of its vertices: the
-    // same polytope as the hull of the face centres of every candidate (conv(S + O) =
-    // conv(vert(conv S) + O)), which needs one quickhull instead of two and no read-back; the
-    // voxels themselves are only tested for flatness (scikit-image's first Qhull fails on them).
+  if (off) {
     off1.resize(off0.size());
     for (std::size_t k = 0; k < off0.size(); ++k) off1[k] = 6 * off0[k];
-    d_off1 = upload(off1, dev, s);
-    pts1 = Array::empty({std::max<i64>(3 * off1[n], 1)}, DType::int32, dev, s);
-    if (off1[n] > 0) {
-      offsets_kernel<<<grid_for(off1[n], 256), 256, 0, s.handle()>>>(cptr<Hull3Pt>(pts0), cptr<i64>(d_off0),
-                                                                     cptr<i64>(d_off1), n, off1[n], ptr<Hull3Pt>(pts1));
-      CUSK_CUDA_CHECK_LAUNCH();
-    }
-    fin_pts = &pts1;
-    fin_off = &off1;
-    d_fin_off = &d_off1;
   }
-  const i64 NF = (*fin_off)[n];
-  Pools pools = make_pools(NF, n, dev, s);
-  Array planes = Array::empty({std::max<i64>(4 * hull3_facet_off(NF, n), 1)}, DType::int64, dev, s);
-  const bool off = opts.offset_coordinates;
-  launch_hulls(pools.p, cptr<Hull3Pt>(*fin_pts), *fin_off, cptr<i64>(*d_fin_off), off ? cptr<Hull3Pt>(pts0) : nullptr,
-               off ? cptr<i64>(d_off0) : nullptr, ptr<Hull3Plane>(planes), nplanes, status, opts.tolerance, dev, s);
-  // masks and counts
+  const std::vector<i64>& fin = off ? off1 : off0;
+  const i64 NF = fin[n];
+  std::vector<i64> big, mid, small;
+  for (i64 k = 0; k < n; ++k) {
+    const i64 m = fin[k + 1] - fin[k];
+    if (m > kMaxHullPoints)
+      throw NotSupported("morphology.convex_hull_image: a 3-D hull of more than 2^28 candidate voxels");
+    (m >= kBigHull ? big : m >= kMidHull ? mid : small).push_back(k);
+  }
   std::vector<i64> tile_off(static_cast<std::size_t>(n) + 1, 0);
   for (i64 k = 0; k < n; ++k) {
     const i64 P = box[3 * k], R = box[3 * k + 1];
     tile_off[k + 1] = tile_off[k] + (P + kTileP - 1) / kTileP * ((R + kTileR - 1) / kTileR);
   }
-  const Array d_tile_off = upload(tile_off, dev, s), d_box = upload(box, dev, s);
-  Array d_img_off;
-  if (opts.images) d_img_off = upload(std::vector<i64>(opts.image_off, opts.image_off + n), dev, s);
-  Array cnt = Array::zeros({std::max<i64>(n, 1)}, DType::uint64, dev, s);
-  const MaskArgs m{cptr<i64>(d_tile_off), n, tile_off[n], cptr<i64>(d_box), cptr<i64>(*d_fin_off),
-                   cptr<Hull3Plane>(planes), nplanes, status, opts.images,
-                   opts.images ? cptr<i64>(d_img_off) : nullptr, ptr<u64>(cnt)};
+  Pack pk;
+  const i64 a_off0 = pk.add(off0), a_fin = off ? pk.add(off1) : a_off0, a_big = pk.add(big), a_mid = pk.add(mid),
+            a_small = pk.add(small),
+            a_tile = pk.add(tile_off), a_box = pk.add(box);
+  const i64 a_img = opts.images ? pk.add(std::vector<i64>(opts.image_off, opts.image_off + n)) : 0;
+  const Array dpk = pk.upload(dev, s);
+  const i64* dp = cptr<i64>(dpk);
+  // results: status [0, n), plane counts [n, 2n) (int32), voxel counts (uint64) from int32 2n
+  Array info = Array::zeros({4 * n}, DType::int32, dev, s);
+  std::int32_t* status = ptr<std::int32_t>(info);
+  std::int32_t* nplanes = status + n;
+  u64* count = reinterpret_cast<u64*>(status + 2 * n);
+  Array pts1;
+  if (off) {
+    pts1 = Array::empty({std::max<i64>(3 * NF, 1)}, DType::int32, dev, s);
+    if (NF > 0) {
+      offsets_kernel<<<grid_for(NF, 256), 256, 0, s.handle()>>>(cptr<Hull3Pt>(pts0), dp + a_off0, dp + a_fin, n, NF,
+                                                                ptr<Hull3Pt>(pts1));
+      CUSK_CUDA_CHECK_LAUNCH();
+    }
+  }
+  Pools pools = make_pools(NF, n, dev, s);
+  Array planes = Array::empty({std::max<i64>(4 * hull3_facet_off(NF, n), 1)}, DType::int64, dev, s);
+  const Hull3Pt* fin_pts = off ? cptr<Hull3Pt>(pts1) : cptr<Hull3Pt>(pts0);
+  HullArgs a{pools.p, fin_pts, dp + a_fin, nullptr, off ? cptr<Hull3Pt>(pts0) : nullptr, off ? dp + a_off0 : nullptr,
+             ptr<Hull3Plane>(planes), nplanes, status, opts.tolerance};
+  if (!big.empty()) {
+    a.ids = dp + a_big;
+    hull_kernel<512><<<static_cast<unsigned>(big.size()), 512, 0, s.handle()>>>(a);
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
+  if (!mid.empty()) {
+    a.ids = dp + a_mid;
+    hull_kernel<128><<<static_cast<unsigned>(mid.size()), 128, 0, s.handle()>>>(a);
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
+  if (!small.empty()) {
+    a.ids = dp + a_small;
+    hull_kernel<32><<<static_cast<unsigned>(small.size()), 32, 0, s.handle()>>>(a);
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
+  const MaskArgs m{dp + a_tile, n, tile_off[n], dp + a_box, dp + a_fin, cptr<Hull3Plane>(planes), nplanes, status,
+                   opts.images, opts.images ? dp + a_img : nullptr, count};
   if (tile_off[n] > 0) {
     mask_kernel<<<static_cast<unsigned>(std::min<i64>(tile_off[n], i64(1) << 20)), kMaskThreads, 0, s.handle()>>>(m);
     CUSK_CUDA_CHECK_LAUNCH();
   }
-  std::vector<u64> c;
-  fetch(cnt, n, c, s);
-  fetch(info, 2 * n, hinfo, s);
-  s.synchronize();
-  check(hinfo);
-  out.count.assign(static_cast<std::size_t>(n), 0);
-  out.flat.assign(static_cast<std::size_t>(n), 0);
+  const Array h = read_back(info, s);
+  const std::int32_t* hs = h.data<std::int32_t>();
+  const u64* hc = reinterpret_cast<const u64*>(hs + 2 * n);
   for (i64 k = 0; k < n; ++k) {
-    out.count[k] = static_cast<i64>(c[k]);
-    out.flat[k] = hinfo[k] == kHull3Flat ? 1 : 0;
+    if (hs[k] == kHull3Overflow) throw Error("morphology.convex_hull_image: internal error: 3-D hull scratch overflow");
+    out.count[k] = static_cast<i64>(hc[k]);
+    out.flat[k] = hs[k] == kHull3Flat ? 1 : 0;
   }
   if (opts.want_planes) {
     out.planes = std::move(planes);
     out.plane_off.assign(static_cast<std::size_t>(n) + 1, 0);
     out.nplanes.assign(static_cast<std::size_t>(n), 0);
-    for (i64 k = 0; k <= n; ++k) out.plane_off[k] = hull3_facet_off((*fin_off)[k], k);
-    for (i64 k = 0; k < n; ++k) out.nplanes[k] = hinfo[k] == kHull3Ok ? hinfo[n + k] : 0;
+    for (i64 k = 0; k <= n; ++k) out.plane_off[k] = hull3_facet_off(fin[k], k);
+    for (i64 k = 0; k < n; ++k) out.nplanes[k] = hs[k] == kHull3Ok ? hs[n + k] : 0;
   }
 }
 
-/// Candidates of every region's box (steps 1-3), then run_core.
+/// Candidates of every region's box (steps 1-3), then run_core. `label` (LabelIs only): the
+/// regions' labels, uploaded with the geometry.
 template <class M, class V>
-void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options& opts, Hull3Output& out,
-                 const Device dev, const Stream& s) {
+void run_regions(M mask, const std::vector<i64>& geo, const std::vector<i64>* label, const Hull3Options& opts,
+                 Hull3Output& out, const Device dev, const Stream& s) {
   const i64 n = static_cast<i64>(geo.size()) / 6;
   std::vector<i64> line_off(static_cast<std::size_t>(n) + 1, 0), task_off(line_off),
       box(static_cast<std::size_t>(3 * n));
@@ -544,23 +560,32 @@ void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options&
     box[3 * k + 1] = R;
     box[3 * k + 2] = C;
   }
+  if (n == 0) {
+    out = Hull3Output{};
+    out.plane_off.assign(1, 0);
+    return;
+  }
   const i64 NL = line_off[n];
-  const Array d_geo = upload(geo, dev, s), d_line_off = upload(line_off, dev, s), d_task_off = upload(task_off, dev, s);
-  const Geom g{cptr<i64>(d_geo), cptr<i64>(d_line_off), n};
+  Pack pk;
+  const i64 a_geo = pk.add(geo), a_line = pk.add(line_off), a_task = pk.add(task_off);
+  const i64 a_label = label ? pk.add(*label) : 0;
+  const Array dpk = pk.upload(dev, s);
+  const i64* dp = cptr<i64>(dpk);
+  if constexpr (std::is_same_v<M, LabelIs<V>>) mask.label = dp + a_label;
+  const Geom g{dp + a_geo, dp + a_line, n};
   Array lo = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s),
         hi = Array::empty({std::max<i64>(NL, 1)}, DType::int32, dev, s);
   Array f2 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s),
         f3 = Array::empty({std::max<i64>(NL, 1)}, DType::uint8, dev, s);
   Array at = Array::empty({NL + 1}, DType::int64, dev, s), cnt = Array::empty({NL + 1}, DType::int64, dev, s);
+  Array stack = Array::empty({std::max<i64>(4 * NL, 1)}, DType::int32, dev, s);
   if (NL > 0) {
-    line_extent_kernel<M, V><<<grid_for(NL * 32, 256), 256, 0, s.handle()>>>(mask, g, NL, ptr<std::int32_t>(lo),
-                                                                             ptr<std::int32_t>(hi));
+    line_extent_kernel<M, V>
+        <<<grid_for(NL * 32, 256), 256, 0, s.handle()>>>(mask, g, NL, ptr<std::int32_t>(lo), ptr<std::int32_t>(hi));
     CUSK_CUDA_CHECK_LAUNCH();
-    Array stack = Array::empty({4 * NL}, DType::int32, dev, s);
-    chain_kernel<<<grid_for(task_off[n], 128), 128, 0, s.handle()>>>(g, cptr<i64>(d_task_off), task_off[n],
-                                                                     cptr<std::int32_t>(lo), cptr<std::int32_t>(hi),
-                                                                     ptr<std::int32_t>(stack), ptr<std::uint8_t>(f2),
-                                                                     ptr<std::uint8_t>(f3));
+    chain_kernel<<<grid_for(task_off[n], 128), 128, 0, s.handle()>>>(
+        g, dp + a_task, task_off[n], cptr<std::int32_t>(lo), cptr<std::int32_t>(hi), ptr<std::int32_t>(stack),
+        ptr<std::uint8_t>(f2), ptr<std::uint8_t>(f3));
     CUSK_CUDA_CHECK_LAUNCH();
   }
   cand_count_kernel<<<grid_for(NL + 1, 256), 256, 0, s.handle()>>>(NL, cptr<std::int32_t>(lo), cptr<std::int32_t>(hi),
@@ -572,12 +597,10 @@ void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options&
   Array temp = scratch(bytes, dev, s);
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, cptr<i64>(cnt), ptr<i64>(at), NL + 1, s.handle()));
   Array d_seg = Array::empty({n + 1}, DType::int64, dev, s);
-  seg_off_kernel<<<grid_for(n + 1, 256), 256, 0, s.handle()>>>(cptr<i64>(d_line_off), n, cptr<i64>(at),
-                                                               ptr<i64>(d_seg));
+  seg_off_kernel<<<grid_for(n + 1, 256), 256, 0, s.handle()>>>(g.line_off, n, cptr<i64>(at), ptr<i64>(d_seg));
   CUSK_CUDA_CHECK_LAUNCH();
-  std::vector<i64> seg;
-  fetch(d_seg, n + 1, seg, s);
-  s.synchronize();
+  const Array hseg = read_back(d_seg, s);
+  const std::vector<i64> seg(hseg.data<i64>(), hseg.data<i64>() + n + 1);
   Array pts = Array::empty({std::max<i64>(3 * seg[n], 1)}, DType::int32, dev, s);
   if (seg[n] > 0) {
     cand_write_kernel<<<grid_for(NL, 256), 256, 0, s.handle()>>>(g, NL, cptr<std::int32_t>(lo), cptr<std::int32_t>(hi),
@@ -585,7 +608,7 @@ void run_regions(const M& mask, const std::vector<i64>& geo, const Hull3Options&
                                                                  cptr<i64>(at), ptr<Hull3Pt>(pts));
     CUSK_CUDA_CHECK_LAUNCH();
   }
-  run_core(pts, seg, d_seg, box, opts, out, s);
+  run_core(pts, seg, box, opts, out, s);
 }
 
 }  // namespace
@@ -601,7 +624,7 @@ void cuda_convex_hull_image_3d(const Array& img, Array& out, bool offset, double
   o.images = static_cast<bool*>(out.data());
   o.image_off = img_off.data();
   Hull3Output r;
-  run_regions<ImageFg<T>, T>(ImageFg<T>{static_cast<const T*>(img.data())}, geo, o, r, img.device(), s);
+  run_regions<ImageFg<T>, T>(ImageFg<T>{static_cast<const T*>(img.data())}, geo, nullptr, o, r, img.device(), s);
 }
 
 void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hull3Output& out, cudaStream_t stream) {
@@ -622,8 +645,7 @@ void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hu
     double_points_kernel<<<grid_for(N, 256), 256, 0, s.handle()>>>(seg.points, N, ptr<Hull3Pt>(pts));
     CUSK_CUDA_CHECK_LAUNCH();
   }
-  const Array d_off = upload(off, dev, s);
-  run_core(pts, off, d_off, box, opts, out, s);
+  run_core(pts, off, box, opts, out, s);
 }
 
 template <class L>
@@ -639,13 +661,12 @@ void cuda_hull3d_regions(const Array& labels, const std::vector<i64>& label, con
       geo[6 * k + a] = lo[3 * k + a];
       geo[6 * k + 3 + a] = hi[3 * k + a] - lo[3 * k + a];
     }
-  const Array d_label = upload(label, dev, s);
   Hull3Options o;
   o.images = images;
   o.image_off = images ? crop_off->data() : nullptr;
   Hull3Output r;
   run_regions<LabelIs<L>, L>(
-      LabelIs<L>{static_cast<const L*>(labels.data()), cptr<i64>(d_label), labels.shape(1), labels.shape(2)}, geo, o, r,
+      LabelIs<L>{static_cast<const L*>(labels.data()), nullptr, labels.shape(1), labels.shape(2)}, geo, &label, o, r,
       dev, s);
   count = r.count;
 }

@@ -12,29 +12,34 @@
 //   returns an all-false image), status kHull3Flat. With offset_coordinates the points are the face
 //   centres of the candidate voxels and the voxels themselves get this test (scikit-image's first
 //   Qhull is of the voxels).
-// * Every point strictly above a facet belongs to the first such facet (its outside set: owner[i]);
-//   the others are inside for good. The live list holds the points that still have an owner.
-// * Rounds, until no live point is left: (1) each facet's farthest outside point (an atomic max of
-//   (float distance, index)) is its proposal; (2) one thread per proposal (the first `pcap` in slot
-//   order) walks the facets visible from its point (a breadth-first search over neighbours, at most
-//   kHull3Vis facets; a larger region aborts the proposal this round) and records its horizon: V
-//   the visible facets, N the facets beyond the horizon. (3) Proposals P, Q conflict when V_P meets
-//   V_Q or N_Q (or V_Q meets N_P); a maximal non-conflicting set is chosen in up to kHull3MisIters
-//   iterations (an undecided proposal wins when no lower undecided one conflicts with it, found by
-//   atomic mins of the index over V and over N; the undecided ones conflicting with a winner drop
-//   out). Non-conflicting insertions in parallel are the same as one after another: a facet of one
-//   winner's cone cannot be visible from another (the visible region of a point is connected and
-//   would have to reach the cone through the first winner's N, which the second's V avoids), and a
-//   facet in two N's only gets two different edges relinked. The lowest unaborted proposal always
-//   wins; when every proposal aborted, thread 0 inserts proposal 0 with the whole pool (no cap), so
-//   each round inserts at least one point. (4) each winner replaces its visible facets by the cone
-//   over its horizon (the visible region is a disk, so h <= v + 2 new facets for v visible: the new
-//   facets reuse the visible slots and append at most 2, so 2 n + 16 slots suffice); (5) the outside
-//   points of the replaced facets go to the first new facet they are above, or are inside (Barber
-//   et al.: a point above a visible facet is inside the new hull or above a new facet); (6) the live
-//   list is compacted. Visibility is strict (n.X > d), so points on a face never enter: coplanar
-//   triangles may stay, which changes no plane. Ball(100) with offsets: ~55 k points, ~7.5 k
-//   vertices inserted in ~90 rounds.
+// * Every point strictly above a facet belongs to the first such facet (its outside set); the
+//   others are inside for good. The live entries (point, owner facet) hold the points that may
+//   still have an owner, and best[f] (an atomic max of (float distance, index)) is facet f's
+//   farthest outside point. Both are exact across rounds: a facet's outside set changes only when
+//   the facet is replaced, so a round touches only the entries of replaced facets.
+// * Rounds, until no entry has an owner: (1) each facet with outside points proposes its farthest
+//   point (the first kHull3MaxProposals in slot order); (2) one thread per proposal walks the
+//   facets visible from its point (a breadth-first search over neighbours, at most kHull3Vis
+//   facets; a larger region aborts the proposal this round) and records its horizon: V the visible
+//   facets, N the facets beyond the horizon. (3) Proposals P, Q conflict when V_P meets V_Q or N_Q
+//   (or V_Q meets N_P); a maximal non-conflicting set is chosen in up to kHull3MisIters iterations
+//   (an undecided proposal wins when no lower undecided one conflicts with it, found by atomic
+//   maxima of (iteration, ~index) over V and over N; the undecided ones conflicting with a winner
+//   drop out). Non-conflicting insertions in parallel are the same as one after another: a facet
+//   of one winner's cone cannot be visible from another (the visible region of a point is
+//   connected and would have to reach the cone through the first winner's N, which the second's V
+//   avoids), and a facet in two N's only gets two different edges relinked. The lowest unaborted
+//   proposal always wins; when every proposal aborted, thread 0 inserts proposal 0 with the whole
+//   pool (no cap), so each round inserts at least one point. (4) each winner replaces its visible
+//   facets by the cone over its horizon (the visible region is a disk, so h <= v + 2 new facets for
+//   v visible: the new facets reuse the visible slots and append at most 2, so 2 n + 16 slots
+//   suffice); (5) one pass over the live entries: those of replaced facets go to the first new
+//   facet of the winner they are above (Barber et al.: a point above a visible facet is inside the
+//   new hull or above a new facet), raising its best[], or are inside for good; (6) the entries
+//   are compacted once half of them are dead. Visibility is strict (n.X > d), so points on a face
+//   never enter: coplanar triangles may stay, which changes no plane. Facet planes are kept
+//   unreduced (hull3_plane_raw: a positive multiple, the same signs, no gcd in the rounds) and
+//   reduced once at the end. Ball(100) with offsets: 54.8 k points, 7.1 k inserted in 90 rounds.
 //
 // Determinism: proposals, winners and new slots follow slot order through block scans; only the
 // order of atomics differs from run to run, never a result.
@@ -54,40 +59,55 @@ namespace cuskimage::morphology::detail {
 struct Hull3Facet {
   std::int32_t v[3];   // vertices, counter-clockwise seen from outside; v[0] < 0: a dead slot
   std::int32_t nb[3];  // nb[e]: the facet across the edge (v[e], v[e + 1 mod 3])
-  Hull3Plane pl;       // outward; through v[0], v[1], v[2]
+  Hull3Plane pl;       // outward, through v[0], v[1], v[2]; not reduced (hull3_plane_raw)
 };
 
-/// A horizon edge (a, b) of a visible facet, `out` the facet beyond it; `slot` of its new facet.
+/// A horizon edge (a, b) of a visible facet, `out` the facet beyond it (the edge is out's edge
+/// `back`, (b, a)).
 struct Hull3Edge {
-  std::int32_t a, b, out, slot;
+  std::int32_t a, b, out, back;
 };
 
 inline constexpr int kHull3Vis = 32;  // visible facets a proposal may take in the parallel step
 inline constexpr int kHull3MisIters = 6;  // iterations of the winner selection per round
+// Proposals per round. Ball(100) with offsets takes 90 rounds with 512 or more (107 with 128): a
+// larger cap only adds proposals that lose; with 512 a 512-thread block walks one per thread.
+inline constexpr int kHull3MaxProposals = 512;
 
 enum : int { kHull3Ok = 0, kHull3Flat = 1, kHull3Overflow = 2 };
 
+/// A new facet's plane and slot, kept with its winner's horizon for the point pass.
+struct Hull3Cone {
+  Hull3Plane pl;
+  std::int32_t slot, pad;
+};
+
 // Per-hull scratch, closed-form in the hull's point offset o (points [o, o + n)) and index k, so a
 // batch needs only its point offsets:
-//   facets (Hull3Facet, best, claim, win; the proposal arrays): F = 2 n + 16 each, at 2 o + 16 k
-//   visible-facet pool (int):                          F + kHull3Vis each, at 2 o + (16 + V) k
-//   horizon pool (Hull3Edge):                          2 F + V + 4 each,   at 4 o + (36 + V) k
-//   per point (owner, live0, live1):                   n each, at o
+//   facets (Hull3Facet, best, claim, cln, mark, win; the proposal arrays):
+//                                                      F = 2 n + 16 each, at 2 o + 16 k
+//   visible-facet pool (int):                          F + V each,         at 2 o + (16 + V) k
+//   horizon and cone pools (Hull3Edge, Hull3Cone):     F + V + 4 each,     at 2 o + (20 + V) k
+//   per point (the live entries' points and facets, two buffers): n each, at o
+// Proposal k's visible facets sit at k vcap, its horizon and cone at k (vcap + 2), for k < pcap
+// (hull3_work keeps both inside); the fallback's one proposal takes the whole pools (a visible
+// region of v facets has v + 2 horizon edges at most: it is a disk).
 CUSK_HD constexpr std::int64_t hull3_facet_cap(std::int64_t n) { return 2 * n + 16; }
 CUSK_HD constexpr std::int64_t hull3_facet_off(std::int64_t o, std::int64_t k) { return 2 * o + 16 * k; }
 CUSK_HD constexpr std::int64_t hull3_vis_off(std::int64_t o, std::int64_t k) { return 2 * o + (16 + kHull3Vis) * k; }
-CUSK_HD constexpr std::int64_t hull3_hor_off(std::int64_t o, std::int64_t k) { return 4 * o + (36 + kHull3Vis) * k; }
+CUSK_HD constexpr std::int64_t hull3_hor_off(std::int64_t o, std::int64_t k) { return 2 * o + (20 + kHull3Vis) * k; }
 
 /// The whole batch's scratch (sizes from the totals N points, S hulls: the offsets above at
 /// o = N, k = S).
 struct Hull3Pools {
   Hull3Facet* fac;
-  unsigned long long* best;
-  std::int32_t *claim, *cln, *mark, *win;
+  unsigned long long *best, *claim, *cln;
+  std::int32_t *mark, *win;
   std::int32_t *pfacet, *ppoint, *pnvis, *pnhor, *pwin, *pextra;  // per proposal
-  std::int32_t *owner, *live0, *live1;
+  std::int32_t *lp0, *lf0, *lp1, *lf1;                            // per point
   std::int32_t* vis;
   Hull3Edge* hor;
+  Hull3Cone* cone;  // at hull3_hor_off too
 };
 
 /// One hull's view of the pools.
@@ -95,21 +115,26 @@ struct Hull3Work {
   const Hull3Pt* pts;
   int n;
   Hull3Facet* fac;
-  unsigned long long* best;
-  std::int32_t *claim, *cln, *mark, *win;
+  unsigned long long *best, *claim, *cln;
+  std::int32_t *mark, *win;
   int fcap;
   std::int32_t *pfacet, *ppoint, *pnvis, *pnhor, *pwin, *pextra;
   int vcap, pcap;  // visible facets per proposal (2..kHull3Vis), proposals per round
-  std::int32_t *owner, *live0, *live1;
+  int lcap;        // horizons up to lcap edges are linked from thread-local copies (hull3_insert)
+  std::int32_t *lp0, *lf0, *lp1, *lf1;
   std::int32_t* vis;
   int viscap;
   Hull3Edge* hor;
-  int horcap;
+  Hull3Cone* cone;
+  int horcap;  // of hor and cone
 };
 
-/// vcap < kHull3Vis only to test the abort and fallback paths.
+inline constexpr int kHull3LocalHorizon = kHull3Vis + 2;
+
+/// vcap < kHull3Vis only to test the abort and fallback paths, lcap < kHull3LocalHorizon the
+/// global-memory linking path.
 CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64_t o, std::int64_t n, std::int64_t k,
-                             int vcap = kHull3Vis) {
+                             int vcap = kHull3Vis, int lcap = kHull3LocalHorizon) {
   Hull3Work w{};
   const std::int64_t fo = hull3_facet_off(o, k), F = hull3_facet_cap(n);
   w.pts = pts + o;
@@ -128,23 +153,30 @@ CUSK_HD Hull3Work hull3_work(const Hull3Pools& p, const Hull3Pt* pts, std::int64
   w.pwin = p.pwin + fo;
   w.pextra = p.pextra + fo;
   w.vcap = vcap;
-  w.pcap = static_cast<int>(F / vcap > 1 ? F / vcap : 1);
-  w.owner = p.owner + o;
-  w.live0 = p.live0 + o;
-  w.live1 = p.live1 + o;
+  const std::int64_t pv = (F + kHull3Vis) / vcap, ph = (F + kHull3Vis + 4) / (vcap + 2);
+  const std::int64_t pc = pv < ph ? pv : ph;  // >= 1: vcap <= kHull3Vis
+  w.pcap = static_cast<int>(pc < kHull3MaxProposals ? pc : kHull3MaxProposals);
+  w.lcap = lcap < kHull3LocalHorizon ? lcap : kHull3LocalHorizon;
+  w.lp0 = p.lp0 + o;
+  w.lf0 = p.lf0 + o;
+  w.lp1 = p.lp1 + o;
+  w.lf1 = p.lf1 + o;
   w.vis = p.vis + hull3_vis_off(o, k);
   w.viscap = static_cast<int>(F + kHull3Vis);
   w.hor = p.hor + hull3_hor_off(o, k);
-  w.horcap = static_cast<int>(2 * F + kHull3Vis + 4);
+  w.cone = p.cone + hull3_hor_off(o, k);
+  w.horcap = static_cast<int>(F + kHull3Vis + 4);
   return w;
 }
 
 /// Block-shared state (the executor's threads all see one).
 struct Hull3Shared {
   unsigned long long key0, key1, key2, key3;
+  unsigned long long best4[4];  // the initial facets' farthest points
   int idx0, idx1, idx2, idx3;
   int status, nf, nwin, fb_extra;
   int undecided[2];
+  int alive;                                 // live entries with an owner after the round
   int rounds, inserted, aborted, fallbacks;  // statistics (tests)
 };
 
@@ -174,6 +206,55 @@ CUSK_HD int hull3_scan(Ex& ex, int n, const Val& val, const Put& put) {
   return total;
 }
 
+CUSK_HD int hull3_popc(unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#else
+  return __builtin_popcountll(v);
+#endif
+}
+
+/// Collective: an order-preserving compaction of the items i in [0, n) with pred(i), in contiguous
+/// per-thread chunks: put(i, at) for each such item, at its rank. Returns the count (the same in
+/// every thread). Chunks of up to 128 items keep the predicates as bits, so pred runs once per
+/// item and its loads issue back to back; longer ones evaluate it twice (it must not change in
+/// between). The caller syncs before reading what put wrote.
+template <class Ex, class Pred, class Put>
+CUSK_HD int hull3_compact(Ex& ex, int n, const Pred& pred, const Put& put) {
+  const int T = ex.size(), chunk = (n + T - 1) / T;
+  const int lo = ex.tid() * chunk < n ? ex.tid() * chunk : n, hi = lo + chunk < n ? lo + chunk : n;
+  int total = 0;
+  if (chunk <= 128) {
+    unsigned long long m0 = 0, m1 = 0;
+    for (int j0 = 0; j0 < hi - lo; j0 += 8) {  // eight predicates (their loads) at a time
+      bool b[8];
+      CUSK_UNROLL
+      for (int v = 0; v < 8; ++v) b[v] = lo + j0 + v < hi && pred(lo + j0 + v);
+      CUSK_UNROLL
+      for (int v = 0; v < 8; ++v)
+        if (b[v]) {
+          const int j = j0 + v;
+          if (j < 64)
+            m0 |= 1ull << j;
+          else
+            m1 |= 1ull << (j - 64);
+        }
+    }
+    int at = ex.scan(hull3_popc(m0) + hull3_popc(m1), total);
+    for (int i = lo; i < hi; ++i) {
+      const int j = i - lo;
+      if (((j < 64 ? m0 >> j : m1 >> (j - 64)) & 1) != 0) put(i, at++);
+    }
+    return total;
+  }
+  int c = 0;
+  for (int i = lo; i < hi; ++i) c += pred(i) ? 1 : 0;
+  int at = ex.scan(c, total);
+  for (int i = lo; i < hi; ++i)
+    if (pred(i)) put(i, at++);
+  return total;
+}
+
 CUSK_HD unsigned long long hull3_lex_key(Hull3Pt p) {  // coordinates + 1 < 2^20 (kHull3MaxExtent)
   return (static_cast<unsigned long long>(p.x + 1) << 42) | (static_cast<unsigned long long>(p.y + 1) << 21) |
          static_cast<unsigned long long>(p.z + 1);
@@ -189,6 +270,53 @@ CUSK_HD std::uint32_t hull3_float_bits(float f) {
 #endif
 }
 
+/// The farthest-point key of point p at height dist >= 1 above a facet: (float distance, index),
+/// so an atomic max picks the farthest (ties to the higher index).
+CUSK_HD unsigned long long hull3_key(std::int64_t dist, int p) {
+  return (static_cast<unsigned long long>(hull3_float_bits(static_cast<float>(dist))) << 32) |
+         static_cast<unsigned>(p);
+}
+
+/// gcd of a, b >= 0 (hull3_gcd's value): 32-bit Euclid when both fit, the usual case, which is
+/// several times cheaper than 64-bit remainders on the device.
+CUSK_HD std::int64_t hull3_gcd_fast(std::int64_t a, std::int64_t b) {
+  if (((a | b) >> 32) == 0) {
+    std::uint32_t x = static_cast<std::uint32_t>(a), y = static_cast<std::uint32_t>(b);
+    while (y != 0) {
+      const std::uint32_t r = x % y;
+      x = y;
+      y = r;
+    }
+    return x;
+  }
+  return hull3_gcd(a, b);
+}
+
+/// The plane through a, b, c oriented by (b - a) x (c - a), not reduced: a positive multiple g of
+/// hull3_plane(a, b, c), so n.X - d has its sign (all the quickhull asks), without the gcd. The
+/// components are bounded as hull3_plane's (convex_hull_ops.hpp: the bound is the cross product's).
+CUSK_HD Hull3Plane hull3_plane_raw(Hull3Pt a, Hull3Pt b, Hull3Pt c) {
+  const std::int64_t ux = std::int64_t(b.x) - a.x, uy = std::int64_t(b.y) - a.y, uz = std::int64_t(b.z) - a.z;
+  const std::int64_t vx = std::int64_t(c.x) - a.x, vy = std::int64_t(c.y) - a.y, vz = std::int64_t(c.z) - a.z;
+  Hull3Plane p{uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx, 0};
+  p.d = p.nx * a.x + p.ny * a.y + p.nz * a.z;
+  return p;
+}
+
+/// A raw plane reduced to hull3_plane's primitive one (the same four integers: d = n.a is
+/// divisible by the gcd of n).
+CUSK_HD Hull3Plane hull3_reduce(Hull3Plane p) {
+  const std::int64_t g =
+      hull3_gcd_fast(hull3_gcd_fast(hull3_abs(p.nx), hull3_abs(p.ny)), hull3_abs(p.nz));
+  if (g > 1) {
+    p.nx /= g;
+    p.ny /= g;
+    p.nz /= g;
+    p.d /= g;
+  }
+  return p;
+}
+
 /// L-inf norm of (p - a) x (b - a): 0 iff p is on the line ab (a != b).
 CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
   const std::int64_t ux = std::int64_t(b.x) - a.x, uy = std::int64_t(b.y) - a.y, uz = std::int64_t(b.z) - a.z;
@@ -201,64 +329,172 @@ CUSK_HD unsigned long long hull3_line_key(Hull3Pt a, Hull3Pt b, Hull3Pt p) {
 
 /// The facets visible (strictly) from q, breadth first from `seed` (visible), into vis[0..nv), and
 /// the horizon edges into hor[0..nh). Returns nv, or -1 when more than vcap facets or hcap edges.
+/// Only visible facets enter the list, so only a visible neighbour needs the seen test. Local
+/// (the parallel step, vcap <= kHull3Vis): the list and each listed facet's neighbours live in
+/// thread-local arrays, filled when the facet was met as a neighbour, and a horizon edge is read
+/// off the facet beyond (its edge whose neighbour is this facet), so a visited facet costs one
+/// round of loads (its three neighbours' records at once); otherwise (the whole-pool fallback)
+/// the list is vis itself and each facet's record is loaded again.
+/// The thread-local scratch of hull3_visible<true>, then of the proposal's V and N lists in the
+/// winner selection, then of hull3_insert (one array for the three phases).
+inline constexpr int kHull3Scratch = 4 * kHull3Vis;
+static_assert(kHull3Vis + kHull3Vis + 2 <= kHull3Scratch);
+static_assert(2 * kHull3LocalHorizon <= kHull3Scratch);
+
+template <bool Local>
 CUSK_HD int hull3_visible(const Hull3Facet* fac, Hull3Pt q, int seed, std::int32_t* vis, int vcap, Hull3Edge* hor,
-                          int hcap, int& nh) {
+                          int hcap, int& nh, std::int32_t* scratch) {
+  std::int32_t* lid = scratch;                                           // [kHull3Vis]
+  auto lnb = reinterpret_cast<std::int32_t(*)[3]>(scratch + kHull3Vis);  // [kHull3Vis][3]
+  std::int32_t* buf = Local ? lid : vis;
   int nv = 0;
   nh = 0;
-  vis[nv++] = seed;
+  buf[nv++] = seed;
+  if (Local) {
+    const Hull3Facet& g = fac[seed];
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) lnb[0][e] = g.nb[e];
+  }
   for (int i = 0; i < nv; ++i) {
-    const int g = vis[i];
-    for (int e = 0; e < 3; ++e) {
-      const int h = fac[g].nb[e];
-      bool seen = false;
-      for (int j = 0; j < nv && !seen; ++j) seen = vis[j] == h;
-      if (seen) continue;
-      if (hull3_eval(fac[h].pl, q) > 0) {
-        if (nv == vcap) return -1;
-        vis[nv++] = h;
-      } else {
-        if (nh == hcap) return -1;
-        hor[nh++] = Hull3Edge{fac[g].v[e], fac[g].v[e == 2 ? 0 : e + 1], h, -1};
+    const int gi = buf[i];
+    int h[3], gv[3] = {0, 0, 0};
+    if (Local) {
+      CUSK_UNROLL
+      for (int e = 0; e < 3; ++e) h[e] = lnb[i][e];
+    } else {
+      const Hull3Facet& g = fac[gi];
+      CUSK_UNROLL
+      for (int e = 0; e < 3; ++e) {
+        h[e] = g.nb[e];
+        gv[e] = g.v[e];
       }
     }
+    bool up[3];
+    int hv[3][3], hn[3][3];
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) {
+      const Hull3Facet& x = fac[h[e]];
+      up[e] = hull3_eval(x.pl, q) > 0;
+      CUSK_UNROLL
+      for (int m = 0; m < 3; ++m) {
+        hv[e][m] = x.v[m];
+        hn[e][m] = x.nb[m];
+      }
+    }
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) {
+      if (!up[e]) {
+        if (nh == hcap) return -1;
+        // The shared edge is (a, b) in this facet and (b, a) = the neighbour's edge `back`, the
+        // one whose neighbour is this facet (two facets share at most one edge).
+        int back = -1;
+        CUSK_UNROLL
+        for (int m = 0; m < 3; ++m)
+          if (Local ? hn[e][m] == gi : (hv[e][m] == gv[e == 2 ? 0 : e + 1] && hv[e][m == 2 ? 0 : m + 1] == gv[e]))
+            back = m;
+        const int a = back >= 0 ? hv[e][back == 2 ? 0 : back + 1] : -1, b = back >= 0 ? hv[e][back] : -1;
+        hor[nh++] = Hull3Edge{a, b, h[e], back};
+        continue;
+      }
+      bool seen = false;
+      for (int j = 0; j < nv && !seen; ++j) seen = buf[j] == h[e];
+      if (seen) continue;
+      if (nv == vcap) return -1;
+      if (Local) {
+        CUSK_UNROLL
+        for (int m = 0; m < 3; ++m) lnb[nv][m] = hn[e][m];
+      }
+      buf[nv++] = h[e];
+    }
   }
+  if (Local)
+    for (int j = 0; j < nv; ++j) vis[j] = buf[j];
   return nv;
 }
 
+/// A point of the hull's (read-only) set: through the non-coherent path on the device, so the
+/// load need not wait for the facet writes before it.
+CUSK_HD Hull3Pt hull3_point(const Hull3Pt* p) {
+#if defined(__CUDA_ARCH__)
+  return Hull3Pt{__ldg(&p->x), __ldg(&p->y), __ldg(&p->z)};
+#else
+  return *p;
+#endif
+}
+
 /// Inserts proposal k (a winner): the cone over its horizon, new facets in its visible slots then
-/// at `extra`, ...; marks win[] of the replaced facets. False when the horizon is not a cycle.
-CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra) {
+/// at `extra`, ... (their farthest points reset); marks win[] of the replaced facets. False when
+/// the horizon is not a cycle. The successor search of the parallel step's horizons (at most
+/// kHull3Vis + 2 edges) runs over thread-local copies read before any facet is written; the
+/// fallback's reads the pool.
+CUSK_HD bool hull3_insert(const Hull3Work& w, int k, int extra, std::int32_t* scratch) {
   const int nv = w.pnvis[k], nh = w.pnhor[k], q = w.ppoint[k];
   const std::int32_t* vis = w.vis + k * w.vcap;
   Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-  for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
-  for (int j = 0; j < nh; ++j) hor[j].slot = j < nv ? vis[j] : extra + (j - nv);
+  if (k * (w.vcap + 2) + nh > w.horcap) return false;  // cannot happen (see the pools)
+  const Hull3Pt pq = w.pts[q];
+  auto slot_of = [&](int j) { return j < nv ? vis[j] : extra + (j - nv); };
   bool ok = true;
-  for (int j = 0; j < nh; ++j) {
-    const int a = hor[j].a, b = hor[j].b;
-    int succ = -1, pred = -1;
-    for (int i = 0; i < nh; ++i) {
-      if (hor[i].a == b) succ = i;
-      if (hor[i].b == a) pred = i;
-    }
-    if (succ < 0 || pred < 0) {
-      ok = false;
-      continue;
-    }
-    Hull3Facet& f = w.fac[hor[j].slot];
+  Hull3Cone* cone = w.cone + k * (w.vcap + 2);
+  auto make = [&](int j, int slot, int a, int b, Hull3Pt pa, Hull3Pt pb, int out, int back, int succ_slot,
+                  int pred_slot) {
+    Hull3Facet& f = w.fac[slot];
     f.v[0] = a;
     f.v[1] = b;
     f.v[2] = q;
-    f.nb[0] = hor[j].out;
-    f.nb[1] = hor[succ].slot;
-    f.nb[2] = hor[pred].slot;
-    f.pl = hull3_plane(w.pts[a], w.pts[b], w.pts[q]);
-    Hull3Facet& o = w.fac[hor[j].out];
-    for (int m = 0; m < 3; ++m)
-      if (o.v[m] == b && o.v[m == 2 ? 0 : m + 1] == a) o.nb[m] = hor[j].slot;
+    f.nb[0] = out;
+    f.nb[1] = succ_slot;
+    f.nb[2] = pred_slot;
+    f.pl = hull3_plane_raw(pa, pb, pq);
+    cone[j] = Hull3Cone{f.pl, slot, 0};  // (5) tests its entries against these
+    w.best[slot] = 0;
+    w.claim[slot] = 0;  // no claim or mark of this round is read any more
+    w.cln[slot] = 0;
+    w.mark[slot] = 0;
+    if (j >= nv) w.win[slot] = -1;  // an appended slot (a reused one is reset after (5))
+    if (back >= 0)
+      w.fac[out].nb[back] = slot;
+    else
+      ok = false;
+  };
+  constexpr int L = kHull3LocalHorizon;
+  if (nh <= w.lcap) {
+    std::int32_t *la = scratch, *lb = scratch + L;  // 2 L <= kHull3Scratch
+    for (int j = 0; j < nh; ++j) {
+      la[j] = hor[j].a;
+      lb[j] = hor[j].b;
+    }
+    for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
+    for (int j = 0; j < nh; ++j) {
+      int succ = -1, pred = -1;  // the edges starting at b / ending at a
+      for (int i = 0; i < nh; ++i) {
+        if (la[i] == lb[j]) succ = i;
+        if (lb[i] == la[j]) pred = i;
+      }
+      if (succ < 0 || pred < 0) {
+        ok = false;
+        continue;
+      }
+      make(j, slot_of(j), la[j], lb[j], hull3_point(w.pts + la[j]), hull3_point(w.pts + lb[j]), hor[j].out,
+           hor[j].back, slot_of(succ), slot_of(pred));
+    }
+  } else {
+    for (int j = 0; j < nv; ++j) w.win[vis[j]] = k;
+    for (int j = 0; j < nh; ++j) {
+      const int a = hor[j].a, b = hor[j].b;
+      int succ = -1, pred = -1;
+      for (int i = 0; i < nh; ++i) {
+        if (hor[i].a == b) succ = i;
+        if (hor[i].b == a) pred = i;
+      }
+      if (succ < 0 || pred < 0) {
+        ok = false;
+        continue;
+      }
+      make(j, slot_of(j), a, b, w.pts[a], w.pts[b], hor[j].out, hor[j].back, slot_of(succ), slot_of(pred));
+    }
   }
   for (int j = nh; j < nv; ++j) w.fac[vis[j]].v[0] = -1;
-  w.owner[q] = -1;
   return ok;
 }
 
@@ -295,7 +531,7 @@ CUSK_HD bool hull3_simplex(Ex& ex, Hull3Shared& sh, const Hull3Pt* P, int n) {
   for (int i = t; i < n; i += T)
     if (hull3_line_key(P[i0], P[i1], P[i]) == sh.key2) ex.amin(&sh.idx2, i);
   ex.sync();
-  const Hull3Plane base = hull3_plane(P[i0], P[i1], P[sh.idx2]);
+  const Hull3Plane base = hull3_plane_raw(P[i0], P[i1], P[sh.idx2]);
   for (int i = t; i < n; i += T)
     ex.amax64(&sh.key3, static_cast<unsigned long long>(hull3_abs(hull3_eval(base, P[i]))));
   ex.sync();
@@ -312,13 +548,17 @@ CUSK_HD bool hull3_simplex(Ex& ex, Hull3Shared& sh, const Hull3Pt* P, int n) {
 /// reported as an error); sh.nf: slots used.
 template <class Ex>
 CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull3Pt* base = nullptr, int nbase = 0) {
+  using u64 = unsigned long long;
   const int t = ex.tid(), T = ex.size(), n = w.n;
   const Hull3Pt* P = w.pts;
+  std::int32_t scratch[kHull3Scratch];  // thread-local (hull3_visible, hull3_insert)
   if (t == 0) {
     sh.status = kHull3Flat;
     sh.nf = 0;
     sh.nwin = 0;
     sh.fb_extra = 0;
+    sh.alive = 0;
+    for (int f = 0; f < 4; ++f) sh.best4[f] = 0;
     sh.rounds = sh.inserted = sh.aborted = sh.fallbacks = 0;
   }
   if (base && !hull3_simplex(ex, sh, base, nbase)) return;
@@ -331,12 +571,12 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
     const int tet[4][4] = {{i0, i1, i2, i3}, {i0, i1, i3, i2}, {i0, i2, i3, i1}, {i1, i2, i3, i0}};
     for (int f = 0; f < 4; ++f) {
       int a = tet[f][0], b = tet[f][1], c = tet[f][2];
-      Hull3Plane pl = hull3_plane(P[a], P[b], P[c]);
+      Hull3Plane pl = hull3_plane_raw(P[a], P[b], P[c]);
       if (hull3_eval(pl, P[tet[f][3]]) > 0) {
         const int s = b;
         b = c;
         c = s;
-        pl = hull3_plane(P[a], P[b], P[c]);
+        pl = hull3_plane_raw(P[a], P[b], P[c]);
       }
       w.fac[f].v[0] = a;
       w.fac[f].v[1] = b;
@@ -352,116 +592,131 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       }
     sh.status = kHull3Ok;
   }
-  ex.sync();
-  for (int i = t; i < n; i += T) {
-    int o = -1;
-    for (int f = 0; f < 4 && o < 0; ++f)
-      if (hull3_eval(w.fac[f].pl, P[i]) > 0) o = f;
-    w.owner[i] = o;
+  // Slot state of the four facets (hull3_insert sets a new facet's): claims and marks carry their
+  // iteration / round, so nothing is reset per round.
+  for (int s = t; s < 4; s += T) {
+    w.best[s] = 0;
+    w.claim[s] = 0;
+    w.cln[s] = 0;
+    w.mark[s] = 0;
+    w.win[s] = -1;
   }
   ex.sync();
-  std::int32_t* live = w.live0;
-  std::int32_t* next = w.live1;
-  int nlive = hull3_scan(
-      ex, n, [&](int i) { return w.owner[i] >= 0 ? 1 : 0; },
-      [&](int i, int at, int v) {
-        if (v) live[at] = i;
-      });
-  int nf = 4;
+  // Live entries (point, owner): every point with the first facet it is strictly above (-1:
+  // inside for good), and each facet's farthest point (reduced per thread, then in shared).
+  {
+    const Hull3Plane tp[4] = {w.fac[0].pl, w.fac[1].pl, w.fac[2].pl, w.fac[3].pl};
+    u64 b4[4] = {0, 0, 0, 0};
+    int kept = 0;
+    for (int i = t; i < n; i += T) {
+      int o = -1;
+      std::int64_t dist = 0;
+      for (int f = 0; f < 4 && o < 0; ++f) {
+        const std::int64_t v = hull3_eval(tp[f], P[i]);
+        if (v > 0) {
+          o = f;
+          dist = v;
+        }
+      }
+      w.lp0[i] = i;
+      w.lf0[i] = o;
+      if (o >= 0) {
+        ++kept;
+        const u64 key = hull3_key(dist, i);
+        CUSK_UNROLL
+        for (int f = 0; f < 4; ++f)  // constant indices: b4 stays in registers
+          if (f == o && key > b4[f]) b4[f] = key;
+      }
+    }
+    for (int f = 0; f < 4; ++f)
+      if (b4[f]) ex.amax64(&sh.best4[f], b4[f]);
+    if (kept) ex.aadd(&sh.alive, kept);
+  }
   ex.sync();
-  // ---- rounds
-  while (nlive > 0) {
-    for (int s = t; s < nf; s += T) {
-      w.best[s] = 0;
-      w.claim[s] = INT_MAX;
-      w.cln[s] = INT_MAX;
-      w.mark[s] = 0;
-      w.win[s] = -1;
-    }
-    if (t == 0) sh.nwin = 0;
-    ex.sync();
-    for (int i = t; i < nlive; i += T) {  // (1) farthest outside point of each facet
-      const int p = live[i], f = w.owner[p];
-      const float d = static_cast<float>(hull3_eval(w.fac[f].pl, P[p]));  // >= 1
-      ex.amax64(&w.best[f], (static_cast<unsigned long long>(hull3_float_bits(d)) << 32) | static_cast<unsigned>(p));
-    }
-    ex.sync();
-    const int nall = hull3_scan(
-        ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 && w.best[s] != 0 ? 1 : 0; },
-        [&](int s, int at, int v) {
-          if (v && at < w.pcap) w.pfacet[at] = s;
+  for (int f = t; f < 4; f += T) w.best[f] = sh.best4[f];
+  ex.sync();
+  std::int32_t *lp = w.lp0, *lf = w.lf0, *np = w.lp1, *nq = w.lf1;
+  int nlive = n, nf = 4, rd = 0;
+  // ---- rounds, while some entry has an owner (its facet then has a proposal)
+  while (sh.alive > 0) {
+    ++rd;
+    // (1) proposals: the facets with outside points, in slot order (best[] is kept exact: a
+    // facet's outside set only changes when the facet is replaced)
+    const int nall = hull3_compact(
+        ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 && w.best[s] != 0; },
+        [&](int s, int at) {
+          if (at < w.pcap) w.pfacet[at] = s;
         });
     const int nprop = nall < w.pcap ? nall : w.pcap;
+    const bool one = nprop <= T;  // proposal k = t alone: its lists stay in the thread's scratch
+    if (t == 0) {
+      sh.nwin = 0;
+      sh.alive = 0;
+      sh.undecided[0] = 0;
+    }
     ex.sync();
     for (int k = t; k < nprop; k += T) {  // (2) visible regions
       const int f = w.pfacet[k], q = static_cast<int>(w.best[f] & 0xffffffffu);
       int nh = 0;
       w.ppoint[k] = q;
-      w.pnvis[k] = hull3_visible(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2), w.vcap + 2, nh);
+      const int nv = hull3_visible<true>(w.fac, P[q], f, w.vis + k * w.vcap, w.vcap, w.hor + k * (w.vcap + 2),
+                                         w.vcap + 2, nh, scratch);
+      w.pnvis[k] = nv;
       w.pnhor[k] = nh;
-    }
-    ex.sync();
-    // (3) a maximal set of proposals no two of which conflict (see the header), in a few
-    // iterations: an undecided proposal wins when no lower undecided one conflicts with it (claims:
-    // atomic mins of the index over V in claim[], over N in cln[]); the undecided ones that conflict
-    // with a winner (marks: 2 on a winner's V, 1 on its N) drop out.
-    for (int k = t; k < nprop; k += T) {
+      if (one && nv >= 0)  // V is in scratch[0, nv); N next to it, for the winner selection
+        for (int j = 0; j < nh; ++j) scratch[kHull3Vis + j] = w.hor[k * (w.vcap + 2) + j].out;
       w.pwin[k] = w.pnvis[k] >= 0 ? 0 : 2;  // 0 undecided, 1 won, 2 out
       if (w.pnvis[k] < 0) ex.aadd(&sh.aborted, 1);
     }
+    ex.sync();
+    // (3) a maximal set of proposals no two of which conflict (see the header), in a few
+    // iterations of two phases: (A) an undecided proposal that meets a winner of this round (marks:
+    // rd|2 on a winner's V, rd|1 on its N) drops out, the others claim their V (claim[]) and N
+    // (cln[]) by an atomic max of (iteration, ~index); (B) an undecided proposal wins when no lower
+    // one claimed its V or N, or claimed its N as V.
+    const int rdm = rd << 2;
     for (int it = 0; it < kHull3MisIters; ++it) {
-      if (t == 0) sh.undecided[it & 1] = 0;
-      ex.sync();
+      const u64 stamp = static_cast<u64>(static_cast<std::int64_t>(rd - 1) * kHull3MisIters + it + 1) << 32;
+      int und = 0;
       for (int k = t; k < nprop; k += T) {
         if (w.pwin[k] != 0) continue;
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-        for (int j = 0; j < w.pnvis[k]; ++j) {
-          ex.amax(&w.claim[vis[j]], INT_MAX);
-          ex.amax(&w.cln[vis[j]], INT_MAX);
+        const int nv = w.pnvis[k], nh = w.pnhor[k];
+        auto vid = [&](int j) { return one ? scratch[j] : w.vis[k * w.vcap + j]; };
+        auto nid = [&](int j) { return one ? scratch[kHull3Vis + j] : w.hor[k * (w.vcap + 2) + j].out; };
+        bool hit = false;  // the loops run whole: independent loads, no chain of early exits
+        if (it > 0) {
+          for (int j = 0; j < nv; ++j) hit |= w.mark[vid(j)] > rdm;
+          for (int j = 0; j < nh; ++j) hit |= w.mark[nid(j)] == (rdm | 2);
         }
-        for (int j = 0; j < w.pnhor[k]; ++j) {
-          ex.amax(&w.claim[hor[j].out], INT_MAX);
-          ex.amax(&w.cln[hor[j].out], INT_MAX);
+        if (hit) {
+          w.pwin[k] = 2;
+          continue;
         }
+        const u64 key = stamp | (0xffffffffu - static_cast<unsigned>(k));
+        for (int j = 0; j < nv; ++j) ex.amax64(&w.claim[vid(j)], key);
+        for (int j = 0; j < nh; ++j) ex.amax64(&w.cln[nid(j)], key);
+        ++und;
       }
+      if (und) ex.aadd(&sh.undecided[it & 1], und);
       ex.sync();
+      if (sh.undecided[it & 1] == 0) break;
       for (int k = t; k < nprop; k += T) {
         if (w.pwin[k] != 0) continue;
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-        for (int j = 0; j < w.pnvis[k]; ++j) ex.amin(&w.claim[vis[j]], k);
-        for (int j = 0; j < w.pnhor[k]; ++j) ex.amin(&w.cln[hor[j].out], k);
-      }
-      ex.sync();
-      for (int k = t; k < nprop; k += T) {
-        if (w.pwin[k] != 0) continue;
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-        bool won = true;
-        for (int j = 0; j < w.pnvis[k] && won; ++j) won = w.claim[vis[j]] == k && w.cln[vis[j]] > k;
-        for (int j = 0; j < w.pnhor[k] && won; ++j) won = w.claim[hor[j].out] > k;
+        const int nv = w.pnvis[k], nh = w.pnhor[k];
+        auto vid = [&](int j) { return one ? scratch[j] : w.vis[k * w.vcap + j]; };
+        auto nid = [&](int j) { return one ? scratch[kHull3Vis + j] : w.hor[k * (w.vcap + 2) + j].out; };
+        const u64 key = stamp | (0xffffffffu - static_cast<unsigned>(k));
+        bool won = true;  // a lower claimant this iteration has a larger key; V and N are disjoint
+        for (int j = 0; j < nv; ++j) won &= w.claim[vid(j)] == key && w.cln[vid(j)] < key;
+        for (int j = 0; j < nh; ++j) won &= w.claim[nid(j)] < key;
         if (!won) continue;
         w.pwin[k] = 1;
         ex.aadd(&sh.nwin, 1);
-        for (int j = 0; j < w.pnvis[k]; ++j) ex.amax(&w.mark[vis[j]], 2);
-        for (int j = 0; j < w.pnhor[k]; ++j) ex.amax(&w.mark[hor[j].out], 1);
+        for (int j = 0; j < nv; ++j) ex.amax(&w.mark[vid(j)], rdm | 2);
+        for (int j = 0; j < nh; ++j) ex.amax(&w.mark[nid(j)], rdm | 1);
       }
+      if (t == 0) sh.undecided[(it + 1) & 1] = 0;  // last read two phases ago
       ex.sync();
-      for (int k = t; k < nprop; k += T) {
-        if (w.pwin[k] != 0) continue;
-        const std::int32_t* vis = w.vis + k * w.vcap;
-        const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-        bool hit = false;
-        for (int j = 0; j < w.pnvis[k] && !hit; ++j) hit = w.mark[vis[j]] != 0;
-        for (int j = 0; j < w.pnhor[k] && !hit; ++j) hit = w.mark[hor[j].out] == 2;
-        if (hit)
-          w.pwin[k] = 2;
-        else
-          ex.aadd(&sh.undecided[it & 1], 1);
-      }
-      ex.sync();
-      if (sh.undecided[it & 1] == 0) break;
     }
     int extra = hull3_scan(
         ex, nprop, [&](int k) { return w.pwin[k] == 1 && w.pnhor[k] > w.pnvis[k] ? w.pnhor[k] - w.pnvis[k] : 0; },
@@ -471,7 +726,8 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
     if (fallback) {  // every proposal aborted: proposal 0 alone, with the whole pools
       if (t == 0) {
         int nh = 0;
-        const int nv = hull3_visible(w.fac, P[w.ppoint[0]], w.pfacet[0], w.vis, w.viscap, w.hor, w.horcap, nh);
+        const int nv =
+            hull3_visible<false>(w.fac, P[w.ppoint[0]], w.pfacet[0], w.vis, w.viscap, w.hor, w.horcap, nh, scratch);
         w.pnvis[0] = nv;
         w.pnhor[0] = nh;
         w.pwin[0] = nv >= 0 ? 1 : 0;
@@ -491,29 +747,89 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
       break;
     }
     for (int k = t; k < nprop; k += T)  // (4) cones
-      if (w.pwin[k] == 1 && !hull3_insert(w, k, nf + w.pextra[k])) ex.amax(&sh.status, kHull3Overflow);
+      if (w.pwin[k] == 1 && !hull3_insert(w, k, nf + w.pextra[k], scratch)) ex.amax(&sh.status, kHull3Overflow);
     ex.sync();
     if (sh.status != kHull3Ok) break;
-    for (int i = t; i < nlive; i += T) {  // (5) outside points of the replaced facets
-      const int p = live[i], o = w.owner[p];
-      if (o < 0) continue;
-      const int k = w.win[o];
-      if (k < 0) continue;
-      const Hull3Edge* hor = w.hor + k * (w.vcap + 2);
-      int to = -1;
-      for (int j = 0; j < w.pnhor[k] && to < 0; ++j)
-        if (hull3_eval(w.fac[hor[j].slot].pl, P[p]) > 0) to = hor[j].slot;
-      w.owner[p] = to;
+    // (5) entries whose facet was replaced go to the first new facet of its winner they are above
+    // (Barber et al.: a point above a visible facet is inside the new hull or above a new facet),
+    // or are inside for good; the others keep their facet and its farthest point. Eight entries a
+    // thread at a time, loads first (one pass, coalesced, instead of per-point indirections).
+    {
+      constexpr int U = 8;
+      int kept = 0;
+      for (int i0 = t; i0 < nlive; i0 += U * T) {
+        int fe[U], pe[U], ke[U];
+        Hull3Pt xe[U];
+        CUSK_UNROLL
+        for (int u = 0; u < U; ++u) {
+          const bool in = i0 + u * T < nlive;
+          fe[u] = in ? lf[i0 + u * T] : -1;
+          pe[u] = in ? lp[i0 + u * T] : 0;
+        }
+        CUSK_UNROLL
+        for (int u = 0; u < U; ++u) {  // the point too, in case its facet was replaced
+          ke[u] = fe[u] >= 0 ? w.win[fe[u]] : -1;
+          xe[u] = fe[u] >= 0 ? hull3_point(P + pe[u]) : Hull3Pt{0, 0, 0};
+        }
+        CUSK_UNROLL
+        for (int u = 0; u < U; ++u) {
+          if (fe[u] < 0) continue;
+          if (ke[u] < 0) {
+            ++kept;
+            continue;
+          }
+          const int i = i0 + u * T, p = pe[u], k = ke[u], nh = w.pnhor[k];
+          const Hull3Pt x = xe[u];
+          const Hull3Cone* cone = w.cone + k * (w.vcap + 2);
+          int to = -1;
+          std::int64_t dist = 0;
+          for (int j0 = 0; j0 < nh && to < 0; j0 += 4) {  // four new facets at a time, loads first
+            std::int64_t e[4];
+            int sl[4];
+            CUSK_UNROLL
+            for (int v = 0; v < 4; ++v) {
+              const bool in = j0 + v < nh;
+              e[v] = in ? hull3_eval(cone[j0 + v].pl, x) : 0;
+              sl[v] = in ? cone[j0 + v].slot : -1;
+            }
+            CUSK_UNROLL
+            for (int v = 0; v < 4; ++v)
+              if (to < 0 && e[v] > 0) {
+                to = sl[v];
+                dist = e[v];
+              }
+          }
+          lf[i] = to;
+          if (to >= 0) {
+            ++kept;
+            ex.amax64(&w.best[to], hull3_key(dist, p));
+          }
+        }
+      }
+      if (kept) ex.aadd(&sh.alive, kept);
     }
     ex.sync();
-    nlive = hull3_scan(  // (6)
-        ex, nlive, [&](int i) { return w.owner[live[i]] >= 0 ? 1 : 0; },
-        [&](int i, int at, int v) {
-          if (v) next[at] = live[i];
-        });
-    std::int32_t* s = live;
-    live = next;
-    next = s;
+    for (int k = t; k < nprop; k += T)  // the replaced slots are free again
+      if (w.pwin[k] == 1) {
+        const std::int32_t* vis = w.vis + k * w.vcap;
+        for (int j = 0; j < w.pnvis[k]; ++j) w.win[vis[j]] = -1;
+      }
+    const int alive = sh.alive;
+    if (alive > 0 && 2 * alive <= nlive) {  // (6) compaction once half the entries are dead
+      hull3_compact(
+          ex, nlive, [&](int i) { return lf[i] >= 0; },
+          [&](int i, int at) {
+            np[at] = lp[i];
+            nq[at] = lf[i];
+          });
+      std::int32_t* s = lp;
+      lp = np;
+      np = s;
+      s = lf;
+      lf = nq;
+      nq = s;
+      nlive = alive;
+    }
     nf += extra;
     if (t == 0) {
       ++sh.rounds;
@@ -525,17 +841,30 @@ CUSK_HD void hull3_build(Ex& ex, Hull3Shared& sh, const Hull3Work& w, const Hull
   ex.sync();
 }
 
-/// Collective, after hull3_build: the hull's planes with the tolerance folded in (slot order) into
-/// planes[0, *nplanes); a flat hull writes 0.
+CUSK_HD bool hull3_same_plane(const Hull3Plane& a, const Hull3Plane& b) {
+  return a.nx == b.nx && a.ny == b.ny && a.nz == b.nz && a.d == b.d;
+}
+
+/// Collective, after hull3_build: the hull's planes, reduced and with the tolerance folded in (slot
+/// order), into planes[0, *nplanes); a flat hull writes 0. A facet whose plane a neighbour of a
+/// lower slot has (coplanar triangles of one face, about half of a ball's facets) is left out:
+/// the mask tests each plane once (a face split into several triangles that way may keep a few).
 template <class Ex>
 CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, Hull3Plane* planes,
                             std::int32_t* nplanes, double tolerance) {
   const int nf = sh.status == kHull3Ok ? sh.nf : 0;
-  const int m = hull3_scan(
-      ex, nf, [&](int s) { return w.fac[s].v[0] >= 0 ? 1 : 0; },
-      [&](int s, int at, int v) {
-        if (v) planes[at] = hull3_fold(w.fac[s].pl, tolerance);
-      });
+  for (int s = ex.tid(); s < nf; s += ex.size())
+    if (w.fac[s].v[0] >= 0) w.fac[s].pl = hull3_reduce(w.fac[s].pl);
+  ex.sync();
+  auto keep = [&](int s) {
+    const Hull3Facet& f = w.fac[s];
+    if (f.v[0] < 0) return false;
+    bool dup = false;
+    CUSK_UNROLL
+    for (int e = 0; e < 3; ++e) dup |= f.nb[e] < s && hull3_same_plane(w.fac[f.nb[e]].pl, f.pl);
+    return !dup;
+  };
+  const int m = hull3_compact(ex, nf, keep, [&](int s, int at) { planes[at] = hull3_fold(w.fac[s].pl, tolerance); });
   if (ex.tid() == 0) *nplanes = m;
   ex.sync();
 }
@@ -551,29 +880,55 @@ CUSK_HD void hull3_finalize(Ex& ex, const Hull3Shared& sh, const Hull3Work& w, H
 /// 1 when (x, lo) is a vertex of the lower chain, | 2 when (x, hi) is one of the upper chain.
 CUSK_HD void hull3_chain_task(const std::int32_t* lo, const std::int32_t* hi, std::int64_t line0, std::int64_t step,
                               std::int64_t len, std::int32_t* low, std::int32_t* up, std::uint8_t* flag) {
-  auto push = [&](std::int32_t* st, int& m, std::int32_t x, std::int64_t y, bool lower) {
-    const std::int32_t* ys = lower ? lo : hi;
-    while (m >= 2) {
-      const HullPt a{st[m - 2], ys[line0 + st[m - 2] * step]}, b{st[m - 1], ys[line0 + st[m - 1] * step]};
-      const std::int64_t c = cross3(a, b, HullPt{x, y});
-      if (lower ? c <= 0 : c >= 0)
-        --m;
-      else
-        break;
-    }
-    st[m++] = x;
+  // The two top points of each chain stay in registers: a push reads memory only when it pops
+  // (then the new second point), and the lines' extremes are loaded kB at a time ahead of the
+  // pushes, so one thread's walk is not a chain of dependent loads.
+  struct Chain {
+    int m;
+    std::int32_t x0, x1;  // second and top stack entries
+    std::int64_t y0, y1;
   };
-  int ml = 0, mu = 0;
-  for (std::int64_t x = 0; x < len; ++x) {
-    const std::int64_t line = line0 + x * step;
-    flag[line] = 0;
-    const std::int32_t a = lo[line], b = hi[line];
-    if (a > b) continue;
-    push(low, ml, static_cast<std::int32_t>(x), a, true);
-    push(up, mu, static_cast<std::int32_t>(x), b, false);
+  auto push = [&](std::int32_t* st, Chain& c, std::int32_t x, std::int64_t y, const std::int32_t* ys, bool lower) {
+    while (c.m >= 2) {
+      const std::int64_t cr = cross3(HullPt{c.x0, c.y0}, HullPt{c.x1, c.y1}, HullPt{x, y});
+      if (lower ? cr > 0 : cr < 0) break;
+      --c.m;
+      c.x1 = c.x0;
+      c.y1 = c.y0;
+      if (c.m >= 2) {
+        c.x0 = st[c.m - 2];
+        c.y0 = ys[line0 + std::int64_t(c.x0) * step];
+      }
+    }
+    st[c.m++] = x;
+    c.x0 = c.x1;
+    c.y0 = c.y1;
+    c.x1 = x;
+    c.y1 = y;
+  };
+  constexpr int kB = 8;
+  Chain cl{0, 0, 0, 0, 0}, cu{0, 0, 0, 0, 0};
+  for (std::int64_t xb = 0; xb < len; xb += kB) {
+    std::int32_t a[kB], b[kB];
+    CUSK_UNROLL
+    for (int u = 0; u < kB; ++u) {
+      const bool in = xb + u < len;
+      const std::int64_t line = line0 + (xb + u) * step;
+      a[u] = in ? lo[line] : 1;
+      b[u] = in ? hi[line] : 0;
+    }
+    CUSK_UNROLL
+    for (int u = 0; u < kB; ++u) {
+      if (xb + u >= len) break;
+      flag[line0 + (xb + u) * step] = 0;
+      if (a[u] > b[u]) continue;
+      const std::int32_t x = static_cast<std::int32_t>(xb + u);
+      push(low, cl, x, a[u], lo, true);
+      push(up, cu, x, b[u], hi, false);
+    }
   }
-  for (int i = 0; i < ml; ++i) flag[line0 + std::int64_t(low[i]) * step] |= 1;
-  for (int i = 0; i < mu; ++i) flag[line0 + std::int64_t(up[i]) * step] |= 2;
+  for (int i = 0; i < cl.m; ++i) flag[line0 + std::int64_t(low[i]) * step] |= 1;
+  for (int i = 0; i < cu.m; ++i) flag[line0 + std::int64_t(up[i]) * step] |= 2;
 }
 
 /// The candidates of a line with voxels [a, b] and the flags of its plane (f2) and row plane (f3):
@@ -591,6 +946,27 @@ CUSK_HD void hull3_line_candidates(std::int32_t a, std::int32_t b, std::uint8_t 
 }
 
 // ---- masks --------------------------------------------------------------------------------------------
+
+/// hull3_clip's result, dividing only when the plane tightens the interval (on a tile most of the
+/// planes that cut its box do not tighten a given column: one compare instead of a 64-bit
+/// division). floor(rhs / 2 nz) < z1 iff rhs < 2 nz z1 (nz > 0); ceil(-rhs / -2 nz) > z0 iff
+/// rhs < 2 nz z0 (nz < 0). Called while 0 <= z0 <= z1 < 2^18, so the products stay below 2^58.
+CUSK_HD void hull3_clip_tight(const Hull3Plane& f, std::int64_t p, std::int64_t r, std::int64_t& z0, std::int64_t& z1) {
+  const std::int64_t rhs = f.d - f.nx * (2 * p) - f.ny * (2 * r);  // f.nz * 2 z <= rhs
+  if (f.nz > 0) {
+    if (rhs < 2 * f.nz * z1) {
+      const std::int64_t m = floor_div(rhs, 2 * f.nz);
+      if (m < z1) z1 = m;
+    }
+  } else if (f.nz < 0) {
+    if (rhs < 2 * f.nz * z0) {
+      const std::int64_t m = ceil_div(-rhs, -2 * f.nz);
+      if (m > z0) z0 = m;
+    }
+  } else if (rhs < 0 && z1 >= z0) {
+    z1 = z0 - 1;
+  }
+}
 
 inline constexpr int kHull3TileP = 8, kHull3TileR = 32, kHull3TileCols = kHull3TileP * kHull3TileR;
 
@@ -647,7 +1023,7 @@ CUSK_HD unsigned long long hull3_mask_tile(Ex& ex, Hull3TileShared& sm, const Hu
       for (int c = t; c < kHull3TileCols; c += T) {
         const std::int64_t p = p0 + c / kHull3TileR, r = r0 + c % kHull3TileR;
         std::int64_t z0 = sm.z0[c], z1 = sm.z1[c];
-        for (int j = 0; j < m && z0 <= z1; ++j) hull3_clip(sm.sp[j], p, r, z0, z1);
+        for (int j = 0; j < m && z0 <= z1; ++j) hull3_clip_tight(sm.sp[j], p, r, z0, z1);
         sm.z0[c] = z0;
         sm.z1[c] = z1;
       }

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -328,22 +329,35 @@ void run_block(int T, const std::function<void(HostBlock&)>& f) {
 
 struct HostPools {
   std::vector<h3::Hull3Facet> fac;
-  std::vector<unsigned long long> best;
+  std::vector<unsigned long long> u64;
   std::vector<std::int32_t> i32, pt, vis;
   std::vector<h3::Hull3Edge> hor;
+  std::vector<h3::Hull3Cone> cone;
   h3::Hull3Pools p{};
   HostPools(i64 N, i64 S) {
     const i64 F = h3::hull3_facet_off(N, S);
     fac.resize(static_cast<std::size_t>(F));
-    best.resize(static_cast<std::size_t>(F));
-    i32.resize(static_cast<std::size_t>(10 * F));
-    pt.resize(static_cast<std::size_t>(3 * N + 1));
+    u64.resize(static_cast<std::size_t>(3 * F));
+    i32.resize(static_cast<std::size_t>(8 * F));
+    pt.resize(static_cast<std::size_t>(4 * N + 1));
     vis.resize(static_cast<std::size_t>(h3::hull3_vis_off(N, S)));
     hor.resize(static_cast<std::size_t>(h3::hull3_hor_off(N, S)));
+    cone.resize(hor.size());
+    // Garbage, as the device's uninitialised scratch: the hull must set what it reads.
+    auto fill = [](auto& v) { std::memset(static_cast<void*>(v.data()), 0x5b, v.size() * sizeof(v[0])); };
+    fill(fac);
+    fill(u64);
+    fill(i32);
+    fill(pt);
+    fill(vis);
+    fill(hor);
+    fill(cone);
     std::int32_t* q = i32.data();
-    p = h3::Hull3Pools{fac.data(), best.data(), q,         q + F,         q + 2 * F,         q + 3 * F,  q + 4 * F,
-                       q + 5 * F,  q + 6 * F,   q + 7 * F, q + 8 * F,     q + 9 * F,         pt.data(), pt.data() + N,
-                       pt.data() + 2 * N, vis.data(), hor.data()};
+    std::int32_t* t = pt.data();
+    p = h3::Hull3Pools{fac.data(), u64.data(), u64.data() + F, u64.data() + 2 * F, q,     q + F,
+                       q + 2 * F,  q + 3 * F,  q + 4 * F,      q + 5 * F,          q + 6 * F, q + 7 * F,
+                       t,          t + N,      t + 2 * N,      t + 3 * N,          vis.data(), hor.data(),
+                       cone.data()};
   }
 };
 
@@ -361,7 +375,8 @@ struct HostHulls {
 
 /// The quickhull of every segment [off[k], off[k+1]) of `pts` (one pool for all, as on the device).
 HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>& off, double tol, int T, int vcap,
-                     const std::vector<h3::Hull3Pt>* base = nullptr, const std::vector<i64>* base_off = nullptr) {
+                     int lcap, const std::vector<h3::Hull3Pt>* base = nullptr,
+                     const std::vector<i64>* base_off = nullptr) {
   const i64 S = static_cast<i64>(off.size()) - 1, N = off.back();
   HostPools pools(N, S);
   HostHulls r;
@@ -371,7 +386,7 @@ HostHulls host_hulls(const std::vector<h3::Hull3Pt>& pts, const std::vector<i64>
   std::vector<h3::Hull3Pt> p = pts;
   p.push_back({0, 0, 0});
   for (i64 k = 0; k < S; ++k) {
-    const h3::Hull3Work w = h3::hull3_work(pools.p, p.data(), off[k], off[k + 1] - off[k], k, vcap);
+    const h3::Hull3Work w = h3::hull3_work(pools.p, p.data(), off[k], off[k + 1] - off[k], k, vcap, lcap);
     h3::Hull3Shared sh{};
     run_block(T, [&](HostBlock& ex) {
       if (base)
@@ -398,7 +413,8 @@ enum class Cand { filtered, lines, all };
 /// candidates (the planar filters as the device runs them, or the first and last voxel of every
 /// line, or every voxel), their face centres with offset_coordinates (the voxels tested for
 /// flatness), the quickhull, the tiled masks (hull3_mask_tile) and counts. All volumes in one pool.
-std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap, Cand mode) {
+std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, double tol, int T, int vcap, int lcap,
+                                 Cand mode) {
   std::vector<h3::Hull3Pt> pts;
   std::vector<i64> off = {0};
   for (const Array& v : vols) {
@@ -447,7 +463,8 @@ std::vector<Array> host_pipeline(const std::vector<Array>& vols, bool offset, do
     for (i64 o : off) off1.push_back(6 * o);
   }
   pts.push_back({0, 0, 0});
-  const HostHulls h = offset ? host_hulls(pts1, off1, tol, T, vcap, &pts, &off) : host_hulls(pts, off, tol, T, vcap);
+  const HostHulls h =
+      offset ? host_hulls(pts1, off1, tol, T, vcap, lcap, &pts, &off) : host_hulls(pts, off, tol, T, vcap, lcap);
   const std::vector<i64>& foff = offset ? off1 : off;
   std::vector<Array> out;
   for (i64 k = 0; k < S; ++k) {
@@ -487,16 +504,18 @@ TEST(MorphologyConvexHull3d, QuickhullSourceOnHost) {
     Cand mode;
     bool offset;
     double tol;
+    int lcap = h3::kHull3LocalHorizon;  // 0: every cone linked through the pools (hull3_insert)
   };
   for (const Cfg& g : {Cfg{1, 32, Cand::filtered, true, 1e-10}, Cfg{4, 32, Cand::filtered, true, 1e-10},
                        Cfg{3, 2, Cand::lines, true, 1e-10}, Cfg{4, 5, Cand::all, false, 1e-10},
-                       Cfg{2, 32, Cand::filtered, false, 0.3}, Cfg{5, 3, Cand::all, true, 0.3},
+                       Cfg{2, 32, Cand::filtered, false, 0.3, 0}, Cfg{5, 3, Cand::all, true, 0.3, 0},
                        Cfg{1, 2, Cand::filtered, false, 0.0}, Cfg{3, 32, Cand::lines, true, -0.2}})
   {
     SCOPED_TRACE("T=" + std::to_string(g.T) + " vcap=" + std::to_string(g.vcap) + " mode=" +
-                 std::to_string(int(g.mode)) + " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol));
+                 std::to_string(int(g.mode)) + " offset=" + std::to_string(g.offset) + " tol=" + std::to_string(g.tol) +
+                 " lcap=" + std::to_string(g.lcap));
     g_stats = {};
-    const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.mode);
+    const std::vector<Array> got = host_pipeline(vols, g.offset, g.tol, g.T, g.vcap, g.lcap, g.mode);
     // The parallel paths were taken: rounds inserting several points, and with a small cap
     // aborted proposals and whole-pool fallbacks.
     EXPECT_GT(g_stats.multi, 5);
@@ -573,21 +592,29 @@ TEST(GpuMorphologyConvexHull3d, MatchesCpu) {
   cases.emplace_back("ball12", ball3(12, {2, 0, 5, 1, 0, 3}));
   cases.emplace_back("ball30_cut", ball3(30, {-7, 2, 0, -11, 3, -1}));
   std::uint64_t seed = 100;
+  const std::vector<ConvexHullOptions> opts = [] {
+    std::vector<ConvexHullOptions> v;
+    for (bool off : {true, false})
+      for (double tol : {1e-10, 0.3, 0.0, -0.2}) v.push_back({.offset_coordinates = off, .tolerance = tol});
+    return v;
+  }();
   for (const auto& [name, vol] : cases) {
+    // The CPU oracle once per case and options (every dtype has the same non-zero set; the CPU
+    // backend's dtype handling is the CPU tests' business): it dominates this test's time.
+    std::vector<Array> want;
+    for (const ConvexHullOptions& o : opts) want.push_back(convex_hull_image(vol, o));
     const std::vector<Array> typed = as_dtypes(vol, seed++);
     for (std::size_t t = 0; t < typed.size(); ++t) {
       if (t > 0 && vol.size() > 100000) continue;  // dtypes on the small cases
       SCOPED_TRACE(name + " " + std::string(dtype_name(typed[t].dtype())));
-      const Array& h = typed[t];
-      const Array d = h.to(Device::cuda(), s);
-      for (bool off : {true, false})
-        for (double tol : {1e-10, 0.3, 0.0, -0.2}) {
-          SCOPED_TRACE("offset=" + std::to_string(off) + " tol=" + std::to_string(tol));
-          const ConvexHullOptions o{.offset_coordinates = off, .tolerance = tol};
-          EXPECT_ARRAY_EQ(convex_hull_image(h, o), convex_hull_image(d, o, s));
-        }
+      const Array d = typed[t].to(Device::cuda(), s);
+      for (std::size_t i = 0; i < opts.size(); ++i) {
+        SCOPED_TRACE("offset=" + std::to_string(opts[i].offset_coordinates) +
+                     " tol=" + std::to_string(opts[i].tolerance));
+        EXPECT_ARRAY_EQ(want[i], convex_hull_image(d, opts[i], s));
+      }
       // include_borders is unused in 3-D (as in scikit-image)
-      EXPECT_ARRAY_EQ(convex_hull_image(h), convex_hull_image(d, {.include_borders = false}, s));
+      EXPECT_ARRAY_EQ(want[0], convex_hull_image(d, {.include_borders = false}, s));
     }
   }
 }
@@ -615,39 +642,6 @@ TEST(GpuMorphologyConvexHull3d, GoldenOnDevice) {
     EXPECT_ARRAY_EQ(gold(c, "hull_nooff"), convex_hull_image(d, {.offset_coordinates = false}));
     EXPECT_ARRAY_EQ(gold(c, "hull_tol"), convex_hull_image(d, {.tolerance = 0.3}));
   }
-}
-
-TEST(GpuMorphologyConvexHull3d, StridedViewsAndStream) {
-  CUSK_REQUIRE_GPU();
-  const Array h = blobs3({40, 36, 50}, 6, 31).astype(DType::uint8);
-  const Array d = h.to(Device::cuda());
-  for (const auto& sl : {std::vector<Slice>{Slice{.start = 1, .step = 2}, Slice{}, Slice{.step = 3}},
-                         std::vector<Slice>{Slice{.step = -1}, Slice{.start = 3, .stop = 30}, Slice{.start = 5}}}) {
-    const Array hv = h.slice(sl), dv = d.slice(sl);
-    EXPECT_ARRAY_EQ(convex_hull_image(hv), convex_hull_image(dv));
-  }
-  const Array ht = h.transpose({2, 0, 1}), dt = d.transpose({2, 0, 1});
-  EXPECT_ARRAY_EQ(convex_hull_image(ht), convex_hull_image(dt));
-  EXPECT_EQ(convex_hull_image(Array::zeros({0, 3, 4}, DType::bool_, Device::cuda())).shape(), (Shape{0, 3, 4}));
-  EXPECT_ARRAY_EQ(Array::zeros({3, 4, 5}, DType::bool_),
-                  convex_hull_image(Array::zeros({3, 4, 5}, DType::uint8, Device::cuda())));
-  expect_throw<InvalidArgument>(
-      [] {
-        convex_hull_object(Array::zeros({3, 3, 3}, DType::bool_, Device::cuda()));
-      },
-      "2D");
-  expect_throw<NotSupported>(
-      [] {
-        convex_hull_image(Array::zeros({1, 1, (1 << 18) + 1}, DType::bool_, Device::cuda()));
-      },
-      "262144");
-  const Array expect = convex_hull_image(h);
-  Stream().synchronize();
-  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
-    Array a = convex_hull_image(d, {}, st);
-    st.synchronize();
-    EXPECT_ARRAY_EQ(expect, a);
-  }));
 }
 
 // ---- the batched entry points ------------------------------------------------------------------------
@@ -821,6 +815,57 @@ TEST(GpuMorphologyConvexHull3d, BatchedSegmentsMatchPerRegionCpu) {
         }
       }
     }
+}
+
+TEST(GpuMorphologyConvexHull3d, StridedViewsAndStream) {
+  CUSK_REQUIRE_GPU();
+  const Array h = blobs3({40, 36, 50}, 6, 31).astype(DType::uint8);
+  const Array d = h.to(Device::cuda());
+  for (const auto& sl : {std::vector<Slice>{Slice{.start = 1, .step = 2}, Slice{}, Slice{.step = 3}},
+                         std::vector<Slice>{Slice{.step = -1}, Slice{.start = 3, .stop = 30}, Slice{.start = 5}}}) {
+    const Array hv = h.slice(sl), dv = d.slice(sl);
+    EXPECT_ARRAY_EQ(convex_hull_image(hv), convex_hull_image(dv));
+  }
+  const Array ht = h.transpose({2, 0, 1}), dt = d.transpose({2, 0, 1});
+  EXPECT_ARRAY_EQ(convex_hull_image(ht), convex_hull_image(dt));
+  EXPECT_EQ(convex_hull_image(Array::zeros({0, 3, 4}, DType::bool_, Device::cuda())).shape(), (Shape{0, 3, 4}));
+  EXPECT_ARRAY_EQ(Array::zeros({3, 4, 5}, DType::bool_),
+                  convex_hull_image(Array::zeros({3, 4, 5}, DType::uint8, Device::cuda())));
+  expect_throw<InvalidArgument>(
+      [] {
+        convex_hull_object(Array::zeros({3, 3, 3}, DType::bool_, Device::cuda()));
+      },
+      "2D");
+  expect_throw<NotSupported>(
+      [] {
+        convex_hull_image(Array::zeros({1, 1, (1 << 18) + 1}, DType::bool_, Device::cuda()));
+      },
+      "262144");
+  // The op only: comparing inside it would wait for the whole device (host_copy), legacy stream
+  // included. Both entry points (the image's and regionprops' batched one) run under the guard.
+  const Array expect = convex_hull_image(h);
+  const Array labels = measure::label(h, {.dtype = DType::int32});
+  const Regions g = regions_of(labels);
+  const Array dl = labels.to(Device::cuda());
+  Stream().synchronize();
+  Array got, crops;
+  std::vector<i64> counts;
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
+    got = convex_hull_image(d, {}, st);
+    crops = Array::empty({std::max<i64>(g.crop_off.back(), 1)}, DType::bool_, Device::cuda(), st);
+    h3::cuda_hull3d_regions<std::int32_t>(dl, g.label, g.lo, g.hi, crops.data<bool>(), &g.crop_off, counts,
+                                          st.handle());
+    st.synchronize();
+  }));
+  EXPECT_ARRAY_EQ(expect, got);
+  ASSERT_EQ(counts.size(), g.label.size());
+  ASSERT_GT(g.label.size(), 1u);
+  for (std::size_t k = 0; k < g.label.size(); ++k) {
+    const Array want = convex_hull_image(crop_mask(labels, g, k));
+    EXPECT_EQ(counts[k], count_true(want)) << k;
+    EXPECT_ARRAY_EQ(want,
+                    crops.slice({Slice{.start = g.crop_off[k], .stop = g.crop_off[k + 1]}}).reshape(want.shape()));
+  }
 }
 
 }  // namespace
