@@ -142,12 +142,30 @@ struct TreeKey {
   CUSK_HD static bool own_level(type k) { return std::is_floating_point_v<T> && k == nan_key; }
 };
 
-/// util.invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), 1 - x (float).
+/// util.invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), np.subtract(1, x) in the
+/// image's dtype (float). For a NaN, numpy's 1 - x on x86 (SSE/AVX) returns x itself with its quiet
+/// bit set (sign and payload kept: -NaN stays -NaN, a signalling NaN becomes quiet), and so does the
+/// closing's second inversion; NVIDIA's float subtraction would return the canonical NaN 0x7fffffff
+/// instead. So NaNs are inverted by their bits, the same on both backends. -0 and +0 both give 1
+/// (and a closing turns a kept -0 into +0, 1 - 1).
 template <class T>
 CUSK_HD T tree_invert(T x) {
-  if constexpr (std::is_floating_point_v<T>) return T(T(1) - x);
-  else if constexpr (std::is_unsigned_v<T>) return T(std::numeric_limits<T>::max() - x);
-  else return T(T(-1) - x);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (x != x) {
+      using B = typename TreeKey<T>::type;
+      constexpr B quiet = B(1) << (std::numeric_limits<T>::digits - 2);
+      B b;
+      std::memcpy(&b, &x, sizeof(b));
+      b = static_cast<B>(b | quiet);
+      std::memcpy(&x, &b, sizeof(b));
+      return x;
+    }
+    return T(T(1) - x);
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return T(std::numeric_limits<T>::max() - x);
+  } else {
+    return T(T(-1) - x);
+  }
 }
 
 // ---- the concurrent tree ------------------------------------------------------------------------

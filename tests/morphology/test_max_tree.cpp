@@ -1,7 +1,9 @@
 // skimage.morphology.max_tree, area/diameter opening/closing, max_tree_local_maxima.
 // CPU: golden outputs of scikit-image 0.26 (tests/golden/cases_morphology_maxtree.py) on camera
-// crops (uint8, uint16, float32), random images with plateaus (uint8, float64, int32) and 3-D
-// volumes (uint8, float32), every connectivity; parent, traverser and all filters exact. Also a
+// crops (uint8, uint16, float32), random images with plateaus (uint8, float64, int32), 3-D
+// volumes (uint8, float32) and float32/float64 images with NaNs of every kind, -0 and +0 plateaus
+// and values whose 1 - x is inexact, every connectivity; parent, traverser and all filters exact
+// to the bit (a closing's NaNs keep sign and payload, quieted, as numpy's 1 - x on x86). Also a
 // precomputed tree passed back in, a strided view, degenerate shapes and bad arguments.
 // Parallel algorithm on the host (MorphologyMaxTreeParallel): the bodies the CUDA kernels run
 // (src/morphology/max_tree_ops.hpp) on host threads in shuffled order, against the CPU oracle.
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -33,8 +36,8 @@ using namespace cuskimage;
 using namespace cuskimage::morphology;
 using cusktest::load_golden;
 
-const std::vector<std::string> kCases = {"cam_u8",    "cam_u16", "cam_f32", "plateau_u8",
-                                         "noise_f64", "vol_u8",  "vol_f32", "row_i32"};
+const std::vector<std::string> kCases = {"cam_u8", "cam_u16", "cam_f32", "plateau_u8", "noise_f64",
+                                         "vol_u8", "vol_f32", "row_i32", "nan_f32",    "nan_f64"};
 
 Array gold(const std::string& name) { return load_golden("morphology_maxtree/" + name + ".npy"); }
 
@@ -147,6 +150,44 @@ TEST(MorphologyMaxTree, BadInput) {
   EXPECT_THROW(area_opening(img, {.parent = gold("cam_u8_c1_parent").to(Device::cuda()),
                                   .tree_traverser = gold("cam_u8_c1_trav")}),
                Error);  // another device (or no CUDA device at all)
+}
+
+/// Bits of a float or double.
+template <class T>
+auto bits_of(T x) {
+  typename cuskimage::morphology::detail::TreeKey<T>::type b;
+  std::memcpy(&b, &x, sizeof(b));
+  return b;
+}
+
+TEST(MorphologyMaxTree, InvertBits) {
+  // util.invert as numpy computes it on x86: 1 - x, a NaN keeps its sign and payload and is quieted.
+  namespace md = cuskimage::morphology::detail;
+  const auto f = [](std::uint32_t b) {
+    float x;
+    std::memcpy(&x, &b, 4);
+    return bits_of(md::tree_invert(x));
+  };
+  EXPECT_EQ(f(0x7fc00000u), 0x7fc00000u);
+  EXPECT_EQ(f(0xffc00000u), 0xffc00000u);
+  EXPECT_EQ(f(0x7fc12345u), 0x7fc12345u);
+  EXPECT_EQ(f(0x7f812345u), 0x7fc12345u);  // signalling -> quiet
+  EXPECT_EQ(f(0xff800001u), 0xffc00001u);
+  EXPECT_EQ(f(0x80000000u), 0x3f800000u);  // -0 -> 1
+  EXPECT_EQ(bits_of(md::tree_invert(md::tree_invert(-0.0f))), 0u);  // a kept -0 comes back +0
+  EXPECT_EQ(md::tree_invert(0.1f), 1.0f - 0.1f);
+  EXPECT_NE(md::tree_invert(md::tree_invert(0.1f)), 0.1f);  // 1 - (1 - x) is not x
+  const auto d = [](std::uint64_t b) {
+    double x;
+    std::memcpy(&x, &b, 8);
+    return bits_of(md::tree_invert(x));
+  };
+  EXPECT_EQ(d(0xfff8000000000000ull), 0xfff8000000000000ull);
+  EXPECT_EQ(d(0x7ff0000000012345ull), 0x7ff8000000012345ull);
+  EXPECT_EQ(d(0xfff0000000000001ull), 0xfff8000000000001ull);
+  EXPECT_EQ(md::tree_invert(std::uint16_t{7}), 65528);
+  EXPECT_EQ(md::tree_invert(std::int32_t{5}), -6);
+  EXPECT_EQ(md::tree_invert(std::numeric_limits<std::int64_t>::min()), std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(MorphologyMaxTree, Cli) {
@@ -402,9 +443,10 @@ void check_image(const Array& img, unsigned seed) {
 
 TEST(MorphologyMaxTreeParallel, GoldenImages) {
   for (const auto& c : {std::string("plateau_u8"), std::string("noise_f64"), std::string("vol_u8"),
-                        std::string("row_i32")}) {
+                        std::string("row_i32"), std::string("nan_f32")}) {
     const Array img = gold(c + "_in");
     if (img.dtype() == DType::uint8) emu::check_image<std::uint8_t>(img, 3);
+    if (img.dtype() == DType::float32) emu::check_image<float>(img, 6);
     if (img.dtype() == DType::float64) emu::check_image<double>(img, 4);
     if (img.dtype() == DType::int32) emu::check_image<std::int32_t>(img, 5);
   }
@@ -485,6 +527,19 @@ Array smooth_image(const Shape& shape, DType dt, double scale, std::uint64_t see
 
 bool is_float(DType dt) { return dt == DType::float32 || dt == DType::float64; }
 
+/// Element i of a float32/float64 array set to NaN kind k (0..4): quiet, -quiet, quiet with a
+/// payload, signalling with a payload, -signalling.
+void set_nan(Array& a, std::int64_t i, int k) {
+  if (a.dtype() == DType::float32) {
+    constexpr std::uint32_t bits[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f812345u, 0xff800001u};
+    std::memcpy(a.data<float>() + i, &bits[k], 4);
+  } else {
+    constexpr std::uint64_t bits[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff8000000012345ull,
+                                      0x7ff0000000012345ull, 0xfff0000000000001ull};
+    std::memcpy(a.data<double>() + i, &bits[k], 8);
+  }
+}
+
 TEST(GpuMorphologyMaxTree, Goldens) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
@@ -527,15 +582,17 @@ TEST(GpuMorphologyMaxTree, RandomMatchesCpu) {
   expect_gpu_equals_cpu(cusktest::random_array({11, 23, 19}, DType::uint8, seed++, 0, 6), s, 9, 3);
   expect_gpu_equals_cpu(smooth_image({9, 31, 40}, DType::float32, 1, seed++), s, 30, 5);
   expect_gpu_equals_cpu(cusktest::random_array({5, 6, 7, 8}, DType::uint8, seed++, 0, 4), s, 6, 2);
-  // NaN (each its own node, as scikit-image's NaN != NaN) and signed zeros.
+  // NaN (each its own node, as scikit-image's NaN != NaN; quiet and signalling, both signs, payloads:
+  // a closing's output NaNs keep their bits, quieted) and signed zeros.
   for (DType dt : {DType::float32, DType::float64}) {
     Array f = cusktest::random_array({41, 53}, DType::float64, seed++, -1, 1);
     double* p = f.data<double>();
-    for (std::int64_t i = 0; i < f.size(); ++i) {
-      if (i % 9 == 2 || (i > 300 && i < 420)) p[i] = std::numeric_limits<double>::quiet_NaN();
+    for (std::int64_t i = 0; i < f.size(); ++i)
       if (i % 11 == 4) p[i] = (i % 2) ? 0.0 : -0.0;
-    }
-    expect_gpu_equals_cpu(f.astype(dt), s, 4, 2);
+    f = f.astype(dt);
+    for (std::int64_t i = 0; i < f.size(); ++i)
+      if (i % 9 == 2 || (i > 300 && i < 420)) set_nan(f, i, static_cast<int>(i % 5));
+    expect_gpu_equals_cpu(f, s, 4, 2);
   }
 }
 
