@@ -281,9 +281,12 @@ struct Tree {
   std::vector<std::int64_t> parent, order;
 };
 
-/// kernels/morphology/max_tree.cu's build_tree, step by step; `per` levels per batch (0: automatic).
+/// kernels/morphology/max_tree.cu's build_tree, step by step: `per` levels per batch (0: automatic)
+/// or batches by pixel count (batch_px > 0, at most `per` levels: CUSK_MAXTREE_BATCH_PX), the
+/// tree's links split (par[] and lev[]) or packed in 64-bit words (CUSK_MAXTREE_PACK).
 template <class T>
-Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed) {
+Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed, bool packed = false,
+           U32 batch_px = 0) {
   using Key = md::TreeKey<T>;
   const auto n = static_cast<std::int64_t>(v.size());
   md::TreeGeom g;
@@ -303,28 +306,31 @@ Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 pe
   }
   lstart[levels] = static_cast<U32>(n);
   std::vector<U32> par(v.size()), zp(v.size());
+  std::vector<std::uint64_t> word(v.size());
   std::iota(par.begin(), par.end(), U32{0});
   std::iota(zp.begin(), zp.end(), U32{0});
+  for (std::size_t i = 0; i < v.size(); ++i)
+    word[i] = md::TreePackedLinks<HostMem>::pack({static_cast<U32>(i), lev[i]});
   if (per == 0) per = md::tree_levels_per_batch(static_cast<std::uint64_t>(n), levels);
-  for (U32 hi = levels; hi > 0;) {
-    const U32 lo = hi > per ? hi - per : 0;
-    const std::int64_t s = lstart[lo], e = lstart[hi];
-    parallel(e - s, seed + hi, [&](std::int64_t k) {
-      md::tree_batch_merge<HostMem, U32>(g, par.data(), zp.data(), lev.data(), static_cast<U32>(t.order[s + k]), hi);
-    });
-    if (lo > 0)
-      parallel(e - s, seed + hi + 1, [&](std::int64_t k) {
-        md::tree_batch_union<HostMem, U32>(g, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]));
+  const auto run = [&](const auto& links) {
+    for (const md::TreeBatch b : md::tree_batch_plan(levels, per, batch_px, lstart.data())) {
+      const std::int64_t s = lstart[b.lo], e = lstart[b.hi];
+      parallel(e - s, seed + b.hi, [&](std::int64_t k) {
+        md::tree_batch_merge<HostMem>(g, links, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]), b.hi);
       });
-    hi = lo;
-  }
-  t.parent.resize(v.size());
-  parallel(n, seed + 1, [&](std::int64_t p) {
-    md::tree_finalize_canonical<HostMem, U32>(par.data(), lev.data(), static_cast<U32>(p), t.parent.data());
-  });
-  parallel(n, seed + 2, [&](std::int64_t p) {
-    md::tree_finalize_parent<U32>(par.data(), lev.data(), static_cast<U32>(p), t.parent.data());
-  });
+      if (b.lo > 0)
+        parallel(e - s, seed + b.hi + 1, [&](std::int64_t k) {
+          md::tree_batch_union<HostMem, U32>(g, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]));
+        });
+    }
+    t.parent.resize(v.size());
+    parallel(n, seed + 1, [&](std::int64_t p) {
+      md::tree_finalize_canonical(links, lev.data(), static_cast<U32>(p), t.parent.data());
+    });
+    parallel(n, seed + 2, [&](std::int64_t p) { md::tree_finalize_parent(links, static_cast<U32>(p), t.parent.data()); });
+  };
+  if (packed) run(md::TreePackedLinks<HostMem>{word.data()});
+  else run(md::TreeSplitLinks<HostMem, U32>{par.data(), lev.data()});
   return t;
 }
 
@@ -419,6 +425,11 @@ void check_image(const Array& img, unsigned seed) {
       const Tree t = build(v, shape, conn, per, seed);
       EXPECT_ARRAY_EQ(cpu.parent, host_array(t.parent, shape));
       EXPECT_ARRAY_EQ(cpu.traverser, host_array(t.order, {img.size()}));
+      // Packed links (CUSK_MAXTREE_PACK) and batches by pixel count (CUSK_MAXTREE_BATCH_PX).
+      const Tree tp = build(v, shape, conn, per, seed + 5, true);
+      EXPECT_ARRAY_EQ(cpu.parent, host_array(tp.parent, shape));
+      const Tree tb = build(v, shape, conn, per == 0 ? 64u : 3 * per, seed + 6, per % 2 == 1, 7 + per * 11);
+      EXPECT_ARRAY_EQ(cpu.parent, host_array(tb.parent, shape));
       if (per != 0 && per != 2) continue;
       // Small thresholds (0, 1 and fractions included) and large ones (most nodes small).
       const double athr = per == 0 ? static_cast<double>(seed % 9) * 1.5 : 40.0 + seed % 50;
@@ -431,7 +442,7 @@ void check_image(const Array& img, unsigned seed) {
       // Closings filter the tree of the inverted image.
       std::vector<T> inv(v);
       for (auto& x : inv) x = md::tree_invert(x);
-      const Tree ti = build(inv, shape, conn, per, seed + 3);
+      const Tree ti = build(inv, shape, conn, per, seed + 3, per == 2);
       EXPECT_ARRAY_EQ(area_closing(img, {.area_threshold = athr, .connectivity = conn}),
                       host_array(filter(v, shape, ti, false, true, athr, seed), shape));
       EXPECT_ARRAY_EQ(diameter_closing(img, {.diameter_threshold = dthr, .connectivity = conn}),
@@ -450,6 +461,25 @@ TEST(MorphologyMaxTreeParallel, GoldenImages) {
     if (img.dtype() == DType::float64) emu::check_image<double>(img, 4);
     if (img.dtype() == DType::int32) emu::check_image<std::int32_t>(img, 5);
   }
+}
+
+TEST(MorphologyMaxTreeParallel, BatchPlan) {
+  // Level starts of 10 levels holding 5, 1, 1, 1, 20, 2, 2, 2, 2, 9 pixels.
+  namespace md = cuskimage::morphology::detail;
+  const std::vector<std::uint32_t> ls = {0, 5, 6, 7, 8, 28, 30, 32, 34, 36, 45};
+  const auto str = [](const std::vector<md::TreeBatch>& p) {
+    std::string r;
+    for (const auto& b : p) r += "[" + std::to_string(b.lo) + "," + std::to_string(b.hi) + ")";
+    return r;
+  };
+  EXPECT_EQ(str(md::tree_batch_plan(10, 3, 0, nullptr)), "[7,10)[4,7)[1,4)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 0, 0, nullptr)), "[9,10)[8,9)[7,8)[6,7)[5,6)[4,5)[3,4)[2,3)[1,2)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 0, nullptr)), "[0,10)");
+  // By pixels: grow a batch until it holds >= 4 pixels (or 64 / 2 levels).
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[0,4)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 2, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[2,4)[0,2)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 1000, ls.data())), "[0,10)");
+  EXPECT_TRUE(md::tree_batch_plan(0, 3, 0, nullptr).empty());
 }
 
 TEST(MorphologyMaxTreeParallel, RandomImages) {
