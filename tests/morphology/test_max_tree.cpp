@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -636,6 +637,54 @@ TEST(GpuMorphologyMaxTree, BatchSizes) {
     expect_gpu_equals_cpu(cusktest::random_array({73, 81}, DType::uint8, 900 + per), s, 12, 4);
     expect_gpu_equals_cpu(smooth_image({50, 64}, DType::float32, 1, 910 + per), s, 40, 6);
     expect_gpu_equals_cpu(cusktest::random_array({12, 13, 14}, DType::uint16, 920 + per, 0, 30), s, 10, 3);
+  }
+}
+
+/// Sets an environment variable for one scope (the CUDA build's temporary tuning switches).
+class EnvVar {
+ public:
+  EnvVar(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value, 1);
+  }
+  EnvVar(const EnvVar&) = delete;
+  EnvVar& operator=(const EnvVar&) = delete;
+  ~EnvVar() {
+    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+TEST(GpuMorphologyMaxTree, TuningSwitches) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // Every switch of max_tree.cu gives the same (exact) results: packed links, batches by pixel
+  // count, grids sized to the batch, the per-phase profile, and combinations.
+  struct Case {
+    const char *d, *px, *grid, *pack, *profile;
+  };
+  for (const Case& c : {Case{"", "", "", "1", ""}, Case{"", "3000", "", "", ""}, Case{"", "", "batch", "", ""},
+                        Case{"5", "", "batch", "1", "1"}, Case{"2", "200", "batch", "1", ""},
+                        Case{"1", "", "", "1", ""}}) {
+    SCOPED_TRACE(std::string("D=") + c.d + " BATCH_PX=" + c.px + " GRID=" + c.grid + " PACK=" + c.pack +
+                 " PROFILE=" + c.profile);
+    const EnvVar d("CUSK_MAXTREE_D", c.d), px("CUSK_MAXTREE_BATCH_PX", c.px), grid("CUSK_MAXTREE_GRID", c.grid),
+        pack("CUSK_MAXTREE_PACK", c.pack), prof("CUSK_MAXTREE_PROFILE", c.profile);
+    expect_gpu_equals_cpu(cusktest::random_array({73, 81}, DType::uint8, 940), s, 12, 4);
+    expect_gpu_equals_cpu(smooth_image({50, 64}, DType::float32, 1, 941), s, 40, 6);
+    expect_gpu_equals_cpu(cusktest::random_array({12, 13, 14}, DType::uint16, 942, 0, 30), s, 10, 3);
+    Array f = cusktest::random_array({31, 37}, DType::float32, 943, -1, 1);
+    for (std::int64_t i = 0; i < f.size(); ++i)
+      if (i % 7 == 3 || (i > 100 && i < 160)) set_nan(f, i, static_cast<int>(i % 5));
+    expect_gpu_equals_cpu(f, s, 5, 3);
+    const Array big = cusktest::random_array({700, 900}, DType::uint8, 944);
+    const Array db = big.to(Device::cuda(), s);
+    EXPECT_ARRAY_EQ(max_tree(big, {.connectivity = 2}).parent, max_tree(db, {.connectivity = 2}, s).parent);
+    EXPECT_ARRAY_EQ(area_opening(big, {.area_threshold = 64}), area_opening(db, {.area_threshold = 64}, s));
   }
 }
 
