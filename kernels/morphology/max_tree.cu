@@ -19,9 +19,26 @@
 // Bytes and floor (uint8, area_opening): the floor is one read of the image and one write of the
 // output, 2 B/px (8192^2: 134 MB, 32 us). The build touches per pixel the sort (~40 B), the levels
 // (~24 B), the merge and union passes (~20 random 32-byte sectors) and the finalisation (~40 B);
-// the filter ~60 B more. Predictions on the H200 (uint8, area_threshold 64): max_tree 2048^2 ~4 ms,
-// 8192^2 ~40 ms; area_opening 2048^2 ~5 ms, 8192^2 ~50 ms (latency-bound random accesses, 256
-// batches of two launches; far from the streaming floor, as any union-find).
+// the filter ~60 B more. First predictions on the H200 (uint8, area_threshold 64): max_tree 2048^2
+// ~4 ms, 8192^2 ~40 ms; area_opening 2048^2 ~5 ms, 8192^2 ~50 ms. Measured: max_tree 10.7 / 145 ms,
+// area_opening 12.5 / 169 ms (noise 12.1 / 194 ms); float32 2048^2 1.83 s.
+//
+// Why 3.5x: the predictions counted bytes, but a batch is bound by its longest dependent chain
+// (both kernels drain before the next batch starts). 2048^2 uint8 texture: 243 levels, D = 3, 81
+// batches of ~52k pixels: ~130 us a batch, of which the batch's random traffic (~2.4M loads, ~75 MB)
+// explains ~25 us; the rest is the chain of one thread: a find in the union-find of a large
+// processed component, level-root walks along the equal-level chains of a node many threads join,
+// CAS retries at its root; each step two dependent loads (par[x], then lev[par[x]]) at L2/DRAM
+// latency. A sequential model of the shared bodies on that texture (walk lengths, no contention)
+// gives ~8000 dependent loads on the sum of the batches' critical paths (6400 merge + 1800 union)
+// for ~37 loads/px in total; packing each link with its parent's level (CUSK_MAXTREE_PACK) cuts
+// the critical paths to ~5300 and the loads to ~27/px; D = 16 with packed links: ~3050 and ~48/px
+// (fewer, longer batches: the union pass shrinks, merge walks grow). At 8192^2 the rule gives D = 1
+// (256 batches of ~262k pixels, ~570 us each): there the traffic (DRAM-random, working set
+// ~1.4 GB) and the chains weigh about the same. The switches below (temporary, read from the
+// environment at every call; results exact whatever they say) let one H200 sweep find the
+// balance: levels per batch, batches by pixel count, grids sized to the batch, packed links, and a
+// per-phase profile.
 //
 // The weak case: images of mostly distinct values (float, wide-range integers) have ~n levels. The
 // batches keep every merge walk within D levels, but a batch's walks still take up to D dependent

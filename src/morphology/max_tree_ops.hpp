@@ -25,6 +25,8 @@
 //      batch's edges are united in zpar (a second kernel, so the first sees the previous sets).
 //   3. Merging equal levels always hangs the larger index under the smaller, so each node's level
 //      root is its smallest index: the canonical pixel. finalize_*() write scikit-image's parent.
+//   The tree is read and written through a links policy (TreeSplitLinks: par[] beside lev[];
+//   TreePackedLinks: parent and parent's level in one 64-bit word), the same algorithm either way.
 //
 // Why the concurrent merge is exact (no lock, any interleaving): every pointer par[a] = b it writes
 // joins two pixels that are connected through pixels of level >= level(b) (true of the pair merge()
