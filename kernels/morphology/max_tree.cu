@@ -19,9 +19,26 @@
 // Bytes and floor (uint8, area_opening): the floor is one read of the image and one write of the
 // output, 2 B/px (8192^2: 134 MB, 32 us). The build touches per pixel the sort (~40 B), the levels
 // (~24 B), the merge and union passes (~20 random 32-byte sectors) and the finalisation (~40 B);
-// the filter ~60 B more. Predictions on the H200 (uint8, area_threshold 64): max_tree 2048^2 ~4 ms,
-// 8192^2 ~40 ms; area_opening 2048^2 ~5 ms, 8192^2 ~50 ms (latency-bound random accesses, 256
-// batches of two launches; far from the streaming floor, as any union-find).
+// the filter ~60 B more. First predictions on the H200 (uint8, area_threshold 64): max_tree 2048^2
+// ~4 ms, 8192^2 ~40 ms; area_opening 2048^2 ~5 ms, 8192^2 ~50 ms. Measured: max_tree 10.7 / 145 ms,
+// area_opening 12.5 / 169 ms (noise 12.1 / 194 ms); float32 2048^2 1.83 s.
+//
+// Why 3.5x: the predictions counted bytes, but a batch is bound by its longest dependent chain
+// (both kernels drain before the next batch starts). 2048^2 uint8 texture: 243 levels, D = 3, 81
+// batches of ~52k pixels: ~130 us a batch, of which the batch's random traffic (~2.4M loads, ~75 MB)
+// explains ~25 us; the rest is the chain of one thread: a find in the union-find of a large
+// processed component, level-root walks along the equal-level chains of a node many threads join,
+// CAS retries at its root; each step two dependent loads (par[x], then lev[par[x]]) at L2/DRAM
+// latency. A sequential model of the shared bodies on that texture (walk lengths, no contention)
+// gives ~8000 dependent loads on the sum of the batches' critical paths (6400 merge + 1800 union)
+// for ~37 loads/px in total; packing each link with its parent's level (CUSK_MAXTREE_PACK) cuts
+// the critical paths to ~5300 and the loads to ~27/px; D = 16 with packed links: ~3050 and ~48/px
+// (fewer, longer batches: the union pass shrinks, merge walks grow). At 8192^2 the rule gives D = 1
+// (256 batches of ~262k pixels, ~570 us each): there the traffic (DRAM-random, working set
+// ~1.4 GB) and the chains weigh about the same. The switches below (temporary, read from the
+// environment at every call; results exact whatever they say) let one H200 sweep find the
+// balance: levels per batch, batches by pixel count, grids sized to the batch, packed links, and a
+// per-phase profile.
 //
 // The weak case: images of mostly distinct values (float, wide-range integers) have ~n levels. The
 // batches keep every merge walk within D levels, but a batch's walks still take up to D dependent
@@ -41,7 +58,12 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "cuskimage/error.hpp"
 #include "src/core/cuda_check.hpp"
@@ -60,6 +82,88 @@ constexpr int kThreads = 256;
 constexpr U32 kUnset = 0xffffffffu;
 
 std::atomic<U32> g_levels_per_batch{0};
+
+// ---- temporary tuning switches (host environment, read at every call) ----------------------------
+// For sweeps on the H200 while the build's defaults are settled; results are exact whatever they say.
+//   CUSK_MAXTREE_D=n          levels per batch (default: tree_levels_per_batch's rule)
+//   CUSK_MAXTREE_BATCH_PX=m   a batch takes levels from the top until it holds >= m pixels, at most
+//                             CUSK_MAXTREE_D levels (64 when unset); reads the level starts back
+//   CUSK_MAXTREE_GRID=batch   each batch kernel's grid sized to the batch's pixels, not the image's
+//                             (reads the level starts back)
+//   CUSK_MAXTREE_PACK=1       the tree's links packed with the parent's level in one 64-bit word
+//                             (one load per walk step instead of two dependent ones)
+//   CUSK_MAXTREE_PROFILE=1    per-phase times (CUDA events, synchronizing) printed to stderr
+struct TreeTuning {
+  U32 levels_per_batch = 0;
+  U32 batch_pixels = 0;
+  bool batch_grid = false;
+  bool packed = false;
+  bool profile = false;
+};
+
+U32 env_u32(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  const unsigned long long x = std::strtoull(v, nullptr, 10);
+  return static_cast<U32>(std::min<unsigned long long>(x, 0xffffffffull));
+}
+
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, value) == 0;
+}
+
+TreeTuning tree_tuning() {
+  TreeTuning t;
+  t.levels_per_batch = env_u32("CUSK_MAXTREE_D");
+  if (const U32 forced = g_levels_per_batch.load()) t.levels_per_batch = forced;
+  t.batch_pixels = env_u32("CUSK_MAXTREE_BATCH_PX");
+  t.batch_grid = env_is("CUSK_MAXTREE_GRID", "batch");
+  t.packed = env_is("CUSK_MAXTREE_PACK", "1");
+  t.profile = env_is("CUSK_MAXTREE_PROFILE", "1");
+  return t;
+}
+
+/// CUSK_MAXTREE_PROFILE: events between phases, printed as one line.
+class PhaseTimer {
+ public:
+  PhaseTimer(bool on, cudaStream_t s) : on_(on), s_(s) { mark("start"); }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  ~PhaseTimer() {
+    for (auto& m : marks_) cudaEventDestroy(m.second);
+  }
+  void mark(const char* phase) {
+    if (!on_) return;
+    cudaEvent_t e;
+    CUSK_CUDA_CHECK(cudaEventCreate(&e));
+    CUSK_CUDA_CHECK(cudaEventRecord(e, s_));
+    marks_.emplace_back(phase, e);
+  }
+  void report(const std::string& what) {
+    if (!on_ || marks_.size() < 2) return;
+    CUSK_CUDA_CHECK(cudaEventSynchronize(marks_.back().second));
+    std::string line = "cuskimage max-tree profile: " + what;
+    float total = 0;
+    for (std::size_t i = 1; i < marks_.size(); ++i) {
+      float ms = 0;
+      CUSK_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second));
+      total += ms;
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), " | %s %.3f ms", marks_[i].first, ms);
+      line += buf;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), " | total %.3f ms\n", total);
+    line += buf;
+    std::fputs(line.c_str(), stderr);
+  }
+
+ private:
+  bool on_;
+  cudaStream_t s_;
+  std::vector<std::pair<const char*, cudaEvent_t>> marks_;
+};
 
 /// Relaxed device-scope atomics for the shared bodies (host versions are never called).
 struct DevMem {
@@ -203,15 +307,23 @@ __global__ void __launch_bounds__(kThreads) iota2_kernel(U32* __restrict__ a, U3
   CUSK_GRID_STRIDE(i, n) { a[i] = b[i] = static_cast<U32>(i); }
 }
 
+/// Packed links: every pixel its own parent, with its own level.
+__global__ void __launch_bounds__(kThreads)
+    pack_init_kernel(std::uint64_t* __restrict__ word, U32* __restrict__ zp, const U32* __restrict__ lev, I64 n) {
+  CUSK_GRID_STRIDE(i, n) {
+    word[i] = TreePackedLinks<DevMem>::pack({static_cast<U32>(i), lev[i]});
+    zp[i] = static_cast<U32>(i);
+  }
+}
+
 // ---- build ----------------------------------------------------------------------------------------
 
+template <class L>
 __global__ void __launch_bounds__(kThreads)
-    batch_merge_kernel(const TreeGeom* __restrict__ g, U32* par, U32* zp, const U32* __restrict__ lev,
+    batch_merge_kernel(const TreeGeom* __restrict__ g, L t, U32* zp, const U32* __restrict__ lev,
                        const I64* __restrict__ order, const U32* __restrict__ lstart, U32 lo, U32 hi) {
   const I64 s = lstart[lo], e = lstart[hi];
-  CUSK_GRID_STRIDE(k, e - s) {
-    tree_batch_merge<DevMem, U32>(*g, par, zp, lev, static_cast<U32>(order[s + k]), hi);
-  }
+  CUSK_GRID_STRIDE(k, e - s) { tree_batch_merge<DevMem>(*g, t, zp, lev, static_cast<U32>(order[s + k]), hi); }
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -221,14 +333,15 @@ __global__ void __launch_bounds__(kThreads)
   CUSK_GRID_STRIDE(k, e - s) { tree_batch_union<DevMem, U32>(*g, zp, lev, static_cast<U32>(order[s + k])); }
 }
 
+template <class L>
 __global__ void __launch_bounds__(kThreads)
-    finalize1_kernel(U32* par, const U32* __restrict__ lev, I64 n, I64* __restrict__ out) {
-  CUSK_GRID_STRIDE(i, n) { tree_finalize_canonical<DevMem, U32>(par, lev, static_cast<U32>(i), out); }
+    finalize1_kernel(L t, const U32* __restrict__ lev, I64 n, I64* __restrict__ out) {
+  CUSK_GRID_STRIDE(i, n) { tree_finalize_canonical(t, lev, static_cast<U32>(i), out); }
 }
 
-__global__ void __launch_bounds__(kThreads)
-    finalize2_kernel(const U32* __restrict__ par, const U32* __restrict__ lev, I64 n, I64* out) {
-  CUSK_GRID_STRIDE(i, n) { tree_finalize_parent<U32>(par, lev, static_cast<U32>(i), out); }
+template <class L>
+__global__ void __launch_bounds__(kThreads) finalize2_kernel(L t, I64 n, I64* out) {
+  CUSK_GRID_STRIDE(i, n) { tree_finalize_parent(t, static_cast<U32>(i), out); }
 }
 
 Array device_geom(const Array& image, int connectivity, const Stream& s) {
@@ -247,6 +360,8 @@ void build_tree(const Array& image, int connectivity, I64* parent, I64* order, c
   const I64 n = image.size();
   const cudaStream_t s = stream.handle();
   const Device dev = current_device();
+  const TreeTuning tune = tree_tuning();
+  PhaseTimer timer(tune.profile, s);
   const Array geom = device_geom(image, connectivity, stream);
   Array lev = Array::empty({n}, DType::uint32, dev, stream);
   Array lstart = Array::empty({n + 1}, DType::uint32, dev, stream);
@@ -283,30 +398,63 @@ void build_tree(const Array& image, int connectivity, I64* parent, I64* order, c
     CUSK_CUDA_CHECK(cudaMemcpyAsync(&levels, ptr<U32>(rank) + (n - 1), sizeof(U32), cudaMemcpyDeviceToHost, s));
     CUSK_CUDA_CHECK(cudaStreamSynchronize(s));
   }
-  Array par = Array::empty({n}, DType::uint32, dev, stream);
-  Array zp = Array::empty({n}, DType::uint32, dev, stream);
-  iota2_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<U32>(par), ptr<U32>(zp), n);
-  CUSK_CUDA_CHECK_LAUNCH();
-  const U32 forced = g_levels_per_batch.load();
-  const U32 per = forced ? forced : tree_levels_per_batch(static_cast<std::uint64_t>(n), levels);
+  timer.mark("sort+levels");
+  // Batches of levels from the top (tree_batch_plan); the level starts are read back for
+  // CUSK_MAXTREE_BATCH_PX and _GRID.
+  const U32 per = tune.levels_per_batch ? tune.levels_per_batch
+                  : tune.batch_pixels   ? 64u
+                                        : tree_levels_per_batch(static_cast<std::uint64_t>(n), levels);
+  std::vector<U32> hstart;
+  if (tune.batch_pixels || tune.batch_grid) {
+    hstart.resize(static_cast<std::size_t>(levels) + 1);
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(hstart.data(), ptr<const U32>(lstart), hstart.size() * sizeof(U32),
+                                    cudaMemcpyDeviceToHost, s));
+    CUSK_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+  const std::vector<TreeBatch> plan = tree_batch_plan(levels, per, tune.batch_pixels, hstart.data());
   const auto* gp = ptr<const TreeGeom>(geom);
   const unsigned grid = blocks_for(n);
-  for (U32 hi = levels; hi > 0;) {
-    const U32 lo = hi > per ? hi - per : 0;
-    batch_merge_kernel<<<grid, kThreads, 0, s>>>(gp, ptr<U32>(par), ptr<U32>(zp), ptr<const U32>(lev), order,
-                                                 ptr<const U32>(lstart), lo, hi);
-    CUSK_CUDA_CHECK_LAUNCH();
-    if (lo > 0) {  // the union-find is only read by later batches
-      batch_union_kernel<<<grid, kThreads, 0, s>>>(gp, ptr<U32>(zp), ptr<const U32>(lev), order,
-                                                   ptr<const U32>(lstart), lo, hi);
+  Array zp = Array::empty({n}, DType::uint32, dev, stream);
+  auto build = [&](auto links, auto plain) {
+    for (const TreeBatch& b : plan) {
+      const unsigned bg = tune.batch_grid ? blocks_for(I64(hstart[b.hi]) - I64(hstart[b.lo])) : grid;
+      batch_merge_kernel<<<bg, kThreads, 0, s>>>(gp, links, ptr<U32>(zp), ptr<const U32>(lev), order,
+                                                  ptr<const U32>(lstart), b.lo, b.hi);
       CUSK_CUDA_CHECK_LAUNCH();
+      if (b.lo > 0) {  // the union-find is only read by later batches
+        batch_union_kernel<<<bg, kThreads, 0, s>>>(gp, ptr<U32>(zp), ptr<const U32>(lev), order,
+                                                    ptr<const U32>(lstart), b.lo, b.hi);
+        CUSK_CUDA_CHECK_LAUNCH();
+      }
     }
-    hi = lo;
+    timer.mark("build");
+    finalize1_kernel<<<blocks_for(n), kThreads, 0, s>>>(links, ptr<const U32>(lev), n, parent);
+    CUSK_CUDA_CHECK_LAUNCH();
+    finalize2_kernel<<<blocks_for(n), kThreads, 0, s>>>(plain, n, parent);
+    CUSK_CUDA_CHECK_LAUNCH();
+    timer.mark("finalize");
+  };
+  if (tune.packed) {
+    Array word = Array::empty({n}, DType::uint64, dev, stream);
+    pack_init_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<std::uint64_t>(word), ptr<U32>(zp), ptr<const U32>(lev),
+                                                         n);
+    CUSK_CUDA_CHECK_LAUNCH();
+    build(TreePackedLinks<DevMem>{ptr<std::uint64_t>(word)}, TreePackedLinks<PlainMem>{ptr<std::uint64_t>(word)});
+  } else {
+    Array par = Array::empty({n}, DType::uint32, dev, stream);
+    iota2_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<U32>(par), ptr<U32>(zp), n);
+    CUSK_CUDA_CHECK_LAUNCH();
+    build(TreeSplitLinks<DevMem, U32>{ptr<U32>(par), ptr<const U32>(lev)},
+          TreeSplitLinks<PlainMem, U32>{ptr<U32>(par), ptr<const U32>(lev)});
   }
-  finalize1_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<U32>(par), ptr<const U32>(lev), n, parent);
-  CUSK_CUDA_CHECK_LAUNCH();
-  finalize2_kernel<<<blocks_for(n), kThreads, 0, s>>>(ptr<const U32>(par), ptr<const U32>(lev), n, parent);
-  CUSK_CUDA_CHECK_LAUNCH();
+  if (tune.profile) {
+    std::string what = "max_tree n=" + std::to_string(n) + " levels=" + std::to_string(levels) +
+                       " D=" + std::to_string(per) +
+                       (tune.batch_pixels ? " batch_px=" + std::to_string(tune.batch_pixels) : std::string()) +
+                       " batches=" + std::to_string(plan.size()) + (tune.packed ? " packed" : " split") +
+                       (tune.batch_grid ? " batch-grid" : "");
+    timer.report(what);
+  }
 }
 
 // ---- a caller's tree ------------------------------------------------------------------------------
@@ -564,6 +712,8 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
   const Device dev = image.device();
   Array out = Array::empty(image.shape(), image.dtype(), dev, stream);
   if (n == 0) return out;
+  const bool profile = tree_tuning().profile;
+  PhaseTimer timer(profile, s);
   Array values = image.contiguous(stream);
   if (closing) {
     Array inv = Array::empty(image.shape(), image.dtype(), dev, stream);
@@ -573,6 +723,7 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
   }
   Array P, trav;
   tree_of<T>(values, connectivity, parent, traverser, P, trav, stream);
+  timer.mark("tree");
   const I64* pp = ptr<const I64>(P);
   const I64* tp = ptr<const I64>(trav);
   const T* vp = ptr<const T>(values);
@@ -582,11 +733,13 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
   // Attributes only matter up to the threshold: with thr <= 1 every pixel reaches it, no climb.
   const bool climb = thr > 1;
   auto run_filter = [&](auto acc) {
+    timer.mark("attributes");
     const Big<decltype(acc)> big{acc, ptr<const U32>(pending), thr};
     link_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, pp, tp, n, big, ptr<U32>(link));
     CUSK_CUDA_CHECK_LAUNCH();
     filter_out_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(vp, tp, n, big, ptr<U32>(link), closing, ptr<T>(out));
     CUSK_CUDA_CHECK_LAUNCH();
+    timer.mark("filter");
   };
   if (!diameter) {
     Array area = Array::empty({n}, DType::uint32, dev, stream);
@@ -623,6 +776,9 @@ Array filter_typed(const Array& image, bool diameter, bool closing, double thr, 
     }
     run_filter(TreeBoxAcc{ptr<std::int32_t>(lo), ptr<std::int32_t>(hi), static_cast<int>(nd)});
   }
+  if (profile)
+    timer.report(std::string(diameter ? "diameter" : "area") + (closing ? "_closing" : "_opening") +
+                 " n=" + std::to_string(n) + " threshold=" + std::to_string(thr));
   return out;
 }
 

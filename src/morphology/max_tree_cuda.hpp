@@ -14,7 +14,8 @@ namespace cuskimage::morphology::detail {
 inline constexpr std::int64_t kTreeMaxPixels = (std::int64_t(1) << 32) - 2;
 
 /// (parent int64 of the image's shape, traverser int64 1-D). Synchronizes the stream once (the
-/// number of levels decides the batches).
+/// number of levels decides the batches; twice with the temporary CUSK_MAXTREE_BATCH_PX or
+/// CUSK_MAXTREE_GRID switches of kernels/morphology/max_tree.cu, which read the level starts back).
 void cuda_max_tree(const Array& image, int connectivity, Array& parent, Array& traverser, const Stream& stream);
 
 /// Whether a caller's (parent, traverser) (int64, contiguous or not, on the current device) is a

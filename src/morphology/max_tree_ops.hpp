@@ -25,6 +25,8 @@
 //      batch's edges are united in zpar (a second kernel, so the first sees the previous sets).
 //   3. Merging equal levels always hangs the larger index under the smaller, so each node's level
 //      root is its smallest index: the canonical pixel. finalize_*() write scikit-image's parent.
+//   The tree is read and written through a links policy (TreeSplitLinks: par[] beside lev[];
+//   TreePackedLinks: parent and parent's level in one 64-bit word), the same algorithm either way.
 //
 // Why the concurrent merge is exact (no lock, any interleaving): every pointer par[a] = b it writes
 // joins two pixels that are connected through pixels of level >= level(b) (true of the pair merge()
@@ -142,17 +144,77 @@ struct TreeKey {
   CUSK_HD static bool own_level(type k) { return std::is_floating_point_v<T> && k == nan_key; }
 };
 
-/// util.invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), 1 - x (float).
+/// util.invert for the tree's dtypes: max - x (unsigned), -1 - x (signed), np.subtract(1, x) in the
+/// image's dtype (float). For a NaN, numpy's 1 - x on x86 (SSE/AVX) returns x itself with its quiet
+/// bit set (sign and payload kept: -NaN stays -NaN, a signalling NaN becomes quiet), and so does the
+/// closing's second inversion; NVIDIA's float subtraction would return the canonical NaN 0x7fffffff
+/// instead. So NaNs are inverted by their bits, the same on both backends. -0 and +0 both give 1
+/// (and a closing turns a kept -0 into +0, 1 - 1).
 template <class T>
 CUSK_HD T tree_invert(T x) {
-  if constexpr (std::is_floating_point_v<T>) return T(T(1) - x);
-  else if constexpr (std::is_unsigned_v<T>) return T(std::numeric_limits<T>::max() - x);
-  else return T(T(-1) - x);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (x != x) {
+      using B = typename TreeKey<T>::type;
+      constexpr B quiet = B(1) << (std::numeric_limits<T>::digits - 2);
+      B b;
+      std::memcpy(&b, &x, sizeof(b));
+      b = static_cast<B>(b | quiet);
+      std::memcpy(&x, &b, sizeof(b));
+      return x;
+    }
+    return T(T(1) - x);
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return T(std::numeric_limits<T>::max() - x);
+  } else {
+    return T(T(-1) - x);
+  }
 }
 
 // ---- the concurrent tree ------------------------------------------------------------------------
 // M is the memory policy: M::load(p), M::store(p, v) (relaxed atomics) and M::cas(p, expected,
 // desired) -> bool. Levels are read-only during the build.
+//
+// The tree being built is read and written through a links policy L: a link of pixel x is its
+// parent and the parent's level (every walk step compares levels), L::get(x), L::set(x, link),
+// L::cas(x, expected, desired). TreeSplitLinks keeps parents apart from the levels (a step is two
+// dependent loads: par[x], then lev[par[x]]); TreePackedLinks keeps both in one 64-bit word per
+// pixel (a step is one load; a level never changes, so comparing words compares parents).
+
+/// A pixel's parent and the parent's level.
+template <class I>
+struct TreeLink {
+  I to;
+  I lev;
+};
+
+template <class M, class I>
+struct TreeSplitLinks {
+  I* par;
+  const I* lev;
+  CUSK_HD TreeLink<I> get(I x) const {
+    const I y = M::load(par + x);
+    return {y, lev[y]};
+  }
+  CUSK_HD void set(I x, TreeLink<I> l) const { M::store(par + x, l.to); }
+  CUSK_HD bool cas(I x, TreeLink<I> expected, TreeLink<I> desired) const {
+    return M::cas(par + x, expected.to, desired.to);
+  }
+};
+
+/// word = parent | level(parent) << 32 (32-bit pixel indices).
+template <class M>
+struct TreePackedLinks {
+  std::uint64_t* word;
+  CUSK_HD static std::uint64_t pack(TreeLink<std::uint32_t> l) { return (std::uint64_t(l.lev) << 32) | l.to; }
+  CUSK_HD TreeLink<std::uint32_t> get(std::uint32_t x) const {
+    const std::uint64_t w = M::load(word + x);
+    return {static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(w >> 32)};
+  }
+  CUSK_HD void set(std::uint32_t x, TreeLink<std::uint32_t> l) const { M::store(word + x, pack(l)); }
+  CUSK_HD bool cas(std::uint32_t x, TreeLink<std::uint32_t> expected, TreeLink<std::uint32_t> desired) const {
+    return M::cas(word + x, pack(expected), pack(desired));
+  }
+};
 
 /// (level, index) order: a is processed before b in scikit-image's reverse traversal.
 template <class I>
@@ -160,52 +222,53 @@ CUSK_HD bool tree_above(I la, I a, I lb, I b) {
   return la > lb || (la == lb && a > b);
 }
 
-/// The level root of x's node: follow parents of the same level (path halving; only pixels that
-/// already have a parent of their own level are rewritten, and those never get a CAS).
-template <class M, class I>
-CUSK_HD I tree_level_root(I* par, const I* lev, I x) {
-  const I lx = lev[x];
+/// The level root of x's node (lx: x's level): follow parents of the same level (path halving;
+/// only pixels that already have a parent of their own level are rewritten, and those never get a
+/// CAS).
+template <class L, class I>
+CUSK_HD I tree_level_root(const L& t, I x, I lx) {
   while (true) {
-    const I y = M::load(par + x);
-    if (y == x || lev[y] != lx) return x;
-    const I z = M::load(par + y);
-    if (z == y || lev[z] != lx) return y;
-    M::store(par + x, z);
-    x = z;
+    const TreeLink<I> y = t.get(x);
+    if (y.to == x || y.lev != lx) return x;
+    const TreeLink<I> z = t.get(y.to);
+    if (z.to == y.to || z.lev != lx) return y.to;
+    t.set(x, z);
+    x = z.to;
   }
 }
 
-/// Merges the branches of a and b (two pixels connected through pixels of level >=
-/// min(level(a), level(b))) into one, interleaving their nodes by level and joining equal levels.
-template <class M, class I>
-CUSK_HD void tree_merge(I* par, const I* lev, I a, I b) {
+/// Merges the branches of a and b (levels la, lb; two pixels connected through pixels of level >=
+/// min(la, lb)) into one, interleaving their nodes by level and joining equal levels.
+template <class L, class I>
+CUSK_HD void tree_merge(const L& t, I a, I la, I b, I lb) {
   while (true) {
-    a = tree_level_root<M>(par, lev, a);
-    b = tree_level_root<M>(par, lev, b);
+    a = tree_level_root(t, a, la);
+    b = tree_level_root(t, b, lb);
     if (a == b) return;
-    I la = lev[a], lb = lev[b];
     if (tree_above(lb, b, la, a)) {
-      const I t = a;
+      const I u = a, v = la;
       a = b;
-      b = t;
-      const I u = la;
       la = lb;
-      lb = u;
+      b = u;
+      lb = v;
     }
     // a is above b: b's node goes somewhere below a on a's branch.
-    const I z = M::load(par + a);
-    if (z != a && lev[z] == la) continue;  // a was joined to a node of its level meanwhile
-    if (z == a || lev[z] < lb) {
+    const TreeLink<I> z = t.get(a);
+    if (z.to != a && z.lev == la) continue;  // a was joined to a node of its level meanwhile
+    if (z.to == a || z.lev < lb) {
       // b fits between a and its parent z (or a is a root): hang a under b, then merge b's branch
       // with z's.
-      if (M::cas(par + a, z, b)) {
-        if (z == a) return;
+      if (t.cas(a, z, TreeLink<I>{b, lb})) {
+        if (z.to == a) return;
         a = b;
-        b = z;
+        la = lb;
+        b = z.to;
+        lb = z.lev;
       }
       continue;
     }
-    a = z;  // z is still at or above b's level: go down a's branch
+    a = z.to;  // z is still at or above b's level: go down a's branch
+    la = z.lev;
   }
 }
 
@@ -238,8 +301,8 @@ CUSK_HD void tree_zunite(I* zp, const I* lev, I a, I b) {
 }
 
 /// Batch of levels [lo, hi): merges the edges whose lower end is pixel p (a pixel of the batch).
-template <class M, class I>
-CUSK_HD void tree_batch_merge(const TreeGeom& g, I* par, I* zp, const I* lev, I p, I hi) {
+template <class M, class L, class I>
+CUSK_HD void tree_batch_merge(const TreeGeom& g, const L& t, I* zp, const I* lev, I p, I hi) {
   const I lp = lev[p];
   I last = p;  // the processed component merged last (neighbours often share one)
   for_each_neighbour(g, p, [&](I q) {
@@ -249,9 +312,9 @@ CUSK_HD void tree_batch_merge(const TreeGeom& g, I* par, I* zp, const I* lev, I 
       const I r = tree_zfind<M>(zp, q);
       if (r == last) return;
       last = r;
-      tree_merge<M>(par, lev, p, r);
+      tree_merge(t, p, lp, r, lev[r]);
     } else {
-      tree_merge<M>(par, lev, p, q);
+      tree_merge(t, p, lp, q, lq);
     }
   });
 }
@@ -266,20 +329,20 @@ CUSK_HD void tree_batch_union(const TreeGeom& g, I* zp, const I* lev, I p) {
 }
 
 /// Finalisation 1: out[p] = p's canonical pixel (its node's level root).
-template <class M, class I>
-CUSK_HD void tree_finalize_canonical(I* par, const I* lev, I p, std::int64_t* out) {
-  out[p] = static_cast<std::int64_t>(tree_level_root<M>(par, lev, p));
+template <class L, class I>
+CUSK_HD void tree_finalize_canonical(const L& t, const I* lev, I p, std::int64_t* out) {
+  out[p] = static_cast<std::int64_t>(tree_level_root(t, p, lev[p]));
 }
 
 /// Finalisation 2 (after 1 everywhere): a canonical pixel points to the canonical pixel of its
 /// parent node. Reads out[] only of non-canonical pixels, which this pass does not rewrite.
-template <class I>
-CUSK_HD void tree_finalize_parent(const I* par, const I* lev, I p, std::int64_t* out) {
+template <class L, class I>
+CUSK_HD void tree_finalize_parent(const L& t, I p, std::int64_t* out) {
   if (out[p] != static_cast<std::int64_t>(p)) return;
-  const I x = par[p];
-  if (x == p) return;  // the root
-  const I y = par[x];
-  out[p] = (y != x && lev[y] == lev[x]) ? out[x] : static_cast<std::int64_t>(x);
+  const TreeLink<I> x = t.get(p);
+  if (x.to == p) return;  // the root
+  const TreeLink<I> y = t.get(x.to);
+  out[p] = (y.to != x.to && y.lev == x.lev) ? out[x.to] : static_cast<std::int64_t>(x.to);
 }
 
 // ---- attributes and filters over a tree given by a parent array ---------------------------------
@@ -392,6 +455,30 @@ CUSK_HD std::uint64_t tree_lm_first(bool canonical, bool has_canonical_child, st
                                     std::uint32_t leaves) {
   if (has_canonical_child) return 0;
   return canonical ? std::uint64_t(leaves - before) : 1;
+}
+
+/// A batch of the build: levels [lo, hi).
+struct TreeBatch {
+  std::uint32_t lo, hi;
+};
+
+/// The batches from the top level down: `per` levels each (per >= 1), or, with batch_pixels > 0,
+/// levels until the batch holds >= batch_pixels pixels or `per` levels. lstart: the first sorted
+/// position of each level and lstart[levels] = n (read only with batch_pixels).
+inline std::vector<TreeBatch> tree_batch_plan(std::uint32_t levels, std::uint32_t per, std::uint32_t batch_pixels,
+                                              const std::uint32_t* lstart) {
+  std::vector<TreeBatch> plan;
+  if (per == 0) per = 1;
+  for (std::uint32_t hi = levels; hi > 0;) {
+    std::uint32_t lo = hi > per ? hi - per : 0;
+    if (batch_pixels > 0) {
+      lo = hi - 1;
+      while (lo > 0 && hi - lo < per && lstart[hi] - lstart[lo] < batch_pixels) --lo;
+    }
+    plan.push_back({lo, hi});
+    hi = lo;
+  }
+  return plan;
 }
 
 /// Levels per batch: a batch costs two launches (~10 us) and a merge walks up to D levels (the

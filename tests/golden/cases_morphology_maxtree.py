@@ -10,7 +10,8 @@ Distance cases (names in DIST_CASES): <case>_in, <case>_<variant> for the varian
 import numpy as np
 import skimage.morphology as sm
 
-TREE_CASES = ["cam_u8", "cam_u16", "cam_f32", "plateau_u8", "noise_f64", "vol_u8", "vol_f32", "row_i32"]
+TREE_CASES = ["cam_u8", "cam_u16", "cam_f32", "plateau_u8", "noise_f64", "vol_u8", "vol_f32", "row_i32", "nan_f32",
+              "nan_f64"]
 DIST_CASES = ["blobs", "random", "vol", "touching"]
 # name -> (min_distance, kwargs); "prio" uses a priority array stored as <case>_prio_p.
 VARIANTS = {
@@ -24,6 +25,43 @@ VARIANTS = {
     "d2sq": (2 ** 0.5, {}),
     "prio": (4, {"priority": None}),
 }
+
+
+def nan_image(rng, dtype):
+    """Floats in [-0.5, 1.5) (1 - x is inexact, so a closing's double inversion does not give x back),
+    a band of plateaus (ties), +0 and -0, values that 1 - x rounds to 1, and NaNs of every kind: quiet
+    and signalling, either sign, with payloads, scattered and in a block. util.invert's 1 - x keeps a
+    NaN's sign and payload and sets its quiet bit (x86 SSE/AVX); openings copy NaN bits unchanged."""
+    ui = np.uint32 if dtype == np.float32 else np.uint64
+    if dtype == np.float32:
+        nans = [0x7FC00000, 0xFFC00000, 0x7FC12345, 0x7F812345, 0xFF800001]
+    else:
+        nans = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000012345, 0x7FF0000000012345,
+                0xFFF0000000000001]
+    a = rng.random((23, 29)) * 2 - 0.5
+    a[:7] = np.round(a[:7] * 4) / 4
+    a = a.astype(dtype)
+    flat = a.reshape(-1)
+    tiny = np.finfo(dtype).eps / 8  # 1 - tiny == 1
+    idx = np.arange(flat.size)
+    flat[idx % 13 == 5] = 0.0
+    flat[idx % 13 == 6] = -0.0
+    flat[idx % 17 == 9] = tiny
+    flat[idx % 19 == 2] = -tiny
+    bits = flat.view(ui)
+    scattered = np.flatnonzero(idx % 7 == 3)
+    bits[scattered] = np.array(nans, dtype=ui)[np.arange(scattered.size) % len(nans)]
+    block = a[12:16, 4:13].reshape(-1).view(ui).copy()
+    block[:] = np.array(nans, dtype=ui)[np.arange(block.size) % len(nans)]
+    a.view(ui)[12:16, 4:13] = block.reshape(4, 9)
+    # Plateaus of zeros of both signs, big enough to survive the filters: one the image's maximum
+    # there (an opening keeps it; its node's canonical pixel, the first, is -0), one a minimum (a
+    # closing keeps it, as 1 - (1 - x)). Set last: no NaN in them or in their rims.
+    a[0:9, 16:29] = -0.4
+    a[2:7, 18:27] = np.where((np.arange(45) % 2 == 0).reshape(5, 9), -0.0, 0.0)
+    a[15:23, 14:28] = 0.9
+    a[17:22, 16:26] = np.where((np.arange(50) % 3 == 0).reshape(5, 10), 0.0, -0.0)
+    return a
 
 
 def tree_images(g):
@@ -42,6 +80,8 @@ def tree_images(g):
         "vol_u8": vol,
         "vol_f32": np.round(rng.random((8, 10, 11)), 2).astype(np.float32),
         "row_i32": rng.integers(-5, 5, (5, 57)).astype(np.int32),
+        "nan_f32": nan_image(g.rng(14), np.float32),
+        "nan_f64": nan_image(g.rng(15), np.float64),
     }
 
 

@@ -1,7 +1,9 @@
 // skimage.morphology.max_tree, area/diameter opening/closing, max_tree_local_maxima.
 // CPU: golden outputs of scikit-image 0.26 (tests/golden/cases_morphology_maxtree.py) on camera
-// crops (uint8, uint16, float32), random images with plateaus (uint8, float64, int32) and 3-D
-// volumes (uint8, float32), every connectivity; parent, traverser and all filters exact. Also a
+// crops (uint8, uint16, float32), random images with plateaus (uint8, float64, int32), 3-D
+// volumes (uint8, float32) and float32/float64 images with NaNs of every kind, -0 and +0 plateaus
+// and values whose 1 - x is inexact, every connectivity; parent, traverser and all filters exact
+// to the bit (a closing's NaNs keep sign and payload, quieted, as numpy's 1 - x on x86). Also a
 // precomputed tree passed back in, a strided view, degenerate shapes and bad arguments.
 // Parallel algorithm on the host (MorphologyMaxTreeParallel): the bodies the CUDA kernels run
 // (src/morphology/max_tree_ops.hpp) on host threads in shuffled order, against the CPU oracle.
@@ -13,6 +15,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -33,8 +37,8 @@ using namespace cuskimage;
 using namespace cuskimage::morphology;
 using cusktest::load_golden;
 
-const std::vector<std::string> kCases = {"cam_u8",    "cam_u16", "cam_f32", "plateau_u8",
-                                         "noise_f64", "vol_u8",  "vol_f32", "row_i32"};
+const std::vector<std::string> kCases = {"cam_u8", "cam_u16", "cam_f32", "plateau_u8", "noise_f64",
+                                         "vol_u8", "vol_f32", "row_i32", "nan_f32",    "nan_f64"};
 
 Array gold(const std::string& name) { return load_golden("morphology_maxtree/" + name + ".npy"); }
 
@@ -149,6 +153,44 @@ TEST(MorphologyMaxTree, BadInput) {
                Error);  // another device (or no CUDA device at all)
 }
 
+/// Bits of a float or double.
+template <class T>
+auto bits_of(T x) {
+  typename cuskimage::morphology::detail::TreeKey<T>::type b;
+  std::memcpy(&b, &x, sizeof(b));
+  return b;
+}
+
+TEST(MorphologyMaxTree, InvertBits) {
+  // util.invert as numpy computes it on x86: 1 - x, a NaN keeps its sign and payload and is quieted.
+  namespace md = cuskimage::morphology::detail;
+  const auto f = [](std::uint32_t b) {
+    float x;
+    std::memcpy(&x, &b, 4);
+    return bits_of(md::tree_invert(x));
+  };
+  EXPECT_EQ(f(0x7fc00000u), 0x7fc00000u);
+  EXPECT_EQ(f(0xffc00000u), 0xffc00000u);
+  EXPECT_EQ(f(0x7fc12345u), 0x7fc12345u);
+  EXPECT_EQ(f(0x7f812345u), 0x7fc12345u);  // signalling -> quiet
+  EXPECT_EQ(f(0xff800001u), 0xffc00001u);
+  EXPECT_EQ(f(0x80000000u), 0x3f800000u);  // -0 -> 1
+  EXPECT_EQ(bits_of(md::tree_invert(md::tree_invert(-0.0f))), 0u);  // a kept -0 comes back +0
+  EXPECT_EQ(md::tree_invert(0.1f), 1.0f - 0.1f);
+  EXPECT_NE(md::tree_invert(md::tree_invert(0.1f)), 0.1f);  // 1 - (1 - x) is not x
+  const auto d = [](std::uint64_t b) {
+    double x;
+    std::memcpy(&x, &b, 8);
+    return bits_of(md::tree_invert(x));
+  };
+  EXPECT_EQ(d(0xfff8000000000000ull), 0xfff8000000000000ull);
+  EXPECT_EQ(d(0x7ff0000000012345ull), 0x7ff8000000012345ull);
+  EXPECT_EQ(d(0xfff0000000000001ull), 0xfff8000000000001ull);
+  EXPECT_EQ(md::tree_invert(std::uint16_t{7}), 65528);
+  EXPECT_EQ(md::tree_invert(std::int32_t{5}), -6);
+  EXPECT_EQ(md::tree_invert(std::numeric_limits<std::int64_t>::min()), std::numeric_limits<std::int64_t>::max());
+}
+
 TEST(MorphologyMaxTree, Cli) {
   const std::string in = cusktest::golden_path("morphology_maxtree/cam_u8_in.npy");
   const std::string out = cusktest::temp_path("maxtree_cli_out.npy"), out2 = cusktest::temp_path("maxtree_cli_out2.npy");
@@ -240,9 +282,12 @@ struct Tree {
   std::vector<std::int64_t> parent, order;
 };
 
-/// kernels/morphology/max_tree.cu's build_tree, step by step; `per` levels per batch (0: automatic).
+/// kernels/morphology/max_tree.cu's build_tree, step by step: `per` levels per batch (0: automatic)
+/// or batches by pixel count (batch_px > 0, at most `per` levels: CUSK_MAXTREE_BATCH_PX), the
+/// tree's links split (par[] and lev[]) or packed in 64-bit words (CUSK_MAXTREE_PACK).
 template <class T>
-Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed) {
+Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed, bool packed = false,
+           U32 batch_px = 0) {
   using Key = md::TreeKey<T>;
   const auto n = static_cast<std::int64_t>(v.size());
   md::TreeGeom g;
@@ -262,28 +307,31 @@ Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 pe
   }
   lstart[levels] = static_cast<U32>(n);
   std::vector<U32> par(v.size()), zp(v.size());
+  std::vector<std::uint64_t> word(v.size());
   std::iota(par.begin(), par.end(), U32{0});
   std::iota(zp.begin(), zp.end(), U32{0});
+  for (std::size_t i = 0; i < v.size(); ++i)
+    word[i] = md::TreePackedLinks<HostMem>::pack({static_cast<U32>(i), lev[i]});
   if (per == 0) per = md::tree_levels_per_batch(static_cast<std::uint64_t>(n), levels);
-  for (U32 hi = levels; hi > 0;) {
-    const U32 lo = hi > per ? hi - per : 0;
-    const std::int64_t s = lstart[lo], e = lstart[hi];
-    parallel(e - s, seed + hi, [&](std::int64_t k) {
-      md::tree_batch_merge<HostMem, U32>(g, par.data(), zp.data(), lev.data(), static_cast<U32>(t.order[s + k]), hi);
-    });
-    if (lo > 0)
-      parallel(e - s, seed + hi + 1, [&](std::int64_t k) {
-        md::tree_batch_union<HostMem, U32>(g, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]));
+  const auto run = [&](const auto& links) {
+    for (const md::TreeBatch b : md::tree_batch_plan(levels, per, batch_px, lstart.data())) {
+      const std::int64_t s = lstart[b.lo], e = lstart[b.hi];
+      parallel(e - s, seed + b.hi, [&](std::int64_t k) {
+        md::tree_batch_merge<HostMem>(g, links, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]), b.hi);
       });
-    hi = lo;
-  }
-  t.parent.resize(v.size());
-  parallel(n, seed + 1, [&](std::int64_t p) {
-    md::tree_finalize_canonical<HostMem, U32>(par.data(), lev.data(), static_cast<U32>(p), t.parent.data());
-  });
-  parallel(n, seed + 2, [&](std::int64_t p) {
-    md::tree_finalize_parent<U32>(par.data(), lev.data(), static_cast<U32>(p), t.parent.data());
-  });
+      if (b.lo > 0)
+        parallel(e - s, seed + b.hi + 1, [&](std::int64_t k) {
+          md::tree_batch_union<HostMem, U32>(g, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]));
+        });
+    }
+    t.parent.resize(v.size());
+    parallel(n, seed + 1, [&](std::int64_t p) {
+      md::tree_finalize_canonical(links, lev.data(), static_cast<U32>(p), t.parent.data());
+    });
+    parallel(n, seed + 2, [&](std::int64_t p) { md::tree_finalize_parent(links, static_cast<U32>(p), t.parent.data()); });
+  };
+  if (packed) run(md::TreePackedLinks<HostMem>{word.data()});
+  else run(md::TreeSplitLinks<HostMem, U32>{par.data(), lev.data()});
   return t;
 }
 
@@ -378,6 +426,11 @@ void check_image(const Array& img, unsigned seed) {
       const Tree t = build(v, shape, conn, per, seed);
       EXPECT_ARRAY_EQ(cpu.parent, host_array(t.parent, shape));
       EXPECT_ARRAY_EQ(cpu.traverser, host_array(t.order, {img.size()}));
+      // Packed links (CUSK_MAXTREE_PACK) and batches by pixel count (CUSK_MAXTREE_BATCH_PX).
+      const Tree tp = build(v, shape, conn, per, seed + 5, true);
+      EXPECT_ARRAY_EQ(cpu.parent, host_array(tp.parent, shape));
+      const Tree tb = build(v, shape, conn, per == 0 ? 64u : 3 * per, seed + 6, per % 2 == 1, 7 + per * 11);
+      EXPECT_ARRAY_EQ(cpu.parent, host_array(tb.parent, shape));
       if (per != 0 && per != 2) continue;
       // Small thresholds (0, 1 and fractions included) and large ones (most nodes small).
       const double athr = per == 0 ? static_cast<double>(seed % 9) * 1.5 : 40.0 + seed % 50;
@@ -390,7 +443,7 @@ void check_image(const Array& img, unsigned seed) {
       // Closings filter the tree of the inverted image.
       std::vector<T> inv(v);
       for (auto& x : inv) x = md::tree_invert(x);
-      const Tree ti = build(inv, shape, conn, per, seed + 3);
+      const Tree ti = build(inv, shape, conn, per, seed + 3, per == 2);
       EXPECT_ARRAY_EQ(area_closing(img, {.area_threshold = athr, .connectivity = conn}),
                       host_array(filter(v, shape, ti, false, true, athr, seed), shape));
       EXPECT_ARRAY_EQ(diameter_closing(img, {.diameter_threshold = dthr, .connectivity = conn}),
@@ -402,12 +455,32 @@ void check_image(const Array& img, unsigned seed) {
 
 TEST(MorphologyMaxTreeParallel, GoldenImages) {
   for (const auto& c : {std::string("plateau_u8"), std::string("noise_f64"), std::string("vol_u8"),
-                        std::string("row_i32")}) {
+                        std::string("row_i32"), std::string("nan_f32")}) {
     const Array img = gold(c + "_in");
     if (img.dtype() == DType::uint8) emu::check_image<std::uint8_t>(img, 3);
+    if (img.dtype() == DType::float32) emu::check_image<float>(img, 6);
     if (img.dtype() == DType::float64) emu::check_image<double>(img, 4);
     if (img.dtype() == DType::int32) emu::check_image<std::int32_t>(img, 5);
   }
+}
+
+TEST(MorphologyMaxTreeParallel, BatchPlan) {
+  // Level starts of 10 levels holding 5, 1, 1, 1, 20, 2, 2, 2, 2, 9 pixels.
+  namespace md = cuskimage::morphology::detail;
+  const std::vector<std::uint32_t> ls = {0, 5, 6, 7, 8, 28, 30, 32, 34, 36, 45};
+  const auto str = [](const std::vector<md::TreeBatch>& p) {
+    std::string r;
+    for (const auto& b : p) r += "[" + std::to_string(b.lo) + "," + std::to_string(b.hi) + ")";
+    return r;
+  };
+  EXPECT_EQ(str(md::tree_batch_plan(10, 3, 0, nullptr)), "[7,10)[4,7)[1,4)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 0, 0, nullptr)), "[9,10)[8,9)[7,8)[6,7)[5,6)[4,5)[3,4)[2,3)[1,2)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 0, nullptr)), "[0,10)");
+  // By pixels: grow a batch until it holds >= 4 pixels (or 64 / 2 levels).
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[0,4)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 2, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[2,4)[0,2)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 1000, ls.data())), "[0,10)");
+  EXPECT_TRUE(md::tree_batch_plan(0, 3, 0, nullptr).empty());
 }
 
 TEST(MorphologyMaxTreeParallel, RandomImages) {
@@ -485,6 +558,19 @@ Array smooth_image(const Shape& shape, DType dt, double scale, std::uint64_t see
 
 bool is_float(DType dt) { return dt == DType::float32 || dt == DType::float64; }
 
+/// Element i of a float32/float64 array set to NaN kind k (0..4): quiet, -quiet, quiet with a
+/// payload, signalling with a payload, -signalling.
+void set_nan(Array& a, std::int64_t i, int k) {
+  if (a.dtype() == DType::float32) {
+    constexpr std::uint32_t bits[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f812345u, 0xff800001u};
+    std::memcpy(a.data<float>() + i, &bits[k], 4);
+  } else {
+    constexpr std::uint64_t bits[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff8000000012345ull,
+                                      0x7ff0000000012345ull, 0xfff0000000000001ull};
+    std::memcpy(a.data<double>() + i, &bits[k], 8);
+  }
+}
+
 TEST(GpuMorphologyMaxTree, Goldens) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
@@ -527,15 +613,17 @@ TEST(GpuMorphologyMaxTree, RandomMatchesCpu) {
   expect_gpu_equals_cpu(cusktest::random_array({11, 23, 19}, DType::uint8, seed++, 0, 6), s, 9, 3);
   expect_gpu_equals_cpu(smooth_image({9, 31, 40}, DType::float32, 1, seed++), s, 30, 5);
   expect_gpu_equals_cpu(cusktest::random_array({5, 6, 7, 8}, DType::uint8, seed++, 0, 4), s, 6, 2);
-  // NaN (each its own node, as scikit-image's NaN != NaN) and signed zeros.
+  // NaN (each its own node, as scikit-image's NaN != NaN; quiet and signalling, both signs, payloads:
+  // a closing's output NaNs keep their bits, quieted) and signed zeros.
   for (DType dt : {DType::float32, DType::float64}) {
     Array f = cusktest::random_array({41, 53}, DType::float64, seed++, -1, 1);
     double* p = f.data<double>();
-    for (std::int64_t i = 0; i < f.size(); ++i) {
-      if (i % 9 == 2 || (i > 300 && i < 420)) p[i] = std::numeric_limits<double>::quiet_NaN();
+    for (std::int64_t i = 0; i < f.size(); ++i)
       if (i % 11 == 4) p[i] = (i % 2) ? 0.0 : -0.0;
-    }
-    expect_gpu_equals_cpu(f.astype(dt), s, 4, 2);
+    f = f.astype(dt);
+    for (std::int64_t i = 0; i < f.size(); ++i)
+      if (i % 9 == 2 || (i > 300 && i < 420)) set_nan(f, i, static_cast<int>(i % 5));
+    expect_gpu_equals_cpu(f, s, 4, 2);
   }
 }
 
@@ -549,6 +637,54 @@ TEST(GpuMorphologyMaxTree, BatchSizes) {
     expect_gpu_equals_cpu(cusktest::random_array({73, 81}, DType::uint8, 900 + per), s, 12, 4);
     expect_gpu_equals_cpu(smooth_image({50, 64}, DType::float32, 1, 910 + per), s, 40, 6);
     expect_gpu_equals_cpu(cusktest::random_array({12, 13, 14}, DType::uint16, 920 + per, 0, 30), s, 10, 3);
+  }
+}
+
+/// Sets an environment variable for one scope (the CUDA build's temporary tuning switches).
+class EnvVar {
+ public:
+  EnvVar(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value, 1);
+  }
+  EnvVar(const EnvVar&) = delete;
+  EnvVar& operator=(const EnvVar&) = delete;
+  ~EnvVar() {
+    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+TEST(GpuMorphologyMaxTree, TuningSwitches) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  // Every switch of max_tree.cu gives the same (exact) results: packed links, batches by pixel
+  // count, grids sized to the batch, the per-phase profile, and combinations.
+  struct Case {
+    const char *d, *px, *grid, *pack, *profile;
+  };
+  for (const Case& c : {Case{"", "", "", "1", ""}, Case{"", "3000", "", "", ""}, Case{"", "", "batch", "", ""},
+                        Case{"5", "", "batch", "1", "1"}, Case{"2", "200", "batch", "1", ""},
+                        Case{"1", "", "", "1", ""}}) {
+    SCOPED_TRACE(std::string("D=") + c.d + " BATCH_PX=" + c.px + " GRID=" + c.grid + " PACK=" + c.pack +
+                 " PROFILE=" + c.profile);
+    const EnvVar d("CUSK_MAXTREE_D", c.d), px("CUSK_MAXTREE_BATCH_PX", c.px), grid("CUSK_MAXTREE_GRID", c.grid),
+        pack("CUSK_MAXTREE_PACK", c.pack), prof("CUSK_MAXTREE_PROFILE", c.profile);
+    expect_gpu_equals_cpu(cusktest::random_array({73, 81}, DType::uint8, 940), s, 12, 4);
+    expect_gpu_equals_cpu(smooth_image({50, 64}, DType::float32, 1, 941), s, 40, 6);
+    expect_gpu_equals_cpu(cusktest::random_array({12, 13, 14}, DType::uint16, 942, 0, 30), s, 10, 3);
+    Array f = cusktest::random_array({31, 37}, DType::float32, 943, -1, 1);
+    for (std::int64_t i = 0; i < f.size(); ++i)
+      if (i % 7 == 3 || (i > 100 && i < 160)) set_nan(f, i, static_cast<int>(i % 5));
+    expect_gpu_equals_cpu(f, s, 5, 3);
+    const Array big = cusktest::random_array({700, 900}, DType::uint8, 944);
+    const Array db = big.to(Device::cuda(), s);
+    EXPECT_ARRAY_EQ(max_tree(big, {.connectivity = 2}).parent, max_tree(db, {.connectivity = 2}, s).parent);
+    EXPECT_ARRAY_EQ(area_opening(big, {.area_threshold = 64}), area_opening(db, {.area_threshold = 64}, s));
   }
 }
 
