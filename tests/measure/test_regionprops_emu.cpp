@@ -397,11 +397,18 @@ const std::vector<Opt>& options() {
   return o;
 }
 
+/// Every option set on one input; `records`: the fused mode should keep its records (tables with
+/// room for every label of a strip), else it should fall back to the direct pass.
 template <class L, class T>
-void sweep(Run<L, T> r, const Req& q, const std::string& what) {
+void sweep(Run<L, T> r, const Req& q, const std::string& what, bool records = true) {
   for (const Opt& o : options()) {
     Run<L, T> x = r;
     EXPECT_TRUE(check(x, o, q)) << what << " " << o.str();
+    if (!o.fuse || r.nch > 4) continue;
+    if (o.reccap == 3 || !records)
+      EXPECT_TRUE(x.records_fell_back) << what << " " << o.str();
+    else if (o.q != 32)
+      EXPECT_TRUE(x.used_records) << what << " " << o.str();
   }
 }
 
@@ -435,12 +442,12 @@ TEST(RegionpropsWarpEmu, CrowdedTablesAndSparseLabels) {
   std::mt19937_64 rng(21);
   std::vector<std::int32_t> noise(60 * 200);
   for (auto& x : noise) x = static_cast<std::int32_t>(rng() % 3000);
-  sweep(make<std::int32_t, std::uint8_t>(2, 1, 60, 200, noise, 1, 22), Req{}, "noise labels");
+  sweep(make<std::int32_t, std::uint8_t>(2, 1, 60, 200, noise, 1, 22), Req{}, "noise labels", false);
   std::vector<std::int64_t> each(23 * 131);
   for (std::size_t i = 0; i < each.size(); ++i) each[i] = static_cast<std::int64_t>(i) + 1;
   Req all;
   all.minmax = all.weighted = true;
-  sweep(make<std::int64_t, float>(2, 1, 23, 131, each, 1, 23), all, "one pixel per label");
+  sweep(make<std::int64_t, float>(2, 1, 23, 131, each, 1, 23), all, "one pixel per label", false);
   auto big = blobs<std::int64_t>(1, 45, 200, 50, 24);
   for (auto& x : big)
     if (x > 0) x = x * ((std::int64_t(1) << 33) + 7) + 5;  // sparse: sorted-key slots
