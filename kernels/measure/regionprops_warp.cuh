@@ -689,7 +689,10 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
   load(cur, pix, xb);
   int r = 0;
   L lmax = L(0);
-  bool dead = rec.on && *reinterpret_cast<volatile u64*>(rec.ctr + 1) != 0;
+  // Another warp's overflow, read once per strip and made warp-uniform (lanes may read the flag
+  // before and after it is set).
+  auto overflowed = [&] { return __any_sync(kFull, *reinterpret_cast<volatile u64*>(rec.ctr + 1) != 0) != 0; };
+  bool dead = rec.on && overflowed();
   for (;;) {
     unsigned st2 = st;
     int rows2 = rows, r2 = r + 1, xb2 = xb;
@@ -717,7 +720,7 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
       __syncwarp();
       if (!dead) flush(st);
       __syncwarp();
-      if (rec.on && !dead) dead = *reinterpret_cast<volatile u64*>(rec.ctr + 1) != 0;
+      if (rec.on && !dead) dead = overflowed();
     }
     if (!more) break;
     cur = nxt;
