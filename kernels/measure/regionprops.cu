@@ -741,13 +741,13 @@ Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
 ///   CUSK_RP_FUSE  = 1 (default) | 0         records + fused max label, or cub max first
 ///   CUSK_RP_TH    = strip rows (default: 32, halved down to 4 while the image has < 8192 strips)
 ///   CUSK_RP_Q     = table entries per warp, 32 | 64 | 128 (default: TH * TW / 64 within that)
-///   CUSK_RP_V     = 4 (default) | 8         pixels per lane (8: int32 labels, uint8 / uint16 /
+///   CUSK_RP_V     = 8 (default) | 4         pixels per lane (8: int32 labels, uint8 / uint16 /
 ///                                           no intensity, sum-only tables; else 4)
 ///   CUSK_RP_WARPS = warps per block, 1-8 (default 8)
 ///   CUSK_RP_RECCAP = record capacity (default max(65536, pixels / 32); tests force overflow)
 struct Pass1Options {
   bool tile = false, fuse = true;
-  int th = 0, q = 0, v = 4, warps = 8;
+  int th = 0, q = 0, v = 8, warps = 8;
   std::int64_t reccap = 0;
 };
 
@@ -762,7 +762,7 @@ Pass1Options pass1_options() {
   o.fuse = num("CUSK_RP_FUSE", 1) != 0;
   o.th = static_cast<int>(std::clamp<long long>(num("CUSK_RP_TH", 0), 0, 128));
   o.q = static_cast<int>(num("CUSK_RP_Q", 0));
-  o.v = num("CUSK_RP_V", 4) == 8 ? 8 : 4;
+  o.v = num("CUSK_RP_V", 8) == 4 ? 4 : 8;
   o.warps = static_cast<int>(std::clamp<long long>(num("CUSK_RP_WARPS", 8), 1, 8));
   o.reccap = std::max<long long>(num("CUSK_RP_RECCAP", 0), 0);
   return o;

@@ -326,11 +326,18 @@ struct Seg {
   T v[CH][V];
 };
 
-/// Blocks per SM that the register budget is held to: issue 6's case (int32 labels, uint8 or no
-/// intensity, sum-only tables) fits 64 registers at V = 4 (4 blocks of 8 warps) and 80 at V = 8
-/// without spills; the others take what the compiler picks.
+/// Blocks of 8 warps per SM that the register budget is held to (ptxas, sm_90, no spills): issue
+/// 6's case (int32 labels, uint8 or no intensity, sum-only) 4 at V = 4 (64 registers), 3 at V = 8
+/// (80); the other sum-only single-channel tables 3 (2 for uint16 at V = 8), the full ones of
+/// int32 / uint8 3; the rest take what the compiler picks (up to 252 registers for 4 channels).
 template <class L, class T, int V, int CH, bool FULL>
-constexpr int kWarpMinBlocks = (CH == 1 && !FULL && sizeof(L) == 4 && sizeof(T) == 1) ? (V == 4 ? 4 : 3) : 1;
+constexpr int kWarpMinBlocks =
+    CH != 1                                           ? 1
+    : FULL                                            ? (sizeof(L) == 4 && sizeof(T) == 1 ? 3 : 1)
+    : (sizeof(L) == 4 && sizeof(T) == 1 && V == 4)    ? 4
+    : (V == 8 && sizeof(T) == 2)                      ? 2
+    : (sizeof(L) == 4 || sizeof(T) <= 2)              ? 3
+                                                      : 1;
 
 /// FULL: extremes and weighted sums as asked (runtime flags); else count, bbox, coordinate sums
 /// and (cc <= 1) the intensity sum only: the registers of issue 6's table.
@@ -378,14 +385,18 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
     }
   };
 
-  // Adds run [xs, xe] of row r (strip-local) to the table; false when it finds no room.
+  // Adds run [xs, xe] of row r (strip-local) to the table; false when it finds no room. Each lane
+  // keeps the entry of the last label it added (a region's runs in consecutive rows usually end
+  // in the same lane): a repeat skips the probe.
+  L last_key = L(0);
+  int last_at = 0;
   auto insert = [&](L k, unsigned r, unsigned xs, unsigned xe, const Sum* s, const Sum* wx, const Val* mn,
                     const Val* mx) -> bool {
     const unsigned h = label_hash(k) >> (32 - lay.qbits);
-    int at = -1;
+    int at = k == last_key ? last_at : -1;
     bool claimed = false;
 #pragma unroll 1
-    for (int p = 0; p < kWarpProbes; ++p) {
+    for (int p = 0; p < kWarpProbes && at < 0; ++p) {
       const int i = static_cast<int>((h + p) & static_cast<unsigned>(q - 1));
       L cur = *reinterpret_cast<volatile L*>(tb.key + i);
       if (cur == L(0)) {
@@ -402,6 +413,8 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
       }
     }
     if (at < 0) return false;
+    last_key = k;
+    last_at = at;
     const unsigned n = xe - xs + 1;
     if (claimed) tb.ymin[at] = r;  // the strip's rows come in order: the first add is the top row
     tb.ymax[at] = r;
@@ -625,6 +638,7 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
   auto flush = [&](unsigned s) {
     int z, y0, x0;
     strip_origin(g, s, z, y0, x0);
+    last_key = L(0);  // the entries are cleared below
     if (!rec.on) {
       for (int i = lane; i < q; i += 32) {
         const L k = tb.key[i];
