@@ -461,59 +461,44 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
     const int lh = hm ? 31 - __clz(hm) : 0;                 // its first pixel in my lane
     const unsigned pos0 = static_cast<unsigned>(lane * V);
 
-    // Integer intensities: the lane's inclusive prefix sums (exact), so that any run's sums are
-    // two picks and a difference; float sums are added in order (no cancellation).
-    constexpr bool kPre = Tr::kInt;
-    Sum ps[CH][V], pw[CH][V];
-    auto pick = [](const Sum(&a)[V], int i) {
-      Sum x = a[0];
+    // Run-local prefix sums over my pixels, restarting at each head (and at pixel 0): at pixel k
+    // the sum of the run through k from its start in this lane. A run ending at e takes entry e
+    // (plus the carry when it began in an earlier lane), my last run's partial is entry V - 1;
+    // sums stay in pixel order (no differences: floats lose nothing). The FULL fields (weighted
+    // sums, extremes) are folded over the run's pixels instead (fewer registers).
+    Sum ps[CH][V];
 #pragma unroll
-      for (int k = 1; k < V; ++k)
-        if (k == i) x = a[k];
-      return x;
-    };
-    if constexpr (kPre) {
+    for (int c = 0; c < CH; ++c) {
 #pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        Sum a = 0, b = 0;
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const Sum v = c < cc ? static_cast<Sum>(sg.v[c][k]) : Sum(0);
-          a += v;
-          b += v * static_cast<Sum>(pos0 + k);
-          ps[c][k] = a;
-          pw[c][k] = b;
-        }
+      for (int k = 0; k < V; ++k) {
+        const Sum v = c < cc ? static_cast<Sum>(sg.v[c][k]) : Sum(0);
+        const bool fresh = k == 0 || ((hm >> k) & 1u);
+        ps[c][k] = (fresh ? Sum(0) : ps[c][k - (k > 0)]) + v;
       }
     }
-    // Partials of my last run over [lh, V), scanned over lanes j..lane.
+    // FULL: the weighted sum and extremes of pixels [a, b] of channel c, folded onto w, n, x.
+    auto fold = [&](int c, int a, int b, Sum& w, Val& n, Val& x) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (k < a || k > b) continue;
+        const Val v = static_cast<Val>(sg.v[c][k]);
+        if (use_w) w += static_cast<Sum>(v) * static_cast<Sum>(pos0 + k);
+        if (use_mm) {
+          n = Tr::vmin(n, v);
+          x = Tr::vmax(x, v);
+        }
+      }
+    };
+    // Partials of my last run ([lh, V)), scanned over lanes j..lane.
     Sum ts[CH], tw[CH];
     Val tn[CH], tx[CH];
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
-      ts[c] = tw[c] = Sum(0);
+      ts[c] = ps[c][V - 1];
+      tw[c] = Sum(0);
       tn[c] = Tr::lo_id();
       tx[c] = Tr::hi_id();
-      if (c >= cc) continue;
-      if constexpr (kPre) {
-        ts[c] = ps[c][V - 1] - (lh > 0 ? pick(ps[c], lh - 1) : Sum(0));
-        tw[c] = pw[c][V - 1] - (lh > 0 ? pick(pw[c], lh - 1) : Sum(0));
-      }
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (k < lh) continue;
-        const Val v = static_cast<Val>(sg.v[c][k]);
-        if constexpr (!kPre) {
-          if (use_s) ts[c] += static_cast<Sum>(v);
-          if (FULL && use_w) tw[c] += static_cast<Sum>(v) * static_cast<Sum>(pos0 + k);
-        }
-        if constexpr (FULL) {
-          if (use_mm) {
-            tn[c] = Tr::vmin(tn[c], v);
-            tx[c] = Tr::vmax(tx[c], v);
-          }
-        }
-      }
+      if (FULL && c < cc) fold(c, lh, V - 1, tw[c], tn[c], tx[c]);
     }
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
@@ -569,39 +554,27 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
       const unsigned hb = hm & ((2u << e) - 1u);  // heads at or before e
       const bool inl = hb != 0;                   // the run starts in this lane
       const int s0 = inl ? 31 - __clz(hb) : 0;
+      // Entry e of the run-local prefix sums, and the label (the same compares pick both).
+      L k = sg.l[0];
       Sum rs[CH], rw[CH];
       Val rn[CH], rx[CH];
 #pragma unroll
+      for (int c = 0; c < CH; ++c) rs[c] = ps[c][0];
+#pragma unroll
+      for (int kk = 1; kk < V; ++kk) {
+        if (kk != e) continue;
+        k = sg.l[kk];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) rs[c] = ps[c][kk];
+      }
+#pragma unroll
       for (int c = 0; c < CH; ++c) {
-        rs[c] = inl ? Sum(0) : cs[c];
+        if (!inl) rs[c] += cs[c];  // the run began in an earlier lane: add the carry
         rw[c] = inl ? Sum(0) : cw[c];
         rn[c] = inl ? Tr::lo_id() : cn[c];
         rx[c] = inl ? Tr::hi_id() : cx[c];
-        if (c >= cc) continue;
-        if constexpr (kPre) {
-          rs[c] += pick(ps[c], e) - (s0 > 0 ? pick(ps[c], s0 - 1) : Sum(0));
-          if (FULL) rw[c] += pick(pw[c], e) - (s0 > 0 ? pick(pw[c], s0 - 1) : Sum(0));
-        }
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-          if (k < s0 || k > e) continue;
-          const Val v = static_cast<Val>(sg.v[c][k]);
-          if constexpr (!kPre) {
-            if (use_s) rs[c] += static_cast<Sum>(v);
-            if (FULL && use_w) rw[c] += static_cast<Sum>(v) * static_cast<Sum>(pos0 + k);
-          }
-          if constexpr (FULL) {
-            if (use_mm) {
-              rn[c] = Tr::vmin(rn[c], v);
-              rx[c] = Tr::vmax(rx[c], v);
-            }
-          }
-        }
+        if (FULL && c < cc) fold(c, s0, e, rw[c], rn[c], rx[c]);
       }
-      L k = sg.l[0];
-#pragma unroll
-      for (int kk = 1; kk < V; ++kk)
-        if (kk == e) k = sg.l[kk];
       const unsigned xs = inl ? pos0 + static_cast<unsigned>(s0) : xs_prev;
       const unsigned xe = pos0 + static_cast<unsigned>(e);
       if (insert(k, static_cast<unsigned>(r), xs, xe, rs, rw, rn, rx)) continue;
