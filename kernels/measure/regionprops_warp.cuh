@@ -82,6 +82,7 @@ struct Pass1Acc {
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarpProbes = 16;
 constexpr int kMaxStripPixels = 16384;  // TH * TW: keeps the table's 32-bit sums and box bytes exact
+constexpr int kQS = 128;  // field stride of a warp table (entries): fixed, so fields sit at immediate offsets
 
 /// Per intensity type: segment and table sums (32-bit integers for uint8 / uint16: a strip of
 /// 16384 px sums below 2^30), extremes in the value domain and as order-preserving 32/64-bit keys
@@ -237,7 +238,7 @@ struct WTable {
   using Tr = ITraits<T>;
   L* key;
   unsigned *n, *ymin, *ymax, *xmin, *xmax, *ysum, *xsum;
-  typename Tr::Sum* s;  // [c * q + i]
+  typename Tr::Sum* s;  // [c * kQS + i]
   typename Tr::Key *mn, *mx;
   double *wy, *wx;
   int q;
@@ -247,12 +248,12 @@ struct WTable {
     unsigned* u = reinterpret_cast<unsigned*>(base + lay.u32);
     q = lay.q;
     n = u;
-    ymin = u + q;
-    ymax = u + 2 * q;
-    xmin = u + 3 * q;
-    xmax = u + 4 * q;
-    ysum = u + 5 * q;
-    xsum = u + 6 * q;
+    ymin = u + kQS;
+    ymax = u + 2 * kQS;
+    xmin = u + 3 * kQS;
+    xmax = u + 4 * kQS;
+    ysum = u + 5 * kQS;
+    xsum = u + 6 * kQS;
     s = lay.s >= 0 ? reinterpret_cast<typename Tr::Sum*>(base + lay.s) : nullptr;
     mn = lay.mn >= 0 ? reinterpret_cast<typename Tr::Key*>(base + lay.mn) : nullptr;
     mx = lay.mx >= 0 ? reinterpret_cast<typename Tr::Key*>(base + lay.mx) : nullptr;
@@ -267,12 +268,12 @@ struct WTable {
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       if (c >= cc) break;
-      if (s) s[c * q + i] = 0;
+      if (s) s[c * kQS + i] = 0;
       if (mn) {
-        mn[c * q + i] = ~typename Tr::Key(0);
-        mx[c * q + i] = 0;
+        mn[c * kQS + i] = ~typename Tr::Key(0);
+        mx[c * kQS + i] = 0;
       }
-      if (wy) wy[c * q + i] = wx[c * q + i] = 0;
+      if (wy) wy[c * kQS + i] = wx[c * kQS + i] = 0;
     }
   }
 
@@ -289,11 +290,11 @@ struct WTable {
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       const bool on = c < cc;
-      e.s[c] = on && s ? static_cast<double>(s[c * q + i]) : 0.0;
-      e.mn[c] = FULL && on && mn ? Tr::value(mn[c * q + i]) : 0.0;
-      e.mx[c] = FULL && on && mx ? Tr::value(mx[c * q + i]) : 0.0;
-      e.wy[c] = FULL && on && wy ? wy[c * q + i] : 0.0;
-      e.wx[c] = FULL && on && wx ? wx[c * q + i] : 0.0;
+      e.s[c] = on && s ? static_cast<double>(s[c * kQS + i]) : 0.0;
+      e.mn[c] = FULL && on && mn ? Tr::value(mn[c * kQS + i]) : 0.0;
+      e.mx[c] = FULL && on && mx ? Tr::value(mx[c * kQS + i]) : 0.0;
+      e.wy[c] = FULL && on && wy ? wy[c * kQS + i] : 0.0;
+      e.wx[c] = FULL && on && wx ? wx[c * kQS + i] : 0.0;
     }
     return e;
   }
@@ -426,15 +427,15 @@ __global__ void __launch_bounds__(256, (kWarpMinBlocks<L, T, V, CH, FULL>)) pass
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       if (c >= cc) break;
-      if (use_s) atomicAdd(tb.s + c * q + at, s[c]);
+      if (use_s) atomicAdd(tb.s + c * kQS + at, s[c]);
       if constexpr (FULL) {
         if (use_mm) {
-          atomicMin(tb.mn + c * q + at, Tr::key(mn[c]));
-          atomicMax(tb.mx + c * q + at, Tr::key(mx[c]));
+          atomicMin(tb.mn + c * kQS + at, Tr::key(mn[c]));
+          atomicMax(tb.mx + c * kQS + at, Tr::key(mx[c]));
         }
         if (use_w) {
-          atomicAdd(tb.wy + c * q + at, static_cast<double>(s[c]) * static_cast<double>(r));
-          atomicAdd(tb.wx + c * q + at, static_cast<double>(wx[c]));
+          atomicAdd(tb.wy + c * kQS + at, static_cast<double>(s[c]) * static_cast<double>(r));
+          atomicAdd(tb.wx + c * kQS + at, static_cast<double>(wx[c]));
         }
       }
     }
@@ -764,7 +765,7 @@ __global__ void widen_kernel(const L* __restrict__ in, std::int64_t n, std::int6
   if (i < n) out[i] = static_cast<std::int64_t>(in[i]);
 }
 
-/// The shared-memory layout of one warp of pass1_warp_kernel.
+/// The shared-memory layout of one warp of pass1_warp_kernel: q entries used of kQS per field.
 WarpLayout warp_layout(int q, std::size_t lsize, std::size_t sum_size, std::size_t key_size, const Pass1Acc& a) {
   WarpLayout w{};
   int bytes = 0;
@@ -773,7 +774,7 @@ WarpLayout warp_layout(int q, std::size_t lsize, std::size_t sum_size, std::size
     bytes += static_cast<int>((b + 15) / 16 * 16);
     return at;
   };
-  const std::size_t per = static_cast<std::size_t>(std::max(a.cc, 0)) * static_cast<std::size_t>(q);
+  const std::size_t per = static_cast<std::size_t>(std::max(a.cc, 0)) * kQS;
   const bool full = a.minmax || a.weighted;
   w.wy = full && a.weighted && a.cc > 0 ? take(per * 8) : -1;
   w.wx = full && a.weighted && a.cc > 0 ? take(per * 8) : -1;
@@ -781,14 +782,13 @@ WarpLayout warp_layout(int q, std::size_t lsize, std::size_t sum_size, std::size
   w.mn = full && a.minmax && a.cc > 0 ? take(per * key_size) : -1;
   w.mx = full && a.minmax && a.cc > 0 ? take(per * key_size) : -1;
   w.key = take(static_cast<std::size_t>(q) * lsize);
-  w.u32 = take(7 * static_cast<std::size_t>(q) * sizeof(unsigned));
+  w.u32 = take(7 * static_cast<std::size_t>(kQS) * sizeof(unsigned));
   w.stride = bytes;
   w.q = q;
   w.qbits = 0;
   while ((1 << w.qbits) < q) ++w.qbits;
   return w;
 }
-
 
 /// Strip geometry of an nz x ny x nx label image for V pixels per lane (th 0: 32 rows, halved
 /// down to 4 while the image has fewer than 8192 strips); count 0 past 32-bit axes or strips.
