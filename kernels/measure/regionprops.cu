@@ -1,31 +1,46 @@
 // measure.regionprops on CUDA: every region measured together in batched passes over the label
 // image, never a launch per region.
 //
-//   max     cub::DeviceReduce::Max over the labels (sizes the per-label tables).
-//   pass 1  one block per 16 x 128 tile (of one plane): the tile's labels (and small intensity
-//           images) staged in shared memory, each thread folds the runs of 8 pixels of a row in
-//           registers and adds each run into a per-block hash table keyed by slot (shared
-//           atomics on tile-local fields); each table entry then flushes once with global
-//           atomics: count, bbox (min as atomicMax of ~x, max as atomicMax of x + 1), integer
-//           coordinate sums, and per channel the intensity sum, extremes (order-preserving
-//           integer keys of the doubles) and sum I*x. Runs that find no room in the table go
-//           straight to the global atomics. Slots are the labels themselves up to kDenseLimit
-//           (sparse labels: the sorted unique labels, found by binary search).
+//   pass 1  (default) the warp-strip kernel of kernels/measure/regionprops_warp.cuh: each warp
+//           walks strips of TH rows x 32 V columns (V = 8 for int32 labels, else 4), one or two
+//           16-byte label loads per lane and row with the next row in flight; runs are found
+//           and merged across lanes in registers (heads by shuffle, a segmented shuffle scan
+//           carries a run's partial sums to the lane that holds its last pixel) and each
+//           foreground run adds once to the warp's private shared-memory table (label keys,
+//           32-bit strip-local fields, native shared atomics). At a strip's end each occupied
+//           entry becomes one record (fused mode) or one set of global atomics (direct mode):
+//           count, bbox (min as atomicMax of ~x, max as atomicMax of x + 1), integer coordinate
+//           sums, and per channel the intensity sum, extremes (order-preserving integer keys of
+//           the doubles) and sum I*x.
+//           fused (default, <= 4 channels): no max-label pass; the kernel also reduces the max
+//           label, the host reads it with the record count, sizes the slots (the labels up to
+//           kDenseLimit; sparse: the sorted unique record labels) and records_kernel adds the
+//           records. Records that overflow (capacity, a table without room) fall back to the
+//           direct mode with the max already known.
+//           direct: cub::DeviceReduce::Max, slots (sparse: sorted unique labels of the image),
+//           the kernel with runs that find no room going straight to the global atomics.
+//           CUSK_RP_PASS1=tile: the former 16 x 128 tile kernel below (one block per tile, the
+//           tile staged in shared memory, 8 px per thread, a 256-entry table per block).
 //   pack    flags -> exclusive scan -> row of each present label; one kernel gathers the rows
-//           into two packed buffers (int64, double) that cross to the host in two copies.
+//           into two packed buffers (int64, double) that cross to the host in two copies
+//           (regionprops; tables of pass-1 columns are built from the columns instead).
 //   local   (euler_number, perimeter, perimeter_crofton only) one thread per 2x2(x2) window or
 //           per pixel, adding scikit-image's configuration coefficients to the labels' rows.
 //   pass 2  (moments / intensity_std only) the same run walk with per-row bbox origin and
 //           centroids uploaded from pass 1: per run the sums of X^q and (X - c)^q along the row
 //           (q <= 3), weighted per channel, expanded over the row's Y^p (Z^r) powers at the flush.
 //
-// Cost at the issue's case (8192^2 int32 labels of ~35% blobs, uint8 intensity; area, centroid,
-// bbox, intensity_mean): max reads 256 MiB, pass 1 reads 256 + 64 MiB: 576 MiB, a floor of
-// 0.144 ms at 4.2 TB/s (pass 1 alone 0.08 ms). The blobs make ~3.5 M runs (~6.7 px); the former
-// per-run flushes (one per run and 32-px segment: ~4.1 M x 8 global atomics) measured 1.12 ms for
-// pass 1 (315 GB/s). Per 16 x 128 tile they combine into ~0.38 M table entries (x 8 atomics), the
-// runs' ~6 M shared-table adds stay on the SMs. Prediction: pass 1 ~0.15-0.2 ms, 0.3-0.4 ms end
-// to end (target 1.0 ms).
+// Cost at the issue's case (8192^2 int32 labels of ~35% blobs, 145,316 regions, uint8
+// intensity; area, centroid, bbox, intensity_mean): pass 1 reads 256 + 64 MiB, a floor of
+// 0.08 ms at 4.2 TB/s (the direct mode's max pass reads the labels again: 0.144 ms). The blobs
+// make ~3.5 M runs (~6.7 px) and 261 k (label, 32 x 256 strip) records (8.4 MB written and read
+// back, 2.1 M global atomics). The former tile kernel measured 0.814 ms (434 GB/s): a shared
+// fp64 atomicAdd is a CAS loop (ATOMS.CAST.SPIN.64) and its 16 threads per tile row, most of
+// one label, contended on it; 48 registers and 20.8 KB per 256-thread block, each block a load
+// phase then a compute phase. The warp kernel: ~150 instructions per 256-px row segment plus
+// ~90 per run added (~2.5 rounds per segment) = ~105 M warp instructions, 80 registers (3
+// blocks of 8 warps per SM, 1.3 KB of loads in flight per warp). Prediction: pass 1 0.13-0.2
+// ms (issue-bound), 0.25-0.4 ms end to end (target 1.0 ms, stretch 0.5).
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -60,16 +75,16 @@ struct Rows {
   int nd;
 };
 
-// ---- pass 1: 16 x 128 tiles combined in shared memory --------------------------------------------
+// ---- pass 1, former kernel: 16 x 128 tiles combined in shared memory (CUSK_RP_PASS1=tile) ------
+// Kept for the H200 comparison with the warp-strip kernel (TEMPORARY: remove with the switch).
 // One block per tile of one plane (grid-stride over tiles). The block stages the tile's labels
 // (and, when small, its intensities) in shared memory with coalesced loads; each thread folds the
 // runs of 8 consecutive pixels of one tile row in registers and adds each run into a per-block
 // hash table keyed by slot (shared-memory atomics on tile-local 32-bit fields); at the end of the
-// tile each occupied table entry is flushed with one set of global atomics. A region therefore
-// costs one global flush per tile it touches instead of one per run (8192^2 blobs: ~0.4 M
-// flushes instead of ~4.1 M). A run whose slot does not fit the table (more than kSlots labels in
-// a tile, a probe sequence longer than kProbes, a slot index >= 2^31) is flushed straight to the
-// global accumulators as before, so any label image is measured exactly.
+// tile each occupied table entry is flushed with one set of global atomics. A run whose slot does
+// not fit the table (more than kSlots labels in a tile, a probe sequence longer than kProbes, a
+// slot index >= 2^31) is flushed straight to the global accumulators, so any label image is
+// measured exactly.
 
 constexpr int kTileH = 16, kTileW = 128, kChunk = 8;
 constexpr int kTileThreads = kTileH * kTileW / kChunk;  // 256: 16 threads per tile row
