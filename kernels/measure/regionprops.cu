@@ -759,10 +759,13 @@ Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
 ///   CUSK_RP_V     = 8 (default) | 4         pixels per lane (8: int32 labels, uint8 / uint16 /
 ///                                           no intensity, sum-only tables; else 4)
 ///   CUSK_RP_WARPS = warps per block, 1-8 (default 8)
+///   CUSK_RP_GRID  = 0 (default) | 1         the resident blocks walk all strips, or a block per
+///                                           CUSK_RP_WARPS strips (the hardware balances)
 ///   CUSK_RP_RECCAP = record capacity (default max(65536, pixels / 32); tests force overflow)
 struct Pass1Options {
   bool tile = false, fuse = true;
   int th = 0, q = 0, v = 8, warps = 8;
+  bool grid_all = false;
   std::int64_t reccap = 0;
 };
 
@@ -779,6 +782,7 @@ Pass1Options pass1_options() {
   o.q = static_cast<int>(num("CUSK_RP_Q", 0));
   o.v = num("CUSK_RP_V", 8) == 4 ? 4 : 8;
   o.warps = static_cast<int>(std::clamp<long long>(num("CUSK_RP_WARPS", 8), 1, 8));
+  o.grid_all = num("CUSK_RP_GRID", 0) != 0;
   o.reccap = std::max<long long>(num("CUSK_RP_RECCAP", 0), 0);
   return o;
 }
@@ -822,8 +826,8 @@ void launch_warp_inst(const L* lab, const T* in, const StripGeo& g, const SlotMa
   int per_sm = 0;
   CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   const std::int64_t need = (g.count + o.warps - 1) / o.warps;
-  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(
-      1, std::min<std::int64_t>(need, static_cast<std::int64_t>(std::max(per_sm, 1)) * sms)));
+  const std::int64_t resident = static_cast<std::int64_t>(std::max(per_sm, 1)) * sms;
+  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, o.grid_all ? need : std::min(need, resident)));
   kernel<<<grid, threads, smem, s>>>(lab, in, g, map, a, lay, rec);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }

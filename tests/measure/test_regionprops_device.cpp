@@ -313,10 +313,10 @@ TEST(GpuRegionpropsPass1, OddShapesStridedViewsAndStream) {
 
 // ---- every variant of pass 1's temporary switches (kernels/measure/regionprops.cu) -------------
 // The host code reads CUSK_RP_* on every call; each variant below runs the same inputs against
-// the CPU tables: the warp-strip kernel fused (records + max label) and direct, 8 px per lane,
-// strip heights 1 / 7 / 128, small and large tables (overflow runs), 1 and 2 warps per block, a
-// record capacity that forces the fallback, the former tile kernel, and the host Table through
-// the per-label statistics instead of the device columns.
+// the CPU tables: the warp-strip kernel fused (records + max label) and direct, 8 and 4 px per
+// lane, strip heights 1 / 7 / 128, small and large tables (overflow runs), 1 and 2 warps per
+// block, a block per 8 strips, a record capacity that forces the fallback, the former tile
+// kernel, and the host Table through the per-label statistics instead of the device columns.
 
 class ScopedEnv {
  public:
@@ -341,7 +341,8 @@ class ScopedEnv {
 
  private:
   static constexpr const char* kNames[] = {"CUSK_RP_PASS1", "CUSK_RP_FUSE", "CUSK_RP_TH",     "CUSK_RP_Q",
-                                           "CUSK_RP_V",     "CUSK_RP_WARPS", "CUSK_RP_RECCAP", "CUSK_RP_HOSTCOLS"};
+                                           "CUSK_RP_V",     "CUSK_RP_WARPS", "CUSK_RP_RECCAP", "CUSK_RP_HOSTCOLS",
+                                           "CUSK_RP_GRID"};
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
@@ -387,9 +388,10 @@ TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
   const std::vector<Vars> variants = {
       {},
       {{"CUSK_RP_FUSE", "0"}},
-      {{"CUSK_RP_V", "8"}},
-      {{"CUSK_RP_V", "8"}, {"CUSK_RP_FUSE", "0"}, {"CUSK_RP_WARPS", "2"}},
-      {{"CUSK_RP_TH", "1"}},
+      {{"CUSK_RP_V", "4"}},
+      {{"CUSK_RP_V", "4"}, {"CUSK_RP_FUSE", "0"}, {"CUSK_RP_WARPS", "2"}},
+      {{"CUSK_RP_TH", "1"}, {"CUSK_RP_GRID", "1"}},
+      {{"CUSK_RP_V", "4"}, {"CUSK_RP_GRID", "1"}},
       {{"CUSK_RP_TH", "7"}, {"CUSK_RP_Q", "32"}},
       {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "128"}, {"CUSK_RP_WARPS", "1"}},
       {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "32"}, {"CUSK_RP_FUSE", "0"}},
