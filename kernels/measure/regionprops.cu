@@ -1007,7 +1007,7 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
       const auto nrec = static_cast<std::int64_t>(c[0]);
       maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(c[2]));
       if (c[1] == 0 && nrec <= cap) {
-        if (dense_ok(maxl)) {
+        if (dense_ok(maxl) || nrec == 0) {
           map.max_label = maxl;
           S = maxl + 1;
         } else {
