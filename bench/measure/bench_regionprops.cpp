@@ -1,9 +1,12 @@
 // measure.regionprops_table on labelled blobs (35% foreground, the case: measure.label of
 // the benchmark texture above its 65th percentile, int32 labels) with a uint8 intensity image.
-// Floor for (area, centroid, bbox, intensity_mean): the max-label reduction reads the labels
-// (4 B/px) and pass 1 reads labels + intensity (5 B/px): 9 B/px, 8192^2 -> 604 MB, 0.144 ms at
-// 4.2 TB/s. Predicted 0.35-0.5 ms (run flush atomics, two host reads of small results and the
-// packed-row copy; kernels/measure/regionprops.cu). Target (H200, 8192^2): <= 1.0 ms.
+// 8192^2: 145,316 regions (the CPU backend's measure.label of the same blobs; the device
+// benchmark reports its count as `regions`), ~3.5 M row runs of ~6.7 px. Floor for (area, centroid, bbox, intensity_mean): pass 1 reads labels +
+// intensity (5 B/px): 8192^2 -> 335 MB, 0.08 ms at 4.2 TB/s (the direct mode's max-label pass
+// adds 4 B/px: 0.144 ms; bytes_processed below stays 9 B/px for comparison with earlier runs).
+// Target (H200, 8192^2): <= 1.0 ms. Temporary switches of pass 1 (CUSK_RP_*: kernel, fused max,
+// strip height, table size, pixels per lane, warps per block, host columns) are listed in
+// kernels/measure/regionprops.cu; they apply to every benchmark here.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -50,24 +53,29 @@ void BM_RegionpropsTable_target(benchmark::State& st) {
   });
 }
 
-/// Adds pass 2 (order-3 raw/central moments, weighted moments, intensity std): 2 x 9 B/px floor.
-// The same columns left on the device (regionprops_table_device; cuCIM also returns device arrays):
-// no packed rows cross PCIe (745 k regions x 13 values: ~77 MB for the host Table), one host read
-// of the region count. Floor 0.144 ms as above (the max-label reduction reads the 268 MB of labels,
-// pass 1 the labels + 67 MB of uint8 intensity: 0.064 + 0.08 ms). Pass 1 measured 1.12 ms with a
-// flush of 8 global atomics per run; with the runs combined per 16 x 128 tile in shared memory
-// (~10x fewer global flushes) predicted: pass 1 0.15-0.25 ms, 0.3-0.4 ms end to end (target 1.0).
+// The host Table of these pass-1 columns: the device columns below, each copied once into its
+// host column (8 x 145 k values, 9.3 MB); it measured 11.6 and 20.5 ms through the packed
+// per-label statistics (15 MB of packed rows, then ~25 MB of host vectors built from them: page
+// faults of fresh host memory on every call). Predicted 2-5 ms (host memory bound).
+
+/// The same columns left on the device (regionprops_table_device; cuCIM also returns device
+/// arrays): one host read of the max label and record count, one of the region count. The tile
+/// kernel measured pass 1 0.814 ms (1.01 ms end to end); the warp-strip kernel with the fused max
+/// label: predicted pass 1 0.13-0.2 ms, 0.25-0.4 ms end to end (target 1.0, stretch 0.5).
 void BM_RegionpropsTableDevice_target(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Inputs& in = inputs(cuskbench::shape_arg(st), Device::cuda());
   cuskbench::run(st, 9.0 * static_cast<double>(in.labels.size()), [&](const Stream& s) {
     benchmark::DoNotOptimize(cuskimage::measure::regionprops_table_device(in.labels, in.intensity, kTargetProps, {}, s));
   });
+  const auto t = cuskimage::measure::regionprops_table_device(in.labels, in.intensity, kTargetProps);
+  st.counters["regions"] = static_cast<double>(t.columns.front().shape(0));
 }
 
-/// Report only: the table's worst case, labels from a hash of the pixel index (1..2^20, ~2000
-/// labels per 16 x 128 tile): the tile tables overflow and most runs (one pixel each) take the
-/// direct global atomics, ~67 M flushes.
+/// Report only: the table's worst case, labels from a hash of the pixel index (1..2^20, ~4000
+/// labels per 32 x 128 strip): the tables overflow and most runs (one pixel each) take the direct
+/// global atomics, ~67 M flushes (12.6 ms with the tile kernel; the fused mode adds one wasted
+/// pass over the image before it falls back).
 void BM_RegionpropsTableDevice_noise(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   static Array labels, intensity;
@@ -88,6 +96,7 @@ void BM_RegionpropsTableDevice_noise(benchmark::State& st) {
   });
 }
 
+/// Adds pass 2 (order-3 raw/central moments, weighted moments, intensity std): 2 x 9 B/px floor.
 void BM_RegionpropsTable_moments(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Inputs& in = inputs(cuskbench::shape_arg(st), Device::cuda());

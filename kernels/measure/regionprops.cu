@@ -1,39 +1,56 @@
 // measure.regionprops on CUDA: every region measured together in batched passes over the label
 // image, never a launch per region.
 //
-//   max     cub::DeviceReduce::Max over the labels (sizes the per-label tables).
-//   pass 1  one block per 16 x 128 tile (of one plane): the tile's labels (and small intensity
-//           images) staged in shared memory, each thread folds the runs of 8 pixels of a row in
-//           registers and adds each run into a per-block hash table keyed by slot (shared
-//           atomics on tile-local fields); each table entry then flushes once with global
-//           atomics: count, bbox (min as atomicMax of ~x, max as atomicMax of x + 1), integer
-//           coordinate sums, and per channel the intensity sum, extremes (order-preserving
-//           integer keys of the doubles) and sum I*x. Runs that find no room in the table go
-//           straight to the global atomics. Slots are the labels themselves up to kDenseLimit
-//           (sparse labels: the sorted unique labels, found by binary search).
+//   pass 1  (default) the warp-strip kernel of kernels/measure/regionprops_warp.cuh: each warp
+//           walks strips of TH rows x 32 V columns (V = 8 for int32 labels, else 4), one or two
+//           16-byte label loads per lane and row with the next row in flight; runs are found
+//           and merged across lanes in registers (heads by shuffle, a segmented shuffle scan
+//           carries a run's partial sums to the lane that holds its last pixel) and each
+//           foreground run adds once to the warp's private shared-memory table (label keys,
+//           32-bit strip-local fields, native shared atomics). At a strip's end each occupied
+//           entry becomes one record (fused mode) or one set of global atomics (direct mode):
+//           count, bbox (min as atomicMax of ~x, max as atomicMax of x + 1), integer coordinate
+//           sums, and per channel the intensity sum, extremes (order-preserving integer keys of
+//           the doubles) and sum I*x.
+//           fused (default, <= 4 channels): no max-label pass; the kernel also reduces the max
+//           label, the host reads it with the record count, sizes the slots (the labels up to
+//           kDenseLimit; sparse: the sorted unique record labels) and records_kernel adds the
+//           records. Records that overflow (capacity, a table without room) fall back to the
+//           direct mode with the max already known.
+//           direct: cub::DeviceReduce::Max, slots (sparse: sorted unique labels of the image),
+//           the kernel with runs that find no room going straight to the global atomics.
+//           CUSK_RP_PASS1=tile: the former 16 x 128 tile kernel below (one block per tile, the
+//           tile staged in shared memory, 8 px per thread, a 256-entry table per block).
 //   pack    flags -> exclusive scan -> row of each present label; one kernel gathers the rows
-//           into two packed buffers (int64, double) that cross to the host in two copies.
+//           into two packed buffers (int64, double) that cross to the host in two copies
+//           (regionprops; tables of pass-1 columns are built from the columns instead).
 //   local   (euler_number, perimeter, perimeter_crofton only) one thread per 2x2(x2) window or
 //           per pixel, adding scikit-image's configuration coefficients to the labels' rows.
 //   pass 2  (moments / intensity_std only) the same run walk with per-row bbox origin and
 //           centroids uploaded from pass 1: per run the sums of X^q and (X - c)^q along the row
 //           (q <= 3), weighted per channel, expanded over the row's Y^p (Z^r) powers at the flush.
 //
-// Cost at the issue's case (8192^2 int32 labels of ~35% blobs, uint8 intensity; area, centroid,
-// bbox, intensity_mean): max reads 256 MiB, pass 1 reads 256 + 64 MiB: 576 MiB, a floor of
-// 0.144 ms at 4.2 TB/s (pass 1 alone 0.08 ms). The blobs make ~3.5 M runs (~6.7 px); the former
-// per-run flushes (one per run and 32-px segment: ~4.1 M x 8 global atomics) measured 1.12 ms for
-// pass 1 (315 GB/s). Per 16 x 128 tile they combine into ~0.38 M table entries (x 8 atomics), the
-// runs' ~6 M shared-table adds stay on the SMs. Prediction: pass 1 ~0.15-0.2 ms, 0.3-0.4 ms end
-// to end (target 1.0 ms).
+// Cost at the issue's case (8192^2 int32 labels of ~35% blobs, 145,316 regions, uint8
+// intensity; area, centroid, bbox, intensity_mean): pass 1 reads 256 + 64 MiB, a floor of
+// 0.08 ms at 4.2 TB/s (the direct mode's max pass reads the labels again: 0.144 ms). The blobs
+// make ~3.5 M runs (~6.7 px) and 261 k (label, 32 x 256 strip) records (8.4 MB written and read
+// back, 2.1 M global atomics). The former tile kernel measured 0.814 ms (434 GB/s): a shared
+// fp64 atomicAdd is a CAS loop (ATOMS.CAST.SPIN.64) and its 16 threads per tile row, most of
+// one label, contended on it; 48 registers and 20.8 KB per 256-thread block, each block a load
+// phase then a compute phase. The warp kernel: ~150 instructions per 256-px row segment plus
+// ~90 per run added (~2.5 rounds per segment) = ~105 M warp instructions, 80 registers (3
+// blocks of 8 warps per SM, 1.3 KB of loads in flight per warp). Prediction: pass 1 0.13-0.2
+// ms (issue-bound), 0.25-0.4 ms end to end (target 1.0 ms, stretch 0.5).
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
@@ -45,48 +62,12 @@
 namespace cuskimage::measure::detail {
 namespace {
 
-using u64 = unsigned long long;
 constexpr int kSeg = 32;          // pixels per thread along a row
 constexpr int kMaxCh = 4;         // channels per launch (more: several launches)
 constexpr std::int64_t kDenseLimit = std::int64_t(1) << 24;
 
-/// Monotone map of doubles to unsigned keys (for atomicMin/Max of doubles).
-__device__ __forceinline__ u64 dkey(double v) {
-  const u64 b = static_cast<u64>(__double_as_longlong(v));
-  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
-}
-__host__ __device__ __forceinline__ double dkey_inv(u64 k) {
-  const u64 b = (k >> 63) ? (k & 0x7fffffffffffffffull) : ~k;
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(b));
-#else
-  double d;
-  std::memcpy(&d, &b, sizeof d);
-  return d;
-#endif
-}
-
-/// Label -> slot: the label itself (dense), its row (dense after packing), or its index in the
-/// sorted unique labels (sparse).
-struct SlotMap {
-  const std::int64_t* keys = nullptr;  // sparse
-  std::int64_t nkeys = 0;
-  const std::int64_t* row_of = nullptr;  // dense rows (pass 2)
-  std::int64_t max_label = 0;
-  __device__ __forceinline__ std::int64_t slot(std::int64_t l) const {
-    if (l <= 0) return -1;
-    if (keys) {
-      std::int64_t lo = 0, hi = nkeys;
-      while (lo < hi) {
-        const std::int64_t mid = (lo + hi) >> 1;
-        if (keys[mid] < l) lo = mid + 1; else hi = mid;
-      }
-      return (lo < nkeys && keys[lo] == l) ? lo : -1;
-    }
-    if (l > max_label) return -1;
-    return row_of ? row_of[l] : l;
-  }
-};
+// u64, dkey, SlotMap, Pass1Acc and the warp-strip pass 1 (also compiled by the CPU emulator test).
+#include "kernels/measure/regionprops_warp.cuh"
 
 /// Row geometry shared by both passes: rows of length W, row -> (z, y).
 struct Rows {
@@ -94,24 +75,16 @@ struct Rows {
   int nd;
 };
 
-struct Pass1Acc {
-  u64 *cnt, *lo, *hi, *csum;  // cnt[S], lo/hi/csum[S*nd]
-  double *isum, *iwsum;       // [S*C], [S*C*nd]
-  u64 *imin, *imax;           // [S*C] (imin holds ~key)
-  int nch, c0, cc;            // channels, this launch's first channel and count
-  bool geometry, sum, minmax, weighted;
-};
-
-// ---- pass 1: 16 x 128 tiles combined in shared memory --------------------------------------------
+// ---- pass 1, former kernel: 16 x 128 tiles combined in shared memory (CUSK_RP_PASS1=tile) ------
+// Kept for the H200 comparison with the warp-strip kernel (TEMPORARY: remove with the switch).
 // One block per tile of one plane (grid-stride over tiles). The block stages the tile's labels
 // (and, when small, its intensities) in shared memory with coalesced loads; each thread folds the
 // runs of 8 consecutive pixels of one tile row in registers and adds each run into a per-block
 // hash table keyed by slot (shared-memory atomics on tile-local 32-bit fields); at the end of the
-// tile each occupied table entry is flushed with one set of global atomics. A region therefore
-// costs one global flush per tile it touches instead of one per run (8192^2 blobs: ~0.4 M
-// flushes instead of ~4.1 M). A run whose slot does not fit the table (more than kSlots labels in
-// a tile, a probe sequence longer than kProbes, a slot index >= 2^31) is flushed straight to the
-// global accumulators as before, so any label image is measured exactly.
+// tile each occupied table entry is flushed with one set of global atomics. A run whose slot does
+// not fit the table (more than kSlots labels in a tile, a probe sequence longer than kProbes, a
+// slot index >= 2^31) is flushed straight to the global accumulators, so any label image is
+// measured exactly.
 
 constexpr int kTileH = 16, kTileW = 128, kChunk = 8;
 constexpr int kTileThreads = kTileH * kTileW / kChunk;  // 256: 16 threads per tile row
@@ -777,8 +750,104 @@ Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
   return Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(dev, s);
 }
 
+/// Pass 1's variants. TEMPORARY switches (environment variables read on every call) so that one
+/// H200 run compares them; the GPU tests run every variant. Defaults are the prediction.
+///   CUSK_RP_PASS1 = warp (default) | tile   the warp-strip kernel, or the 16 x 128 tile kernel
+///   CUSK_RP_FUSE  = 1 (default) | 0         records + fused max label, or cub max first
+///   CUSK_RP_TH    = strip rows (default: 32, halved down to 4 while the image has < 8192 strips)
+///   CUSK_RP_Q     = table entries per warp, 32 | 64 | 128 (default: TH * TW / 64 within that)
+///   CUSK_RP_V     = 8 (default) | 4         pixels per lane (8: int32 labels, uint8 / uint16 /
+///                                           no intensity, sum-only tables; else 4)
+///   CUSK_RP_WARPS = warps per block, 1-8 (default 8)
+///   CUSK_RP_GRID  = 0 (default) | 1         the resident blocks walk all strips, or a block per
+///                                           CUSK_RP_WARPS strips (the hardware balances)
+///   CUSK_RP_RECCAP = record capacity (default max(65536, pixels / 32); tests force overflow)
+struct Pass1Options {
+  bool tile = false, fuse = true;
+  int th = 0, q = 0, v = 8, warps = 8;
+  bool grid_all = false;
+  std::int64_t reccap = 0;
+};
+
+Pass1Options pass1_options() {
+  auto num = [](const char* name, long long def) {
+    const char* s = std::getenv(name);
+    return s && *s ? std::atoll(s) : def;
+  };
+  Pass1Options o;
+  const char* k = std::getenv("CUSK_RP_PASS1");
+  o.tile = k && std::strcmp(k, "tile") == 0;
+  o.fuse = num("CUSK_RP_FUSE", 1) != 0;
+  o.th = static_cast<int>(std::clamp<long long>(num("CUSK_RP_TH", 0), 0, 128));
+  o.q = static_cast<int>(num("CUSK_RP_Q", 0));
+  o.v = num("CUSK_RP_V", 8) == 4 ? 4 : 8;
+  o.warps = static_cast<int>(std::clamp<long long>(num("CUSK_RP_WARPS", 8), 1, 8));
+  o.grid_all = num("CUSK_RP_GRID", 0) != 0;
+  o.reccap = std::max<long long>(num("CUSK_RP_RECCAP", 0), 0);
+  return o;
+}
+
+/// Pixels per lane of this launch's kernel instance (V = 8 is instantiated for the sum-only
+/// tables of int32 labels with uint8 / uint16 intensity or none).
+template <class L, class T>
+int warp_v(const Pass1Options& o, const Pass1Acc& a) {
+  const bool full = a.minmax || a.weighted;
+  constexpr bool v8 = sizeof(L) == 4 && (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
+  return (v8 && o.v == 8 && !full && a.cc <= 1) ? 8 : 4;
+}
+
+/// Strip geometry of the labels for V pixels per lane (count 0 past 32-bit axes / strips).
+template <class L, class T>
+StripGeo strip_geo(const Array& labels, const Array& intensity, int nch, int v, const Pass1Options& o) {
+  const int nd = labels.ndim();
+  StripGeo g = make_strip_geo(nd, nd == 3 ? labels.shape(0) : 1, labels.shape(nd - 2), labels.shape(nd - 1), v, o.th);
+  auto aligned = [](const void* p, std::size_t b) { return reinterpret_cast<std::uintptr_t>(p) % b == 0; };
+  g.lab_vec = g.nx % v == 0 && aligned(labels.data(), v * sizeof(L));
+  g.int_vec = nch == 1 && g.nx % v == 0 && intensity.valid() && aligned(intensity.data(), v * sizeof(T));
+  return g;
+}
+
+int sm_count(Device dev) {
+  int n = 0;
+  CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev.index()));
+  return std::max(n, 1);
+}
+
+template <class L, class T, int V, int CH, bool FULL>
+void launch_warp_inst(const L* lab, const T* in, const StripGeo& g, const SlotMap& map, const Pass1Acc& a,
+                      const Records& rec, const Pass1Options& o, int sms, cudaStream_t s) {
+  using Tr = ITraits<T>;
+  const WarpLayout lay = warp_layout(warp_q(g, o.q), sizeof(L), sizeof(typename Tr::Sum), sizeof(typename Tr::Key), a);
+  auto* kernel = pass1_warp_kernel<L, T, V, CH, FULL>;
+  const int threads = 32 * o.warps;
+  const int smem = lay.stride * o.warps;
+  if (smem > 48 * 1024)
+    CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int per_sm = 0;
+  CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  const std::int64_t need = (g.count + o.warps - 1) / o.warps;
+  const std::int64_t resident = static_cast<std::int64_t>(std::max(per_sm, 1)) * sms;
+  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, o.grid_all ? need : std::min(need, resident)));
+  kernel<<<grid, threads, smem, s>>>(lab, in, g, map, a, lay, rec);
+  CUSK_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class L, class T>
+void launch_warp(const L* lab, const T* in, const StripGeo& g, int v, const SlotMap& map, const Pass1Acc& a,
+                 const Records& rec, const Pass1Options& o, int sms, cudaStream_t s) {
+  const bool full = a.minmax || a.weighted;
+  constexpr bool v8 = sizeof(L) == 4 && (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
+  if (!full && a.cc <= 1) {
+    if constexpr (v8)
+      if (v == 8) return launch_warp_inst<L, T, 8, 1, false>(lab, in, g, map, a, rec, o, sms, s);
+    return launch_warp_inst<L, T, 4, 1, false>(lab, in, g, map, a, rec, o, sms, s);
+  }
+  if (a.cc <= 1) return launch_warp_inst<L, T, 4, 1, true>(lab, in, g, map, a, rec, o, sms, s);
+  launch_warp_inst<L, T, 4, kMaxCh, true>(lab, in, g, map, a, rec, o, sms, s);
+}
+
 template <class L, class T, int CH>
-void launch_pass1(const L* lab, const T* in, const Tiles& tg, const SlotMap& map, const Pass1Acc& a, cudaStream_t s) {
+void launch_tile(const L* lab, const T* in, const Tiles& tg, const SlotMap& map, const Pass1Acc& a, cudaStream_t s) {
   const TileLayout lay = tile_layout(sizeof(L), sizeof(T), a);
   auto* kernel = pass1_tile_kernel<L, T, CH>;
   if (lay.bytes > 48 * 1024)
@@ -796,8 +865,40 @@ struct Pass1 {
   std::int64_t S = 0, n = 0;  // slots; present labels (rows)
 };
 
-/// The max-label reduction, pass 1 and the row numbering (one host read of the max label, one of
-/// the row count).
+/// The sorted unique values of `k` (int64, n of them; sorted in place) and their count (one host
+/// read).
+Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, const Stream& stream) {
+  const cudaStream_t s = stream.handle();
+  const Device dev = k.device();
+  Array buf = Array::empty({std::max<std::int64_t>(n, 1)}, DType::int64, dev, stream);
+  cub::DoubleBuffer<std::int64_t> db(ptr<std::int64_t>(k), ptr<std::int64_t>(buf));
+  std::size_t b2 = 0;
+  CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b2, db, n, 0, 64, s));
+  Array t2 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b2, 1))}, DType::uint8, dev, stream);
+  CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(t2.data(), b2, db, n, 0, 64, s));
+  Array uniq = Array::empty({std::max<std::int64_t>(n, 1)}, DType::int64, dev, stream);
+  Array nuniq = Array::empty({1}, DType::int64, dev, stream);
+  std::size_t b3 = 0;
+  CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, b3, db.Current(), ptr<std::int64_t>(uniq), ptr<std::int64_t>(nuniq),
+                                            n, s));
+  Array t3 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b3, 1))}, DType::uint8, dev, stream);
+  CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(t3.data(), b3, db.Current(), ptr<std::int64_t>(uniq),
+                                            ptr<std::int64_t>(nuniq), n, s));
+  const Array hn = nuniq.to(Device::cpu(), stream);
+  stream.synchronize();
+  nu = hn.data<std::int64_t>()[0];
+  return uniq;
+}
+
+/// Pass 1: slots, accumulators, the kernel(s), and the rows of the present labels (two host reads
+/// in all: the max label (with the fused max: the record count too) and the row count).
+///   fused (default, <= 4 channels): the warp kernel writes one record per (label, strip) and the
+///     max label; the host reads both, sizes the slots (dense: max + 1; sparse: the sorted unique
+///     record labels) and records_kernel adds the records. A record overflow (more than the
+///     capacity, or a run without room in its table) falls back to the direct pass with the max
+///     already known.
+///   direct: cub max (unless known), slots (sparse: sorted unique labels of the whole image), the
+///     kernel with global atomics at each strip's flush (one launch per group of 4 channels).
 template <class L, class T>
 Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const StatsRequest& req, const Stream& stream) {
   Pass1 P;
@@ -813,108 +914,191 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
   g.nrows = size / std::max<std::int64_t>(g.W, 1);
   g.ny = labels.shape(nd - 2);
   g.segs = (g.W + kSeg - 1) / kSeg;
+  const Pass1Options opt = pass1_options();
+  const int sms = sm_count(dev);
 
-  // Max label: sizes a dense table, else the sparse path sorts the labels.
-  Array maxv = Array::empty({1}, dtype_v<L>, dev, stream);
-  std::size_t bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, lab, ptr<L>(maxv), size, s));
-  Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, stream);
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab, ptr<L>(maxv), size, s));
-  const Array hmax = maxv.to(Device::cpu(), stream);
-  stream.synchronize();
-  const std::int64_t maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
-
+  const int C = nch;
+  const bool want_sum = C > 0 && (req.intensity_sum || req.weighted_first || req.intensity_sqdev);
+  const bool want_mm = C > 0 && req.intensity_minmax;
+  const bool want_w = C > 0 && req.weighted_first;
   SlotMap& map = P.map;
   Array& keys = P.keys;
   std::int64_t& S = P.S;
-  if (maxl <= std::min(kDenseLimit, 4 * size + 1024)) {
-    map.max_label = maxl;
-    S = maxl + 1;
-  } else {
-    // Sparse labels: the sorted unique positive labels are the slots.
-    Array sorted = labels.astype(DType::int64, stream);  // copy, sorted in place below
-    Array buf = Array::empty({size}, DType::int64, dev, stream);
-    std::size_t b2 = 0;
-    auto* k0 = ptr<std::int64_t>(sorted);
-    auto* k1 = ptr<std::int64_t>(buf);
-    cub::DoubleBuffer<std::int64_t> db(k0, k1);
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b2, db, size, 0, 64, s));
-    Array t2 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b2, 1))}, DType::uint8, dev, stream);
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(t2.data(), b2, db, size, 0, 64, s));
-    Array uniq = Array::empty({size}, DType::int64, dev, stream);
-    Array nuniq = Array::empty({1}, DType::int64, dev, stream);
-    std::size_t b3 = 0;
-    CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, b3, db.Current(), ptr<std::int64_t>(uniq),
-                                              ptr<std::int64_t>(nuniq), size, s));
-    Array t3 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b3, 1))}, DType::uint8, dev, stream);
-    CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(t3.data(), b3, db.Current(), ptr<std::int64_t>(uniq),
-                                              ptr<std::int64_t>(nuniq), size, s));
-    const Array hn = nuniq.to(Device::cpu(), stream);
-    stream.synchronize();
-    const std::int64_t nu = hn.data<std::int64_t>()[0];
-    // Skip the labels <= 0 at the front (usually one small host read of a few values).
-    std::int64_t first = 0;
-    for (bool done = false; !done && first < nu;) {
-      const std::int64_t end = std::min<std::int64_t>(nu, first + (1 << 16));
-      const Array hu = uniq.slice({Slice{first, end}}).to(Device::cpu(), stream);
-      stream.synchronize();
-      std::int64_t k = 0;
-      while (k < hu.size() && hu.data<std::int64_t>()[k] <= 0) ++k;
-      done = k < hu.size();
-      first += k;
+  auto dense_ok = [&](std::int64_t maxl) { return maxl <= std::min(kDenseLimit, 4 * size + 1024); };
+  auto alloc_acc = [&] {
+    P.cnt = dev_zeros(S, DType::uint64, dev, stream);
+    P.lo = dev_zeros(S * nd, DType::uint64, dev, stream);
+    P.hi = dev_zeros(S * nd, DType::uint64, dev, stream);
+    P.csum = dev_zeros(S * nd, DType::uint64, dev, stream);
+    if (want_sum) P.isum = dev_zeros(S * C, DType::float64, dev, stream);
+    if (want_mm) {
+      P.imin = dev_zeros(S * C, DType::uint64, dev, stream);
+      P.imax = dev_zeros(S * C, DType::uint64, dev, stream);
     }
-    S = nu - first;
-    keys = uniq.slice({Slice{first, nu}});
-    map.keys = ptr<std::int64_t>(keys);
-    map.nkeys = S;
-  }
-
-  const int C = nch;
-  Array& cnt = P.cnt = dev_zeros(S, DType::uint64, dev, stream);
-  Array& lo = P.lo = dev_zeros(S * nd, DType::uint64, dev, stream);
-  Array& hi = P.hi = dev_zeros(S * nd, DType::uint64, dev, stream);
-  Array& csum = P.csum = dev_zeros(S * nd, DType::uint64, dev, stream);
-  Array &isum = P.isum, &imin = P.imin, &imax = P.imax, &iwsum = P.iwsum;
-  const bool want_sum = C > 0 && (req.intensity_sum || req.weighted_first || req.intensity_sqdev);
-  if (want_sum) isum = dev_zeros(S * C, DType::float64, dev, stream);
-  if (C > 0 && req.intensity_minmax) {
-    imin = dev_zeros(S * C, DType::uint64, dev, stream);
-    imax = dev_zeros(S * C, DType::uint64, dev, stream);
-  }
-  if (C > 0 && req.weighted_first) iwsum = dev_zeros(S * C * nd, DType::float64, dev, stream);
-
-  Tiles tg{};
-  tg.nd = nd;
-  tg.nz = nd == 3 ? labels.shape(0) : 1;
-  tg.ny = labels.shape(nd - 2);
-  tg.nx = labels.shape(nd - 1);
-  tg.tx = (tg.nx + kTileW - 1) / kTileW;
-  tg.ty = (tg.ny + kTileH - 1) / kTileH;
-  tg.count = tg.nz * tg.ty * tg.tx;
-  for (int c0 = 0; c0 < std::max(C, 1); c0 += kMaxCh) {
+    if (want_w) P.iwsum = dev_zeros(S * C * nd, DType::float64, dev, stream);
+  };
+  auto acc_for = [&](int c0) {
     Pass1Acc a{};
-    a.cnt = ptr<u64>(cnt);
-    a.lo = ptr<u64>(lo);
-    a.hi = ptr<u64>(hi);
-    a.csum = ptr<u64>(csum);
-    a.isum = isum.valid() ? ptr<double>(isum) : nullptr;
-    a.iwsum = iwsum.valid() ? ptr<double>(iwsum) : nullptr;
-    a.imin = imin.valid() ? ptr<u64>(imin) : nullptr;
-    a.imax = imax.valid() ? ptr<u64>(imax) : nullptr;
+    a.cnt = P.cnt.valid() ? ptr<u64>(P.cnt) : nullptr;
+    a.lo = P.lo.valid() ? ptr<u64>(P.lo) : nullptr;
+    a.hi = P.hi.valid() ? ptr<u64>(P.hi) : nullptr;
+    a.csum = P.csum.valid() ? ptr<u64>(P.csum) : nullptr;
+    a.isum = P.isum.valid() ? ptr<double>(P.isum) : nullptr;
+    a.iwsum = P.iwsum.valid() ? ptr<double>(P.iwsum) : nullptr;
+    a.imin = P.imin.valid() ? ptr<u64>(P.imin) : nullptr;
+    a.imax = P.imax.valid() ? ptr<u64>(P.imax) : nullptr;
     a.nch = C;
     a.c0 = c0;
     a.cc = C > 0 ? std::min(kMaxCh, C - c0) : 0;
     a.geometry = c0 == 0;
-    a.sum = a.isum != nullptr;
-    a.minmax = a.imin != nullptr;
-    a.weighted = a.iwsum != nullptr;
+    a.sum = want_sum;
+    a.minmax = want_mm;
+    a.weighted = want_w;
     if (!a.sum && !a.minmax && !a.weighted) a.cc = 0;
-    if (!a.geometry && a.cc == 0) continue;
-    if (tg.count == 0) continue;
-    if (a.cc <= 1)
-      launch_pass1<L, T, 1>(lab, in, tg, map, a, s);
-    else
-      launch_pass1<L, T, kMaxCh>(lab, in, tg, map, a, s);
+    return a;
+  };
+
+  std::int64_t maxl = -1;  // unknown
+  bool done = false;
+  if (!opt.tile && opt.fuse && C <= kMaxCh && size > 0) {
+    const Pass1Acc a = acc_for(0);  // flags only: the accumulators come after the max
+    const int v = warp_v<L, T>(opt, a);
+    const StripGeo sg = strip_geo<L, T>(labels, intensity, nch, v, opt);
+    if (sg.count > 0) {
+      const std::int64_t cap = opt.reccap > 0 ? opt.reccap : std::max<std::int64_t>(65536, size / 32);
+      const int cc = a.cc;
+      // One allocation: labels, five u32 fields, then the channels' doubles.
+      std::int64_t bytes = 0;
+      auto take = [&](std::int64_t b) {
+        const std::int64_t at = bytes;
+        bytes += (b + 255) / 256 * 256;
+        return at;
+      };
+      const std::int64_t o_lab = take(cap * static_cast<std::int64_t>(sizeof(L)));
+      std::int64_t o_u[5];
+      for (auto& x : o_u) x = take(cap * 4);
+      const std::int64_t per = cap * cc * 8;
+      const std::int64_t o_s = (a.sum || a.weighted) && cc > 0 ? take(per) : -1;
+      const std::int64_t o_mn = a.minmax && cc > 0 ? take(per) : -1, o_mx = a.minmax && cc > 0 ? take(per) : -1;
+      const std::int64_t o_wy = a.weighted && cc > 0 ? take(per) : -1, o_wx = a.weighted && cc > 0 ? take(per) : -1;
+      Array rbuf = Array::empty({bytes}, DType::uint8, dev, stream);
+      Array ctr = Array::zeros({4}, DType::uint64, dev, stream);
+      auto* b = static_cast<unsigned char*>(rbuf.data());
+      Records rec;
+      rec.on = true;
+      rec.ctr = ptr<u64>(ctr);
+      rec.cap = cap;
+      rec.label = b + o_lab;
+      rec.strip = reinterpret_cast<unsigned*>(b + o_u[0]);
+      rec.n = reinterpret_cast<unsigned*>(b + o_u[1]);
+      rec.box = reinterpret_cast<unsigned*>(b + o_u[2]);
+      rec.ysum = reinterpret_cast<unsigned*>(b + o_u[3]);
+      rec.xsum = reinterpret_cast<unsigned*>(b + o_u[4]);
+      auto dptr = [&](std::int64_t o) { return o >= 0 ? reinterpret_cast<double*>(b + o) : nullptr; };
+      rec.s = dptr(o_s);
+      rec.mn = dptr(o_mn);
+      rec.mx = dptr(o_mx);
+      rec.wy = dptr(o_wy);
+      rec.wx = dptr(o_wx);
+      launch_warp<L, T>(lab, in, sg, v, SlotMap{}, a, rec, opt, sms, s);
+      const Array hc = ctr.to(Device::cpu(), stream);
+      stream.synchronize();
+      const auto* c = static_cast<const u64*>(hc.data());
+      const auto nrec = static_cast<std::int64_t>(c[0]);
+      maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(c[2]));
+      if (c[1] == 0 && nrec <= cap) {
+        if (dense_ok(maxl) || nrec == 0) {
+          map.max_label = maxl;
+          S = maxl + 1;
+        } else {
+          // Sparse labels: the slots are the sorted unique record labels (all labels > 0).
+          Array k64 = Array::empty({std::max<std::int64_t>(nrec, 1)}, DType::int64, dev, stream);
+          widen_kernel<L><<<blocks_for(nrec), 256, 0, s>>>(static_cast<const L*>(rec.label), nrec, ptr<std::int64_t>(k64));
+          CUSK_CUDA_CHECK(cudaGetLastError());
+          std::int64_t nu = 0;
+          Array uniq = unique_sorted(k64, nrec, nu, stream);
+          S = nu;
+          keys = uniq.slice({Slice{0, nu}});
+          map.keys = ptr<std::int64_t>(keys);
+          map.nkeys = S;
+        }
+        alloc_acc();
+        const Pass1Acc fa = acc_for(0);
+        if (nrec > 0) {
+          if (fa.cc <= 1)
+            records_kernel<L, 1><<<blocks_for(nrec), 256, 0, s>>>(rec, nrec, sg, map, fa);
+          else
+            records_kernel<L, kMaxCh><<<blocks_for(nrec), 256, 0, s>>>(rec, nrec, sg, map, fa);
+          CUSK_CUDA_CHECK(cudaGetLastError());
+        }
+        done = true;
+      }
+    }
+  }
+
+  if (!done) {
+    if (maxl < 0) {
+      // Max label: sizes a dense table, else the sparse path sorts the labels.
+      Array maxv = Array::empty({1}, dtype_v<L>, dev, stream);
+      std::size_t bytes = 0;
+      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, lab, ptr<L>(maxv), size, s));
+      Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, stream);
+      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab, ptr<L>(maxv), size, s));
+      const Array hmax = maxv.to(Device::cpu(), stream);
+      stream.synchronize();
+      maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
+    }
+    map = SlotMap{};
+    keys = Array();
+    if (dense_ok(maxl)) {
+      map.max_label = maxl;
+      S = maxl + 1;
+    } else {
+      // Sparse labels: the sorted unique positive labels are the slots.
+      Array sorted = labels.astype(DType::int64, stream);  // copy, sorted in place
+      std::int64_t nu = 0;
+      Array uniq = unique_sorted(sorted, size, nu, stream);
+      // Skip the labels <= 0 at the front (usually one small host read of a few values).
+      std::int64_t first = 0;
+      for (bool fin = false; !fin && first < nu;) {
+        const std::int64_t end = std::min<std::int64_t>(nu, first + (1 << 16));
+        const Array hu = uniq.slice({Slice{first, end}}).to(Device::cpu(), stream);
+        stream.synchronize();
+        std::int64_t k = 0;
+        while (k < hu.size() && hu.data<std::int64_t>()[k] <= 0) ++k;
+        fin = k < hu.size();
+        first += k;
+      }
+      S = nu - first;
+      keys = uniq.slice({Slice{first, nu}});
+      map.keys = ptr<std::int64_t>(keys);
+      map.nkeys = S;
+    }
+    alloc_acc();
+
+    Tiles tg{};
+    tg.nd = nd;
+    tg.nz = nd == 3 ? labels.shape(0) : 1;
+    tg.ny = labels.shape(nd - 2);
+    tg.nx = labels.shape(nd - 1);
+    tg.tx = (tg.nx + kTileW - 1) / kTileW;
+    tg.ty = (tg.ny + kTileH - 1) / kTileH;
+    tg.count = tg.nz * tg.ty * tg.tx;
+    for (int c0 = 0; c0 < std::max(C, 1); c0 += kMaxCh) {
+      const Pass1Acc a = acc_for(c0);
+      if (!a.geometry && a.cc == 0) continue;
+      if (tg.count == 0) continue;
+      const int v = warp_v<L, T>(opt, a);
+      const StripGeo sg = opt.tile ? StripGeo{} : strip_geo<L, T>(labels, intensity, nch, v, opt);
+      if (sg.count == 0) {  // the tile kernel: asked for, or past the warp kernel's 32-bit strips
+        if (a.cc <= 1)
+          launch_tile<L, T, 1>(lab, in, tg, map, a, s);
+        else
+          launch_tile<L, T, kMaxCh>(lab, in, tg, map, a, s);
+      } else {
+        launch_warp<L, T>(lab, in, sg, v, map, a, Records{}, opt, sms, s);
+      }
+    }
   }
 
   // Rows of the present labels, in increasing label order.
@@ -924,7 +1108,7 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
   if (!map.keys) {
     Array flags = Array::empty({S}, DType::int64, dev, stream);
     row_of = Array::empty({S}, DType::int64, dev, stream);
-    flags_kernel<<<blocks_for(S), 256, 0, s>>>(ptr<u64>(cnt), S, ptr<std::int64_t>(flags));
+    flags_kernel<<<blocks_for(S), 256, 0, s>>>(ptr<u64>(P.cnt), S, ptr<std::int64_t>(flags));
     CUSK_CUDA_CHECK(cudaGetLastError());
     std::size_t b4 = 0;
     CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));

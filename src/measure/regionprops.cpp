@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <numbers>
 #include <string>
@@ -523,6 +524,77 @@ void measure_set(RegionSet& s, const StatsRequest& req) {
       });
 }
 
+
+/// The pass-1 device columns of `properties` (regionprops_table's names, C order) into `names`
+/// and `specs`; false when a property is not one of them (it then needs the host statistics).
+/// Validates every property as regionprops_table does.
+bool device_column_specs(const RegionSet& set, const std::vector<std::string>& properties, const std::string& sep,
+                         std::string_view fn, std::vector<std::string>& names, std::vector<DeviceColumnSpec>& specs) {
+  bool device = true;
+  for (const auto& p : properties) {
+    const std::string cn = set.resolve(p, fn);
+    const PropInfo* info = find_prop(cn);
+    if (info && info->src == Src::object)
+      fail(fn, "argument 'properties': '", p, "' is an array per region with no table column; use measure::regionprops");
+    int kind = -1;
+    if (cn == "label") kind = kColLabel;
+    else if (cn == "area") kind = kColArea;
+    else if (cn == "num_pixels") kind = kColNumPixels;
+    else if (cn == "bbox") kind = kColBboxLo;
+    else if (cn == "centroid") kind = kColCentroid;
+    else if (cn == "centroid_local") kind = kColCentroidLocal;
+    else if (cn == "intensity_mean") kind = kColIntensityMean;
+    else if (cn == "intensity_min") kind = kColIntensityMin;
+    else if (cn == "intensity_max") kind = kColIntensityMax;
+    if (kind < 0) device = false;
+    const Shape shape = set.prop_shape(cn);
+    const std::int64_t k = shape_size(shape);
+    for (std::int64_t i = 0; i < k; ++i) {
+      names.push_back(column_name(p, shape, i, sep));
+      DeviceColumnSpec c;
+      c.kind = kind;
+      c.index = static_cast<int>(i);
+      if (kind == kColBboxLo && i >= set.ndim) {
+        c.kind = kColBboxHi;
+        c.index = static_cast<int>(i - set.ndim);
+      }
+      c.integer = info && info->integer;
+      specs.push_back(c);
+    }
+  }
+  return device;
+}
+
+/// The columns of `specs` on the label image's (CUDA) device: pass 1 and one kernel, one host read
+/// (the region count).
+std::vector<Array> device_columns(const RegionSet& set, const Array& label_image, const Array& intensity_image,
+                                  const std::vector<DeviceColumnSpec>& specs, const Stream& stream) {
+  std::vector<Array> out;
+  cuskimage::detail::on_backend(
+      label_image, stream, [] {},
+      [&](cudaStream_t h) {
+        const DType ldt = label_image.dtype();
+        const Array lab = (ldt == DType::int32 || ldt == DType::int64) ? label_image.contiguous(stream)
+                                                                       : label_image.astype(DType::int64, stream);
+        Array inten;
+        if (set.nch > 0) {
+          const DType idt = intensity_image.dtype();
+          const bool native = idt == DType::uint8 || idt == DType::uint16 || idt == DType::float32 || idt == DType::float64;
+          inten = native ? intensity_image.contiguous(stream) : intensity_image.astype(DType::float64, stream);
+        }
+        out = cuda_region_columns(lab, inten, static_cast<int>(set.nch), set.spacing, set.offset, specs, h);
+      });
+  return out;
+}
+
+/// regionprops_table of a CUDA label image builds pass-1-only tables from the device columns
+/// (each copied once into its host column) instead of the per-label statistics; temporary switch
+/// CUSK_RP_HOSTCOLS=0 restores the statistics path (for the H200 comparison).
+bool host_columns_from_device() {
+  const char* v = std::getenv("CUSK_RP_HOSTCOLS");
+  return !(v && *v == '0');
+}
+
 }  // namespace detail
 
 // ---- public API ---------------------------------------------------------------------------------
@@ -621,6 +693,28 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
     req.perimeter |= r.perimeter;
     req.crofton |= r.crofton;
   }
+  if (label_image.device().is_cuda() && opts.extra_properties.empty() && detail::host_columns_from_device()) {
+    std::vector<std::string> cols;
+    std::vector<detail::DeviceColumnSpec> specs;
+    if (detail::device_column_specs(*set, properties, opts.separator, kFn, cols, specs)) {
+      // Pass 1's columns computed on the device, each copied once into its host column.
+      const std::vector<Array> dev = detail::device_columns(*set, label_image, intensity_image, specs, stream);
+      Table t;
+      for (std::size_t j = 0; j < cols.size(); ++j) {
+        const std::int64_t rows = dev[j].shape(0);
+        if (specs[j].integer) {
+          std::vector<std::int64_t> v(static_cast<std::size_t>(rows));
+          if (rows > 0) Array::wrap(v.data(), {rows}, DType::int64, Device::cpu()).copy_from(dev[j], stream);
+          t.add_column(cols[j], std::move(v));
+        } else {
+          std::vector<double> v(static_cast<std::size_t>(rows));
+          if (rows > 0) Array::wrap(v.data(), {rows}, DType::float64, Device::cpu()).copy_from(dev[j], stream);
+          t.add_column(cols[j], std::move(v));
+        }
+      }
+      return t;
+    }
+  }
   detail::measure_set(*set, req);
 
   Table t;
@@ -670,41 +764,10 @@ DeviceTable regionprops_table_device(const Array& label_image, const Array& inte
   constexpr std::string_view kFn = "measure.regionprops_table_device";
   auto set = detail::make_set(label_image, intensity_image, opts, stream, kFn);
   // The device pass serves these; anything else goes through regionprops_table.
-  using detail::DeviceColumnSpec;
-  std::vector<DeviceColumnSpec> specs;
   DeviceTable t;
-  bool device = label_image.device().is_cuda() && opts.extra_properties.empty();
-  for (const auto& p : properties) {
-    const std::string cn = set->resolve(p, kFn);
-    const detail::PropInfo* info = detail::find_prop(cn);
-    if (info && info->src == detail::Src::object)
-      detail::fail(kFn, "argument 'properties': '", p, "' is an array per region with no table column; use measure::regionprops");
-    int kind = -1;
-    if (cn == "label") kind = detail::kColLabel;
-    else if (cn == "area") kind = detail::kColArea;
-    else if (cn == "num_pixels") kind = detail::kColNumPixels;
-    else if (cn == "bbox") kind = detail::kColBboxLo;
-    else if (cn == "centroid") kind = detail::kColCentroid;
-    else if (cn == "centroid_local") kind = detail::kColCentroidLocal;
-    else if (cn == "intensity_mean") kind = detail::kColIntensityMean;
-    else if (cn == "intensity_min") kind = detail::kColIntensityMin;
-    else if (cn == "intensity_max") kind = detail::kColIntensityMax;
-    if (kind < 0) device = false;
-    const Shape shape = set->prop_shape(cn);
-    const std::int64_t k = shape_size(shape);
-    for (std::int64_t i = 0; i < k; ++i) {
-      t.names.push_back(detail::column_name(p, shape, i, opts.separator));
-      DeviceColumnSpec c;
-      c.kind = kind;
-      c.index = static_cast<int>(i);
-      if (kind == detail::kColBboxLo && i >= set->ndim) {
-        c.kind = detail::kColBboxHi;
-        c.index = static_cast<int>(i - set->ndim);
-      }
-      c.integer = info && info->integer;
-      specs.push_back(c);
-    }
-  }
+  std::vector<detail::DeviceColumnSpec> specs;
+  const bool device = detail::device_column_specs(*set, properties, opts.separator, kFn, t.names, specs) &&
+                      label_image.device().is_cuda() && opts.extra_properties.empty();
   if (!device) {
     const Table host = regionprops_table(label_image, intensity_image, properties, opts, stream);
     t.names = host.names();
@@ -718,21 +781,7 @@ DeviceTable regionprops_table_device(const Array& label_image, const Array& inte
     }
     return t;
   }
-  cuskimage::detail::on_backend(
-      label_image, stream, [] {},
-      [&](cudaStream_t h) {
-        const DType ldt = label_image.dtype();
-        const Array lab = (ldt == DType::int32 || ldt == DType::int64) ? label_image.contiguous(stream)
-                                                                       : label_image.astype(DType::int64, stream);
-        Array inten;
-        if (set->nch > 0) {
-          const DType idt = intensity_image.dtype();
-          const bool native = idt == DType::uint8 || idt == DType::uint16 || idt == DType::float32 || idt == DType::float64;
-          inten = native ? intensity_image.contiguous(stream) : intensity_image.astype(DType::float64, stream);
-        }
-        t.columns = detail::cuda_region_columns(lab, inten, static_cast<int>(set->nch), set->spacing, set->offset,
-                                                specs, h);
-      });
+  t.columns = detail::device_columns(*set, label_image, intensity_image, specs, stream);
   return t;
 }
 

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -143,13 +146,16 @@ TEST(GpuRegionpropsDevice, StridedViewAndNonDefaultStream) {
 }
 
 // ---- pass 1's tile tables (kernels/measure/regionprops.cu) -----------------------------------------
-// Each 16 x 128 tile combines its runs per label in a shared-memory table before the global
-// atomics; runs that find no room (> 256 labels in a tile, long probe chains) go to the global
-// atomics directly. These cases drive each path against the CPU: every pixel its own region,
-// thousands of labels per tile, a checkerboard of two labels, one region covering the image,
-// sorted-label slots (labels > 2^24), 3-D volumes with two channel groups, odd and degenerate
-// shapes, strided views and a non-default stream. Integer columns exact; float columns 1e-12
-// relative unless stated (integer intensities sum exactly in doubles in any order).
+// Each warp combines the runs of its strip (32 rows x 128 pixels by default) per label in a
+// shared-memory table before the global atomics (or, fused with the max label, one record per
+// label and strip); runs that find no room (more labels than the table holds, long probe chains)
+// go to the global atomics directly, and the fused mode falls back to the direct pass. These
+// cases drive each path against the CPU: every pixel its own region, thousands of labels per
+// strip, a checkerboard of two labels, one region covering the image, sorted-label slots (labels
+// > 2^24), 3-D volumes with two channel groups, odd and degenerate shapes, strided views and a
+// non-default stream; EveryVariantOfTheSwitches repeats inputs like these under each setting of
+// the temporary switches. Integer columns exact; float columns 1e-12 relative unless stated
+// (integer intensities sum exactly in any order).
 
 const std::vector<std::string> kWeighted = {"label", "area", "bbox", "centroid", "centroid_weighted",
                                             "intensity_mean", "intensity_min", "intensity_max"};
@@ -168,7 +174,8 @@ void expect_tables_near(const measure::Table& want, const measure::Table& got, d
   }
 }
 
-/// regionprops_table_device (pass-1 columns) and regionprops_table on the device (which also reads
+/// regionprops_table_device (pass-1 columns), regionprops_table on the device of the same columns
+/// (copied from the device columns) and of kWeighted (the per-label statistics, which also read
 /// pass 1's weighted sums) against the CPU; returns the region count.
 std::size_t check_pass1(const Array& lab, const Array& inten, const std::string& what, const Stream& s,
                         double rtol = 1e-12, const std::vector<double>& spacing = {}) {
@@ -179,6 +186,8 @@ std::size_t check_pass1(const Array& lab, const Array& inten, const std::string&
   const auto got = measure::regionprops_table_device(dl, di, kPass1, o, s);
   for (const auto& col : got.columns) EXPECT_TRUE(col.device().is_cuda()) << what;
   expect_same(want, got, what, rtol);
+  // The host Table of pass-1 columns comes from the device columns too.
+  expect_tables_near(want, measure::regionprops_table(dl, di, kPass1, o, s), rtol, what + " (host columns)");
   expect_tables_near(measure::regionprops_table(lab, inten, kWeighted, o),
                      measure::regionprops_table(dl, di, kWeighted, o, s), rtol, what + " (host table)");
   return want.num_rows();
@@ -300,6 +309,112 @@ TEST(GpuRegionpropsPass1, OddShapesStridedViewsAndStream) {
     st.synchronize();
     EXPECT_EQ(static_cast<std::size_t>(t.columns[0].shape(0)), h.num_rows());
   }));
+}
+
+// ---- every variant of pass 1's temporary switches (kernels/measure/regionprops.cu) -------------
+// The host code reads CUSK_RP_* on every call; each variant below runs the same inputs against
+// the CPU tables: the warp-strip kernel fused (records + max label) and direct, 8 and 4 px per
+// lane, strip heights 1 / 7 / 128, small and large tables (overflow runs), 1 and 2 warps per
+// block, a block per 8 strips, a record capacity that forces the fallback, the former tile
+// kernel, and the host Table through the per-label statistics instead of the device columns.
+
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
+    for (const char* k : kNames) {
+      const char* v = std::getenv(k);
+      saved_.emplace_back(k, v ? std::optional<std::string>(v) : std::nullopt);
+      unsetenv(k);
+    }
+    for (const auto& [k, v] : vars) setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const auto& [k, v] : saved_) {
+      if (v)
+        setenv(k.c_str(), v->c_str(), 1);
+      else
+        unsetenv(k.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  static constexpr const char* kNames[] = {"CUSK_RP_PASS1", "CUSK_RP_FUSE", "CUSK_RP_TH",     "CUSK_RP_Q",
+                                           "CUSK_RP_V",     "CUSK_RP_WARPS", "CUSK_RP_RECCAP", "CUSK_RP_HOSTCOLS",
+                                           "CUSK_RP_GRID"};
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const std::vector<std::string> kTarget = {"area", "centroid", "bbox", "intensity_mean"};  // sum-only tables
+  const std::vector<std::string> kGeom = {"label", "area", "bbox", "centroid", "centroid_local"};
+  struct Input {
+    std::string what;
+    Array lab, inten;
+    double rtol = 1e-12;
+    measure::Table pass1, target, geom, weighted;  // CPU
+  };
+  std::vector<Input> inputs;
+  auto add = [&](std::string what, Array lab, Array inten, double rtol = 1e-12) {
+    Input in{std::move(what), std::move(lab), std::move(inten), rtol, {}, {}, {}, {}};
+    in.pass1 = measure::regionprops_table(in.lab, in.inten, kPass1);
+    in.target = measure::regionprops_table(in.lab, in.inten, kTarget);
+    in.geom = measure::regionprops_table(in.lab, Array(), kGeom);
+    in.weighted = measure::regionprops_table(in.lab, in.inten, kWeighted);
+    inputs.push_back(std::move(in));
+  };
+  add("blobs int32 uint8", blobs({300, 517}, 201).astype(DType::int32), cusktest::random_array({300, 517}, DType::uint8, 202));
+  add("blobs int32 uint16 512 wide", blobs({130, 512}, 203).astype(DType::int32),
+      cusktest::random_array({130, 512}, DType::uint16, 204));
+  add("noise labels", cusktest::random_array({203, 517}, DType::int32, 205, 0, 4000),
+      cusktest::random_array({203, 517}, DType::uint8, 206));
+  {
+    auto v = blobs({150, 260}, 207).to_vector<std::int64_t>();
+    for (auto& x : v)
+      if (x > 0) x = x * ((std::int64_t(1) << 33) + 7) + 5;
+    add("sparse int64 float32", Array::from_vector(v, {150, 260}), cusktest::random_array({150, 260}, DType::float32, 208));
+  }
+  add("3-D float32 x 5", blobs({7, 37, 301}, 209), cusktest::random_array({7, 37, 301, 5}, DType::float32, 210));
+  add("3-D uint8 x 2", blobs({5, 40, 256}, 211).astype(DType::int32), cusktest::random_array({5, 40, 256, 2}, DType::uint8, 212));
+  add("one label uint16", Array::full({90, 700}, 4, DType::int32), cusktest::random_array({90, 700}, DType::uint16, 213));
+  add("float64", blobs({64, 333}, 214), cusktest::random_array({64, 333}, DType::float64, 215), 1e-11);
+  for (const Shape& sh : {Shape{1, 1000}, Shape{1000, 1}, Shape{17, 129}})
+    add(cuskimage::shape_str(sh), cusktest::random_array(sh, DType::int32, 216, 0, 6), cusktest::random_array(sh, DType::uint8, 217));
+
+  using Vars = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<Vars> variants = {
+      {},
+      {{"CUSK_RP_FUSE", "0"}},
+      {{"CUSK_RP_V", "4"}},
+      {{"CUSK_RP_V", "4"}, {"CUSK_RP_FUSE", "0"}, {"CUSK_RP_WARPS", "2"}},
+      {{"CUSK_RP_TH", "1"}, {"CUSK_RP_GRID", "1"}},
+      {{"CUSK_RP_V", "4"}, {"CUSK_RP_GRID", "1"}},
+      {{"CUSK_RP_TH", "7"}, {"CUSK_RP_Q", "32"}},
+      {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "128"}, {"CUSK_RP_WARPS", "1"}},
+      {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "32"}, {"CUSK_RP_FUSE", "0"}},
+      {{"CUSK_RP_RECCAP", "3"}},
+      {{"CUSK_RP_PASS1", "tile"}},
+      {{"CUSK_RP_HOSTCOLS", "0"}},
+  };
+  for (const Vars& vars : variants) {
+    ScopedEnv env(vars);
+    std::string tag;
+    for (const auto& [k, v] : vars) tag += " " + k + "=" + v;
+    if (tag.empty()) tag = " (defaults)";
+    for (const Input& in : inputs) {
+      const std::string what = in.what + tag;
+      const Array dl = in.lab.to(Device::cuda(), s), di = in.inten.to(Device::cuda(), s);
+      expect_same(in.pass1, measure::regionprops_table_device(dl, di, kPass1, {}, s), what + " pass1", in.rtol);
+      expect_same(in.target, measure::regionprops_table_device(dl, di, kTarget, {}, s), what + " target", in.rtol);
+      expect_same(in.geom, measure::regionprops_table_device(dl, Array(), kGeom, {}, s), what + " geometry", in.rtol);
+      expect_tables_near(in.target, measure::regionprops_table(dl, di, kTarget, {}, s), in.rtol, what + " host table");
+      expect_tables_near(in.weighted, measure::regionprops_table(dl, di, kWeighted, {}, s), in.rtol,
+                         what + " weighted host table");
+    }
+  }
 }
 
 }  // namespace
