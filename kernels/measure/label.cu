@@ -8,10 +8,10 @@
 //             a root bitmap for each tile-local root R (its first pixel, so also the component's
 //             smallest global index), the root index of every face pixel into per-axis face
 //             buffers, and the tile's record for pass 5: per row the foreground and run-start
-//             masks (8 B), per run the ordinal of its tile-local root run (uint16). Bool images
-//             with 16-byte aligned rows are read a row per lane in two 16-byte words (masks by
-//             byte arithmetic, no ballots); other images a pixel per lane and row (keys of
-//             non-bool images compared in shared memory). The parent array is not initialised:
+//             masks (8 B), per run the ordinal of its tile-local root run (uint16). Bool, uint8
+//             and int8 images with 16-byte aligned rows are read a row per lane in two 16-byte
+//             words (masks by byte arithmetic, neighbour rows' bytes by shuffles, no ballots);
+//             other images a pixel per lane and row (keys compared in shared memory). The parent array is not initialised:
 //             only roots are ever read.
 //  2. faces:  a warp per tile joins the roots of touching pixels across the tile's backward z, y
 //             and x faces (kernels/filters/ccl.cuh: atomicMin, the smaller index wins, so a
@@ -39,7 +39,7 @@
 //
 // Temporary tuning switches (read at every call, so one run can compare variants; the tests loop
 // over them):
-//   CUSK_LABEL_LOAD=columns    pass 1 reads bool images a pixel per lane (default: wide words
+//   CUSK_LABEL_LOAD=columns    pass 1 reads 1-byte images a pixel per lane (default: wide words
 //                              where rows are 16-byte aligned)
 //   CUSK_LABEL_GRID=resident   pass 1 on a grid of resident blocks looping over tiles (default:
 //                              a warp per tile)
@@ -162,8 +162,9 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   // 1. local
   CUSK_CUDA_CHECK(cudaMemsetAsync(roots, 0, static_cast<std::size_t>(nwords) * sizeof(unsigned), stream));
   {
-    constexpr int W = lbl::warps_for<lbl::TileSmem<T>>();
-    auto launch = [&](auto kernel) {
+    auto launch = [&]<int kMode>(std::integral_constant<int, kMode>) {
+      constexpr int W = lbl::warps_for<lbl::LocalSmem<T, kMode>>();
+      const auto kernel = lbl::local_kernel<T, I, TY, TZ, kMode>;
       unsigned blocks = blocks_for(g.ntiles, W);
       if (var.resident) {
         int sms = 0, per_sm = 0;
@@ -175,16 +176,16 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
       CUSK_CUDA_CHECK_LAUNCH();
     };
     bool done = false;
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {  // bool, uint8, int8
       if (var.wide_loads && g.nx % 16 == 0 && aligned16(ip)) {
         if (var.prefetch)
-          launch(lbl::local_kernel<T, I, TY, TZ, lbl::kLoadWide | lbl::kLoadPrefetch>);
+          launch(std::integral_constant<int, lbl::kLoadWide | lbl::kLoadPrefetch>{});
         else
-          launch(lbl::local_kernel<T, I, TY, TZ, lbl::kLoadWide>);
+          launch(std::integral_constant<int, lbl::kLoadWide>{});
         done = true;
       }
     }
-    if (!done) launch(lbl::local_kernel<T, I, TY, TZ, 0>);
+    if (!done) launch(std::integral_constant<int, 0>{});
   }
   // 2. faces
   if (g.ntiles > 1) {

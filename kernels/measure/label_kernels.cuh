@@ -67,12 +67,11 @@ constexpr int max_runs() {
   return std::is_same_v<T, bool> ? 512 : 1024;
 }
 
-/// Pass 1's shared memory per warp.
-template <class T>
+/// Pass 1's shared memory per warp (kKeys: the keys of a non-bool tile loaded a pixel per lane).
+template <class T, bool kKeys = !std::is_same_v<T, bool>>
 struct TileSmem {
-  static constexpr bool kBin = std::is_same_v<T, bool>;
   static constexpr int kMaxRuns = max_runs<T>();
-  KeyOf<T> key[kBin ? 1 : 1024];  // [row][x]
+  KeyOf<T> key[kKeys ? 1024 : 1];  // [row][x]
   int node[kMaxRuns];             // union-find parent of each run; after label_runs, its root
   std::uint16_t pos[kMaxRuns];    // row * 32 + x of each run's first pixel
 };
@@ -83,16 +82,22 @@ constexpr int warps_for() {
   return 4 * sizeof(Sm) <= 48 * 1024 ? 4 : 2 * sizeof(Sm) <= 48 * 1024 ? 2 : 1;
 }
 
-/// Pass-1 variants (host switches, label.cu): bit 0 wide loads (bool images whose rows are
-/// 16-byte aligned: each lane loads its own row as two 16-byte words), bit 1 prefetch (the next
+/// Pass-1 variants (host switches, label.cu): bit 0 wide loads (bool, uint8 and int8 images whose
+/// rows are 16-byte aligned: each lane loads its own row as two 16-byte words), bit 1 prefetch (the next
 /// tile's words are loaded before the current tile is labelled; only with wide loads).
 constexpr int kLoadWide = 1;
 constexpr int kLoadPrefetch = 2;
 
-/// Pass 1's minimum resident blocks per SM (caps registers: 12 blocks of 4 warps leave 40 per
-/// thread for bool; the keyed kernels keep what they need).
-template <class T>
-constexpr int kLocalBlocks = std::is_same_v<T, bool> ? 12 : 1;
+/// Pass 1's shared memory for a variant: keys in shared memory only for non-bool tiles loaded a
+/// pixel per lane (wide loads keep a row's bytes in registers).
+template <class T, int kMode>
+using LocalSmem = TileSmem<T, !std::is_same_v<T, bool> && !(kMode & kLoadWide)>;
+
+/// Pass 1's minimum resident blocks per SM, to cap registers: bool 12 blocks of 4 warps (40
+/// registers per thread), wide uint8/int8 9 (what their 6 KB of shared memory per warp allows:
+/// 56 registers); the keyed kernels loaded a pixel per lane keep what they need.
+template <class T, int kMode>
+constexpr int kLocalBlocks = std::is_same_v<T, bool> ? 12 : (kMode & kLoadWide) ? 9 : 1;
 
 // Backward neighbour rows of row (lz, ly): k = 0: (0, -1); 1: (-1, -1); 2: (-1, 0); 3: (-1, +1).
 __host__ __device__ constexpr int nb_dz(int k) { return k == 0 ? 0 : -1; }
@@ -208,10 +213,11 @@ __device__ __forceinline__ std::uint32_t nonzero16(const uint4& v) {
   return nonzero4(v.x) | nonzero4(v.y) << 4 | nonzero4(v.z) << 8 | nonzero4(v.w) << 12;
 }
 
-/// Wide loads of this lane's tile row (bool, rows 16-byte aligned: nx % 16 == 0).
-template <int TY>
-__device__ __forceinline__ void load_row_wide(const bool* __restrict__ in, const Geom& g, const TileAt& a, int lane,
+/// Wide loads of this lane's tile row (1-byte pixels, rows 16-byte aligned: nx % 16 == 0).
+template <int TY, class T>
+__device__ __forceinline__ void load_row_wide(const T* __restrict__ in, const Geom& g, const TileAt& a, int lane,
                                               uint4& lo, uint4& hi) {
+  static_assert(sizeof(T) == 1, "wide loads are for 1-byte pixels");
   lo = hi = make_uint4(0, 0, 0, 0);
   if (row_inside<TY>(a, g, lane)) {
     const uint4* p = reinterpret_cast<const uint4*>(in + a.base + row_offset<TY>(a, g, lane));
@@ -249,6 +255,64 @@ __device__ __forceinline__ void bool_contacts(std::uint32_t F, int conn, int lan
       E[k][2] = F & (Fk >> 1);
     }
   }
+}
+
+/// Bit i set when bytes i of a and b are equal.
+__device__ __forceinline__ std::uint32_t equal4(std::uint32_t a, std::uint32_t b) { return ~nonzero4(a ^ b) & 0xfu; }
+
+/// Equal-byte mask of a row (32 bytes in w) against the row q shifted by dx pixels: bit x set when
+/// byte x of w equals byte x + dx of q (0 where x + dx leaves the row).
+template <int DX>
+__device__ __forceinline__ std::uint32_t equal32(const std::uint32_t (&w)[8], const std::uint32_t (&q)[8]) {
+  std::uint32_t m = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    std::uint32_t v = q[i];
+    if constexpr (DX < 0) v = (q[i] << 8) | (i > 0 ? q[i - 1] >> 24 : 0u);
+    if constexpr (DX > 0) v = (q[i] >> 8) | (i < 7 ? q[i + 1] << 24 : 0u);
+    m |= equal4(w[i], v) << (4 * i);
+  }
+  if constexpr (DX < 0) m &= ~1u;
+  if constexpr (DX > 0) m &= ~(1u << 31);
+  return m;
+}
+
+/// Masks of lane r's row for 1-byte integer keys held in registers (wide loads): F from the
+/// bytes that differ from the background (`bg` repeated in every byte, `bg_in` false when no
+/// byte can equal it) inside the image (`valid`), L and E as bool_contacts but also requiring
+/// equal bytes; neighbour rows' bytes come by shuffles.
+template <int TY, int NK>
+__device__ __forceinline__ std::uint32_t byte_contacts(const std::uint32_t (&w)[8], std::uint32_t valid,
+                                                       std::uint32_t bg, bool bg_in, int conn, int lane,
+                                                       std::uint32_t& L, std::uint32_t (&E)[NK][3]) {
+  const int lz = lane / TY, ly = lane % TY;
+  std::uint32_t F = valid;
+  if (bg_in) {
+    std::uint32_t nb = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) nb |= nonzero4(w[i] ^ bg) << (4 * i);
+    F &= nb;
+  }
+  L = F & (F << 1) & equal32<-1>(w, w);
+#pragma unroll
+  for (int k = 0; k < NK; ++k) {
+    E[k][0] = E[k][1] = E[k][2] = 0;
+    const int dz = nb_dz(k), dy = nb_dy(k);
+    const bool ok = ly + dy >= 0 && ly + dy < TY && lz + dz >= 0;
+    const int src = ok ? lane + dz * TY + dy : lane;
+    std::uint32_t q[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) q[i] = __shfl_sync(kFull, w[i], src);
+    std::uint32_t Fk = __shfl_sync(kFull, F, src);
+    if (!ok) Fk = 0;
+    const int h = -dz + (dy < 0 ? -dy : dy);
+    if (h <= conn) E[k][1] = F & Fk & equal32<0>(w, q);
+    if (h + 1 <= conn) {
+      E[k][0] = F & (Fk << 1) & equal32<-1>(w, q);
+      E[k][2] = F & (Fk >> 1) & equal32<1>(w, q);
+    }
+  }
+  return F;
 }
 
 /// Runs and their unions from the masks of lane r's row. On return sm.node[o] is the root
@@ -383,11 +447,11 @@ __device__ __forceinline__ std::uint32_t load_columns(const T* __restrict__ in, 
 /// pixel), the faces' root indices, and the tile's Work record. Nothing else of parent is
 /// written: parent is read only at roots.
 template <class T, class I, int TY, int TZ, int kMode>
-__global__ void __launch_bounds__(32 * warps_for<TileSmem<T>>(), kLocalBlocks<T>)
+__global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalBlocks<T, kMode>)
     local_kernel(const T* __restrict__ in, I* __restrict__ parent, unsigned* __restrict__ roots, Faces<I> f, Work w,
                  Geom g, LabelKey key, int conn) {
   static_assert(TY * TZ == 32, "a tile has 32 rows, one per lane");
-  using Sm = TileSmem<T>;
+  using Sm = LocalSmem<T, kMode>;
   constexpr bool kBin = std::is_same_v<T, bool>;
   constexpr int W = warps_for<Sm>();
   constexpr int NK = TZ > 1 ? 4 : 1;  // backward neighbour rows
@@ -397,7 +461,8 @@ __global__ void __launch_bounds__(32 * warps_for<TileSmem<T>>(), kLocalBlocks<T>
   const auto ntiles = static_cast<std::uint32_t>(g.ntiles);
   const std::uint32_t step = gridDim.x * W;
   const std::uint32_t t0 = blockIdx.x * W + warp;
-  constexpr bool wide = kBin && (kMode & kLoadWide);
+  constexpr bool kByte = sizeof(T) == 1 && std::is_integral_v<T>;  // bool, uint8, int8
+  constexpr bool wide = kByte && (kMode & kLoadWide);
   constexpr bool prefetch = wide && (kMode & kLoadPrefetch);
   uint4 next_lo = make_uint4(0, 0, 0, 0), next_hi = next_lo;
   if constexpr (prefetch) {
@@ -411,27 +476,30 @@ __global__ void __launch_bounds__(32 * warps_for<TileSmem<T>>(), kLocalBlocks<T>
 
     std::uint32_t F, L;
     std::uint32_t E[NK][3];
-    if constexpr (kBin) {
-      if constexpr (wide) {
-        uint4 lo, hi;
-        if constexpr (prefetch) {
-          lo = next_lo;
-          hi = next_hi;
-          if (t + step < ntiles) load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t + step), lane, next_lo, next_hi);
-        } else {
-          load_row_wide<TY>(in, g, a, lane, lo, hi);
-        }
-        F = nonzero16(lo) | nonzero16(hi) << 16;
-        if (key.invert) {
-          const std::uint32_t valid = !row_in ? 0u : a.X0 + 16 < g.nx ? kFull : 0xffffu;
-          F = ~F & valid;
-        }
+    if constexpr (wide) {
+      uint4 lo, hi;
+      if constexpr (prefetch) {
+        lo = next_lo;
+        hi = next_hi;
+        if (t + step < ntiles) load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t + step), lane, next_lo, next_hi);
       } else {
-        F = load_columns<T, TY, TZ, NK>(in, g, a, key, conn, sm, lane, L, E);
+        load_row_wide<TY>(in, g, a, lane, lo, hi);
       }
-      bool_contacts<TY, NK>(F, conn, lane, L, E);
+      const std::uint32_t valid = !row_in ? 0u : a.X0 + 16 < g.nx ? kFull : 0xffffu;  // pixels inside the image
+      if constexpr (kBin) {
+        F = nonzero16(lo) | nonzero16(hi) << 16;
+        if (key.invert) F = ~F & valid;
+        bool_contacts<TY, NK>(F, conn, lane, L, E);
+      } else {
+        const std::int64_t bg = key.background;
+        const bool bg_in = std::is_signed_v<T> ? (bg >= -128 && bg <= 127) : (bg >= 0 && bg <= 255);
+        const std::uint32_t bgw = static_cast<std::uint32_t>(static_cast<std::uint8_t>(bg)) * 0x01010101u;
+        const std::uint32_t wv[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        F = byte_contacts<TY, NK>(wv, valid, bgw, bg_in, conn, lane, L, E);
+      }
     } else {
       F = load_columns<T, TY, TZ, NK>(in, g, a, key, conn, sm, lane, L, E);
+      if constexpr (kBin) bool_contacts<TY, NK>(F, conn, lane, L, E);
     }
     const RowState rs = label_runs<TY, NK>(F, L, E, sm, lane);
     auto root_index = [&](int o) {

@@ -184,21 +184,22 @@ std::vector<L> emu_label(const T* ip, int nz, int ny, int nx, const LabelKey& ke
   };
   // 1. local
   {
-    constexpr int W = lbl::warps_for<lbl::TileSmem<T>>();
-    auto run = [&](auto kernel) {
-      launch(grid(g.ntiles, W), 32 * W, [&] { kernel(ip, parent, roots.data(), f, work, g, key, conn); });
+    auto run = [&]<int kMode>(std::integral_constant<int, kMode>) {
+      constexpr int W = lbl::warps_for<lbl::LocalSmem<T, kMode>>();
+      launch(grid(g.ntiles, W), 32 * W,
+             [&] { lbl::local_kernel<T, I, TY, TZ, kMode>(ip, parent, roots.data(), f, work, g, key, conn); });
     };
-    if constexpr (std::is_same_v<T, bool>) {
-      if (g.nx % 16 != 0)  // label.cu's rule for wide loads (the image is 16-byte aligned here)
-        run(lbl::local_kernel<T, I, TY, TZ, 0>);
+    // label.cu's rule: wide loads for 1-byte integer pixels in 16-byte aligned rows (the image is
+    // 16-byte aligned here)
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {
+      if (g.nx % 16 != 0 || v.load == 0)
+        run(std::integral_constant<int, 0>{});
       else if (v.load == 1)
-        run(lbl::local_kernel<T, I, TY, TZ, lbl::kLoadWide>);
-      else if (v.load == 3)
-        run(lbl::local_kernel<T, I, TY, TZ, lbl::kLoadWide | lbl::kLoadPrefetch>);
+        run(std::integral_constant<int, lbl::kLoadWide>{});
       else
-        run(lbl::local_kernel<T, I, TY, TZ, 0>);
+        run(std::integral_constant<int, lbl::kLoadWide | lbl::kLoadPrefetch>{});
     } else {
-      run(lbl::local_kernel<T, I, TY, TZ, 0>);
+      run(std::integral_constant<int, 0>{});
     }
   }
   // 2. faces
@@ -307,7 +308,7 @@ int main(int argc, char** argv) {
     const int nd = s.nz > 1 ? 3 : s.ny > 1 ? 2 : 1;
     for (int c = 1; c <= nd; ++c)
       for (const Var& v : vars) {
-        if (!std::is_same_v<T, bool> && v.load != 0) continue;
+        if (sizeof(T) != 1 && v.load != 0) continue;
         check<T, std::int32_t, std::int32_t>(img, s.nz, s.ny, s.nx, key, c, v, what);
         if (quick) continue;
         check<T, std::int32_t, std::int64_t>(img, s.nz, s.ny, s.nx, key, c, v, what);
@@ -326,6 +327,16 @@ int main(int argc, char** argv) {
     all_conn(blobs<bool>(s.nz, s.ny, s.nx, 0.6, 1), s, inv, "bool inverted", 0);
     all_conn(blobs<std::uint8_t>(s.nz, s.ny, s.nx, 0.5, 3), s, k, "u8 blobs", 0);
     all_conn(noise<std::uint8_t>(s.nz, s.ny, s.nx, 0, 2), s, k, "u8 noise", 0);
+    LabelKey km1;
+    km1.background = -1;
+    all_conn(noise<std::int8_t>(s.nz, s.ny, s.nx, -2, 0), s, km1, "i8 noise bg-1", 0);
+    LabelKey k255;
+    k255.background = 255;
+    all_conn(noise<std::uint8_t>(s.nz, s.ny, s.nx, 254, 255), s, k255, "u8 noise bg255", 0);
+    LabelKey k300;
+    k300.background = 300;  // no byte equals it: every pixel is foreground
+    all_conn(blobs<std::uint8_t>(s.nz, s.ny, s.nx, 0.5, 2), s, k300, "u8 blobs bg300", 0);
+    all_conn(blobs<std::int8_t>(s.nz, s.ny, s.nx, 0.5, 3), s, k300, "i8 blobs bg300", 0);
     if (!quick) {
       LabelKey k2;
       k2.background = 2;
