@@ -6,8 +6,8 @@
 //  1. local:  each warp labels its tile over row runs (ballots, a union-find over runs with shared
 //             atomics, roots = first runs) and writes only sparse data: parent[R] = R and bit R of
 //             a root bitmap for each tile-local root R (its first pixel, so also the component's
-//             smallest global index), the root index of every face pixel into per-axis face
-//             buffers, and the tile's record for pass 5: per row the foreground and run-start
+//             smallest global index), the in-tile position of every face pixel's root (uint16)
+//             into per-axis face buffers, and the tile's record for pass 5: per row the foreground and run-start
 //             masks (8 B), per run the ordinal of its tile-local root run (uint16). Bool, uint8
 //             and int8 images with 16-byte aligned rows are read a row per lane in two 16-byte
 //             words (masks by byte arithmetic, neighbour rows' bytes by shuffles, no ballots);
@@ -28,12 +28,12 @@
 // The count, when asked for, is the scan's last entry (the only host synchronisation).
 //
 // Traffic, 8192^2 bool -> int32 (blobs, ~1.2 M tile-local roots, 65,536 tiles): pass 1 reads
-// 67 MB and writes ~32 MB of faces, ~40 MB of sparse roots (sectors), 16 MB of row masks and
-// ~8 MB of run records; faces read 32 MB plus their finds; roots and scan ~8 MB each; pass 5 reads
-// ~25 MB of records and the roots' parents (~40 MB of sectors) and writes 268 MB: ~0.55 GB in
-// all, 0.13 ms at 4.2 TB/s, against the 0.08 ms floor of one read and one write. Predicted
+// 67 MB and writes ~16 MB of faces, ~40 MB of sparse roots (sectors), 16 MB of row masks and
+// ~8 MB of run records; faces read 16 MB plus their finds; roots and scan ~8 MB each; pass 5 reads
+// ~25 MB of records and the roots' parents (~40 MB of sectors) and writes 268 MB: ~0.5 GB in
+// all, 0.12 ms at 4.2 TB/s, against the 0.08 ms floor of one read and one write. Predicted
 // (H200): local 0.10, faces 0.05, roots 0.03, scan 0.016, final 0.09 ms: ~0.3 ms. 512^3
-// (32 x 8 x 4 tiles) adds face buffers of 0.81 entries per pixel (written once, read once).
+// (32 x 8 x 4 tiles) adds face entries of 0.81 per pixel (2 B each, written once, read once).
 // Indices are int32 below 2^31 pixels, int64 above; the parent array is the output itself when
 // the two have the same width.
 //
@@ -141,11 +141,11 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   const std::int64_t zc = g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0;
   const std::int64_t yc = g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0;
   const std::int64_t xc = g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0;
-  Array face_buf = Array::empty({std::max<std::int64_t>(2 * (zc + yc + xc), 1)}, idt, dev, s);
-  Faces<I> f;
+  Array face_buf = Array::empty({std::max<std::int64_t>(2 * (zc + yc + xc), 1)}, DType::uint16, dev, s);
+  Faces f;
   {
-    I* q = static_cast<I*>(face_buf.data());
-    auto take = [&](std::int64_t c, I*& a, I*& b) {
+    std::uint16_t* q = static_cast<std::uint16_t*>(face_buf.data());
+    auto take = [&](std::int64_t c, std::uint16_t*& a, std::uint16_t*& b) {
       if (c == 0) return;
       a = q;
       b = q + c;

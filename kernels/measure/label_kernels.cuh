@@ -33,18 +33,19 @@ struct Geom {
   std::int64_t tiles_x, tiles_y, tiles_z, ntiles;
 };
 
-/// Face buffers: the global index of the tile-local root of every pixel on a tile's first (a) and
-/// last (b) plane along each axis, -1 for background; null where the axis has a single tile.
-/// Layouts: z faces [tz][y][x], y faces [ty][z][x], x faces [tx][z][y].
-template <class I>
+/// Face buffers: for every pixel on a tile's first (a) and last (b) plane along each axis, the
+/// position (row * 32 + x) of its tile-local root in the pixel's tile, kNoRoot for background;
+/// null where the axis has a single tile. Layouts: z faces [tz][y][x], y faces [ty][z][x], x faces
+/// [tx][z][y].
 struct Faces {
-  I* za = nullptr;
-  I* zb = nullptr;
-  I* ya = nullptr;
-  I* yb = nullptr;
-  I* xa = nullptr;
-  I* xb = nullptr;
+  std::uint16_t* za = nullptr;
+  std::uint16_t* zb = nullptr;
+  std::uint16_t* ya = nullptr;
+  std::uint16_t* yb = nullptr;
+  std::uint16_t* xa = nullptr;
+  std::uint16_t* xb = nullptr;
 };
+constexpr std::uint16_t kNoRoot = 0xffff;
 
 /// Pass 1's record of every tile for the final pass: rows[t * 32 + r] = (foreground mask, run
 /// starts) of tile row r (zero outside the image); runs[t * max_runs + o] = the tile-local root
@@ -448,7 +449,7 @@ __device__ __forceinline__ std::uint32_t load_columns(const T* __restrict__ in, 
 /// written: parent is read only at roots.
 template <class T, class I, int TY, int TZ, int kMode>
 __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalBlocks<T, kMode>)
-    local_kernel(const T* __restrict__ in, I* __restrict__ parent, unsigned* __restrict__ roots, Faces<I> f, Work w,
+    local_kernel(const T* __restrict__ in, I* __restrict__ parent, unsigned* __restrict__ roots, Faces f, Work w,
                  Geom g, LabelKey key, int conn) {
   static_assert(TY * TZ == 32, "a tile has 32 rows, one per lane");
   using Sm = LocalSmem<T, kMode>;
@@ -502,10 +503,7 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
       if constexpr (kBin) bool_contacts<TY, NK>(F, conn, lane, L, E);
     }
     const RowState rs = label_runs<TY, NK>(F, L, E, sm, lane);
-    auto root_index = [&](int o) {
-      const int p = sm.pos[sm.node[o]];
-      return static_cast<I>(a.base + row_offset<TY>(a, g, p >> 5) + (p & 31));
-    };
+    auto root_pos = [&](int o) { return sm.pos[sm.node[o]]; };
 
     // Tile-local roots (lane = row).
     std::uint32_t rb = 0;
@@ -528,11 +526,11 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
 
     // Faces. Rows of a z or y face: lane = column.
     const std::int64_t x = a.X0 + lane;
-    auto face_row = [&](I* dst, int r) {  // dst: the face entry of this lane's pixel in row r
+    auto face_row = [&](std::uint16_t* dst, int r) {  // dst: the face entry of this lane's pixel in row r
       const std::uint32_t Fr = __shfl_sync(kFull, rs.fg, r), Sr = __shfl_sync(kFull, rs.starts, r);
       const int br = __shfl_sync(kFull, rs.base, r);
       if (x < g.nx && row_inside<TY>(a, g, r))
-        *dst = ((Fr >> lane) & 1u) ? root_index(run_of(br, Sr, lane)) : static_cast<I>(-1);
+        *dst = ((Fr >> lane) & 1u) ? root_pos(run_of(br, Sr, lane)) : kNoRoot;
     };
     if constexpr (TZ > 1) {
       if (f.za && a.tz > 0)
@@ -548,10 +546,10 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
     const std::int64_t z = a.Z0 + lane / TY, y = a.Y0 + lane % TY;
     if (f.xa && a.tx > 0 && row_in)
       f.xa[(a.tx * g.nz + z) * g.ny + y] =
-          (rs.fg & 1u) ? root_index(run_of(rs.base, rs.starts, 0)) : static_cast<I>(-1);
+          (rs.fg & 1u) ? root_pos(run_of(rs.base, rs.starts, 0)) : kNoRoot;
     if (f.xb && a.tx + 1 < g.tiles_x && row_in)
       f.xb[(a.tx * g.nz + z) * g.ny + y] =
-          (rs.fg >> 31) ? root_index(run_of(rs.base, rs.starts, 31)) : static_cast<I>(-1);
+          (rs.fg >> 31) ? root_pos(run_of(rs.base, rs.starts, 31)) : kNoRoot;
 
     // The final pass's record: row masks (lane = row), root ordinals of the runs (8 per lane).
     w.rows[std::int64_t(t) * 32 + lane] = make_uint2(rs.fg, rs.starts);
@@ -595,8 +593,8 @@ struct FaceRow {
 /// an earlier offset, or the previous lane's for the same offset (by induction over lanes and
 /// offsets it is performed or implied there).
 template <class T, class I, int TY, int TZ>
-__global__ void __launch_bounds__(256, TZ > 1 ? 4 : 5)
-    face_kernel(const T* __restrict__ in, I* parent, Faces<I> f, Geom g, LabelKey key, int conn, int pipe) {
+__global__ void __launch_bounds__(256, 4)
+    face_kernel(const T* __restrict__ in, I* parent, Faces f, Geom g, LabelKey key, int conn, int pipe) {
   constexpr bool kBin = std::is_same_v<T, bool>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int nofs = conn >= 3 ? 9 : conn == 2 ? 5 : 1;
@@ -607,13 +605,19 @@ __global__ void __launch_bounds__(256, TZ > 1 ? 4 : 5)
     const int nzr = (TZ > 1 && a.tz > 0) ? TY : 0, nyr = a.ty > 0 ? TZ : 0, nxr = a.tx > 0 ? 1 : 0;
     const int nrows = nzr + nyr + nxr;
     if (nrows == 0) continue;  // warp-uniform
+    // Global index of the root at position p of the tile holding pixel (z, y, x).
+    auto global_of = [&](std::int64_t z, std::int64_t y, std::int64_t x, int p) {
+      const int r = p >> 5;
+      return static_cast<I>(((z & ~std::int64_t(TZ - 1)) + r / TY) * a.plane +
+                            ((y & ~std::int64_t(TY - 1)) + r % TY) * g.nx + (x & ~std::int64_t(31)) + (p & 31));
+    };
     auto load = [&](int i, FaceRow<I>& fr) {
       fr.A = -1;
 #pragma unroll
       for (int o = 0; o < 9; ++o) fr.B[o] = -1;
-      // (z, y, x) of the A pixel, the B pixel's plane offset, and the allowed u/v ranges.
+      // (z, y, x) of the A pixel and the allowed [lo, hi) ranges of u + du and v + dv.
       std::int64_t z, y, x;
-      std::int64_t ulo, uhi, vlo, vhi;  // allowed [lo, hi) of u + du and v + dv
+      std::int64_t ulo, uhi, vlo, vhi;
       int kind;
       if (i < nzr) {
         kind = 0;
@@ -631,32 +635,33 @@ __global__ void __launch_bounds__(256, TZ > 1 ? 4 : 5)
       }
       if (z >= g.nz || y >= g.ny || x >= g.nx) return;
       const std::int64_t u = kind == 0 ? y : z, v = kind == 2 ? y : x;
-      const I* fa = kind == 0 ? f.za : kind == 1 ? f.ya : f.xa;
-      const I* fb = kind == 0 ? f.zb : kind == 1 ? f.yb : f.xb;
+      const std::uint16_t* fa = kind == 0 ? f.za : kind == 1 ? f.ya : f.xa;
+      const std::uint16_t* fb = kind == 0 ? f.zb : kind == 1 ? f.yb : f.xb;
       const std::int64_t nu = kind == 0 ? g.ny : g.nz, nv = kind == 2 ? g.ny : g.nx;
       const std::int64_t tc = kind == 0 ? a.tz : kind == 1 ? a.ty : a.tx;  // tile coordinate along the axis
-      const I A = __ldg(fa + (tc * nu + u) * nv + v);
-      if (A < 0) return;
-      fr.A = A;
-      const I* fb0 = fb + ((tc - 1) * nu + u) * nv + v;  // the B entry at offset (0, 0)
+      const int pa = __ldg(fa + (tc * nu + u) * nv + v);
+      if (pa == kNoRoot) return;
+      fr.A = global_of(z, y, x, pa);
+      const std::uint16_t* fb0 = fb + ((tc - 1) * nu + u) * nv + v;  // the B entry at offset (0, 0)
       const bool um = u > ulo, up = u + 1 < uhi, vm = v > vlo, vp = v + 1 < vhi;
-      // Keys (non-bool): the A pixel, and the B pixel at offset (0, 0) (the A pixel's mirror
-      // behind the face) with the image strides of u and v.
-      const std::int64_t pa = (z * g.ny + y) * g.nx + x;
-      const std::int64_t pb0 = pa - (kind == 0 ? a.plane : kind == 1 ? g.nx : 1);
-      const std::int64_t su = kind == 0 ? g.nx : a.plane, sv = kind == 2 ? g.nx : 1;
+      // The B pixel at offset (0, 0): the A pixel's mirror behind the face.
+      const std::int64_t zb = kind == 0 ? z - 1 : z, yb = kind == 1 ? y - 1 : y, xb = kind == 2 ? x - 1 : x;
       std::int64_t ka = 0;
-      if constexpr (!kBin) ka = key(in[pa]);
+      if constexpr (!kBin) ka = key(in[(z * g.ny + y) * g.nx + x]);
 #pragma unroll
       for (int o = 0; o < 9; ++o) {
         if (o >= nofs) break;  // uniform
         const int du = face_du(o), dv = face_dv(o);
         if ((du < 0 && !um) || (du > 0 && !up) || (dv < 0 && !vm) || (dv > 0 && !vp)) continue;
-        I b = __ldg(fb0 + du * nv + dv);
+        const int pb = __ldg(fb0 + du * nv + dv);
+        if (pb == kNoRoot) continue;
+        // (z, y, x) of this B pixel: u is y for z faces, z otherwise; v is y for x faces, x otherwise
+        const std::int64_t bz = zb + (kind != 0 ? du : 0), by = yb + (kind == 0 ? du : kind == 2 ? dv : 0),
+                           bx = xb + (kind != 2 ? dv : 0);
         if constexpr (!kBin) {
-          if (b >= 0 && key(in[pb0 + du * su + dv * sv]) != ka) b = -1;
+          if (key(in[(bz * g.ny + by) * g.nx + bx]) != ka) continue;
         }
-        fr.B[o] = b;
+        fr.B[o] = global_of(bz, by, bx, pb);
       }
     };
     auto join = [&](const FaceRow<I>& fr) {

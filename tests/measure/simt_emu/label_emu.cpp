@@ -163,12 +163,12 @@ std::vector<L> emu_label(const T* ip, int nz, int ny, int nx, const LabelKey& ke
   const std::int64_t zc = g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0;
   const std::int64_t yc = g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0;
   const std::int64_t xc = g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0;
-  std::vector<I> face_buf(std::max<std::int64_t>(2 * (zc + yc + xc), 1));
+  std::vector<std::uint16_t> face_buf(std::max<std::int64_t>(2 * (zc + yc + xc), 1));
   fill_garbage(face_buf.data(), face_buf.size());
-  lbl::Faces<I> f;
+  lbl::Faces f;
   {
-    I* q = face_buf.data();
-    auto take = [&](std::int64_t c, I*& a, I*& b) {
+    std::uint16_t* q = face_buf.data();
+    auto take = [&](std::int64_t c, std::uint16_t*& a, std::uint16_t*& b) {
       if (c == 0) return;
       a = q;
       b = q + c;
