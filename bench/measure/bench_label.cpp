@@ -1,9 +1,19 @@
 // measure.label on binary blobs (35% foreground, the case) over the standard shapes
 // (/2 is 8192^2) and on a 512^3 volume, plus multi-valued uint8 blobs (the keyed path). Floor: one
 // read of the bool image and one write of the int32 labels (5 B/pixel: 8192^2 -> 335 MB,
-// 0.080 ms). The tiled design (kernels/measure/label.cu) reads the image twice and moves ~0.1 GB
-// of sparse data besides: ~0.48 GB, 0.11 ms at 4.2 TB/s; predicted ~0.25 ms on the H200 (the two
-// tile passes are latency-bound). Target (H200, 8192^2): <= 0.6 ms (CuPy 5.97 ms).
+// 0.080 ms). The tiled design (kernels/measure/label.cu) reads the image once; pass 1 leaves row
+// masks and per-run root ordinals from which the final pass writes the labels (16-byte stores),
+// and the face, root and scan passes move sparse data: ~0.55 GB at 8192^2, 0.13 ms at 4.2 TB/s.
+// Predicted on the H200 (8192^2): local 0.10, faces 0.05, roots 0.03, scan 0.016, final 0.09 ms,
+// ~0.3 ms in all (was 0.95 ms; target <= 0.6 ms, CuPy 5.97 ms). 512^3: ~1.2 ms (was 4.11; the
+// face buffers of 0.81 entries per pixel dominate).
+//
+// The temporary CUSK_LABEL_* switches (kernels/measure/label.cu) compare variants in one run:
+//   for v in "" CUSK_LABEL_LOAD=columns CUSK_LABEL_GRID=resident \
+//            "CUSK_LABEL_GRID=resident CUSK_LABEL_PREFETCH=1" CUSK_LABEL_STORE=narrow \
+//            CUSK_LABEL_FACE_PIPE=0; do
+//     echo "== ${v:-default}"; env $v ./bench_measure --benchmark_filter='BM_Label' --benchmark_min_time=0.2
+//   done
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -6,28 +6,49 @@
 //  1. local:  each warp labels its tile over row runs (ballots, a union-find over runs with shared
 //             atomics, roots = first runs) and writes only sparse data: parent[R] = R and bit R of
 //             a root bitmap for each tile-local root R (its first pixel, so also the component's
-//             smallest global index), and the root index of every face pixel into per-axis face
-//             buffers. The parent array is not initialised: only roots are ever read.
-//  2. faces:  one thread per face pixel joins the roots of touching pixels across the face
-//             (kernels/filters/ccl.cuh: atomicMin, the smaller index wins, so a region's root is
-//             its first pixel), skipping unions of a root pair already handled by the previous
-//             lane or an earlier offset. 2-D: y and x faces; 3-D: z, y and x faces.
+//             smallest global index), the in-tile position of every face pixel's root (uint16)
+//             into per-axis face buffers, and the tile's record for pass 5: per row the foreground and run-start
+//             masks (8 B), per run the ordinal of its tile-local root run (uint16). Bool, uint8
+//             and int8 images with 16-byte aligned rows are read a row per lane in two 16-byte
+//             words (masks by byte arithmetic, neighbour rows' bytes by shuffles, no ballots);
+//             other images a pixel per lane and row (keys compared in shared memory). The parent array is not initialised:
+//             only roots are ever read.
+//  2. faces:  a warp per tile joins the roots of touching pixels across the tile's backward z, y
+//             and x faces (kernels/filters/ccl.cuh: atomicMin, the smaller index wins, so a
+//             region's root is its first pixel), skipping unions of a root pair already handled
+//             by the previous lane or an earlier offset; the next face row is loaded while the
+//             current one's unions run.
 //  3. roots:  each tile-local root that lost its root status takes its final root as parent and
 //             leaves the bitmap, which then marks exactly the regions' first pixels.
 //  4. scan:   exclusive scan of the bitmap words' popcounts (CUB): label of root r = the roots
 //             before it + 1, read off the scan and one popcount.
-//  5. final:  each tile is labelled again in shared memory (cheaper than storing a per-pixel local
-//             id), its local roots fetch their region's label, and the warp writes every pixel of
-//             the tile, a row per coalesced store (background 0).
+//  5. final:  from the tile's record alone (the image is not read again), the root runs fetch
+//             their region's label, every run takes its root's, and the warp writes every pixel
+//             of the tile in 16-byte words (rows of a multiple of 16 bytes), else a label per lane.
 // The count, when asked for, is the scan's last entry (the only host synchronisation).
 //
-// Traffic, 8192^2 bool -> int32 (blobs, ~1.2 M tile-local roots): pass 1 reads 1 B/px and
-// writes ~32 MB of faces and ~40 MB of sparse roots; pass 5 reads 1 B/px and writes 4 B/px;
-// the rest is sparse (faces 32 MB, bitmap and scan 8 MB each): ~0.48 GB, 0.11 ms at 4.2 TB/s
-// against the 0.08 ms floor of one read and one write. 512^3 (32 x 8 x 4 tiles) adds face
-// buffers of 0.81 entries per pixel (written once, read once), ~1.7 GB in all.
+// Traffic, 8192^2 bool -> int32 (blobs, ~1.2 M tile-local roots, 65,536 tiles): pass 1 reads
+// 67 MB and writes ~16 MB of faces, ~40 MB of sparse roots (sectors), 16 MB of row masks and
+// ~8 MB of run records; faces read 16 MB plus their finds; roots and scan ~8 MB each; pass 5 reads
+// ~25 MB of records and the roots' parents (~40 MB of sectors) and writes 268 MB: ~0.5 GB in
+// all, 0.12 ms at 4.2 TB/s, against the 0.08 ms floor of one read and one write. Predicted
+// (H200): local 0.10, faces 0.05, roots 0.03, scan 0.016, final 0.09 ms: ~0.3 ms. 512^3
+// (32 x 8 x 4 tiles) adds face entries of 0.81 per pixel (2 B each, written once, read once).
 // Indices are int32 below 2^31 pixels, int64 above; the parent array is the output itself when
 // the two have the same width.
+//
+// Temporary tuning switches (read at every call, so one run can compare variants; the tests loop
+// over them):
+//   CUSK_LABEL_LOAD=columns    pass 1 reads 1-byte images a pixel per lane (default: wide words
+//                              where rows are 16-byte aligned)
+//   CUSK_LABEL_GRID=resident   pass 1 on a grid of resident blocks looping over tiles (default:
+//                              a warp per tile)
+//   CUSK_LABEL_PREFETCH=1      with wide loads, the next tile's words are loaded before the
+//                              current tile is labelled (useful with the resident grid)
+//   CUSK_LABEL_STORE=narrow    pass 5 writes a label per lane (default: 16-byte words where the
+//                              rows allow)
+//   CUSK_LABEL_FACE_PIPE=0     the face pass loads a face row only after the previous one's
+//                              unions
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -35,16 +56,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
+#include <type_traits>
 
 #include "kernels/measure/label_kernels.cuh"
 #include "src/core/cuda_check.hpp"
+#include "src/core/validate.hpp"
 
 namespace cuskimage::measure::detail {
 namespace {
 
 using lbl::Faces;
-using lbl::FaceJob;
 using lbl::Geom;
+using lbl::Work;
 
 /// Popcount of root-bitmap word i (0 past the end, so the scan's last entry is the total).
 template <class I>
@@ -58,33 +82,28 @@ unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((items + per_block - 1) / per_block, 1, 1 << 24));
 }
 
-/// The pairs across one kind of face: offsets (du, dv) in the face plane with 1 + |du| + |dv|
-/// hops at most `conn`, (0, 0) first.
-template <class I>
-FaceJob<I> face_job(const I* a, const I* b, std::int64_t tiles, std::int64_t nu, std::int64_t nv, int tu, int tv,
-                    int axis, int ta, int conn) {
-  FaceJob<I> j{};
-  j.a = a;
-  j.b = b;
-  j.tiles = tiles;
-  j.nu = nu;
-  j.nv = nv;
-  j.tu = tu;
-  j.tv = tv;
-  j.axis = axis;
-  j.ta = ta;
-  j.nofs = 0;
-  for (int h = 0; h <= 2; ++h)
-    for (int du = -1; du <= 1; ++du)
-      for (int dv = -1; dv <= 1; ++dv) {
-        if (std::abs(du) + std::abs(dv) != h || 1 + h > conn) continue;
-        if ((nu == 1 && du != 0) || (nv == 1 && dv != 0)) continue;
-        j.ofs[j.nofs][0] = static_cast<signed char>(du);
-        j.ofs[j.nofs][1] = static_cast<signed char>(dv);
-        ++j.nofs;
-      }
-  return j;
+/// A temporary tuning switch: true when `name` is set to `value`.
+bool env_is(const char* name, std::string_view value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string_view(v) == value;
 }
+
+/// The variants the switches select (label.cu's header lists them).
+struct Variant {
+  bool wide_loads, resident, prefetch, wide_stores, face_pipe;
+};
+
+Variant variant() {
+  Variant v;
+  v.wide_loads = !env_is("CUSK_LABEL_LOAD", "columns");
+  v.resident = env_is("CUSK_LABEL_GRID", "resident");
+  v.prefetch = env_is("CUSK_LABEL_PREFETCH", "1");
+  v.wide_stores = !env_is("CUSK_LABEL_STORE", "narrow");
+  v.face_pipe = !env_is("CUSK_LABEL_FACE_PIPE", "0");
+  return v;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class T, class I, class L, int TY, int TZ>
 void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int conn, std::int64_t* num,
@@ -97,6 +116,10 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   g.tiles_y = (g.ny + TY - 1) / TY;
   g.tiles_z = (g.nz + TZ - 1) / TZ;
   g.ntiles = g.tiles_x * g.tiles_y * g.tiles_z;
+  if (g.ntiles >= (std::int64_t(1) << 31))  // 2^41 pixels: tile numbers are 32-bit in the kernels
+    cuskimage::detail::fail<NotSupported>("measure.label", "image of ", n, " pixels is too large");
+  constexpr int kMaxRuns = lbl::max_runs<T>();
+  const Variant var = variant();
 
   Array parent_buf;
   I* parent = nullptr;
@@ -111,15 +134,18 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   Array first_buf = Array::empty({nwords + 1}, idt, dev, s);
   unsigned* roots = static_cast<unsigned*>(roots_buf.data());
   I* first = static_cast<I*>(first_buf.data());
+  Array rows_buf = Array::empty({g.ntiles * 64}, DType::uint32, dev, s);
+  Array runs_buf = Array::empty({g.ntiles * kMaxRuns}, DType::uint16, dev, s);
+  const Work work{static_cast<uint2*>(rows_buf.data()), static_cast<std::uint16_t*>(runs_buf.data())};
 
   const std::int64_t zc = g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0;
   const std::int64_t yc = g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0;
   const std::int64_t xc = g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0;
-  Array face_buf = Array::empty({std::max<std::int64_t>(2 * (zc + yc + xc), 1)}, idt, dev, s);
-  Faces<I> f;
+  Array face_buf = Array::empty({std::max<std::int64_t>(2 * (zc + yc + xc), 1)}, DType::uint16, dev, s);
+  Faces f;
   {
-    I* q = static_cast<I*>(face_buf.data());
-    auto take = [&](std::int64_t c, I*& a, I*& b) {
+    std::uint16_t* q = static_cast<std::uint16_t*>(face_buf.data());
+    auto take = [&](std::int64_t c, std::uint16_t*& a, std::uint16_t*& b) {
       if (c == 0) return;
       a = q;
       b = q + c;
@@ -136,19 +162,37 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   // 1. local
   CUSK_CUDA_CHECK(cudaMemsetAsync(roots, 0, static_cast<std::size_t>(nwords) * sizeof(unsigned), stream));
   {
-    constexpr int W = lbl::warps_for<lbl::TileSmem<T, int, false>>();
-    lbl::local_kernel<T, I, TY, TZ><<<blocks_for(g.ntiles, W), 32 * W, 0, stream>>>(ip, parent, roots, f, g, key, conn);
-    CUSK_CUDA_CHECK_LAUNCH();
+    auto launch = [&]<int kMode>(std::integral_constant<int, kMode>) {
+      constexpr int W = lbl::warps_for<lbl::LocalSmem<T, kMode>>();
+      const auto kernel = lbl::local_kernel<T, I, TY, TZ, kMode>;
+      unsigned blocks = blocks_for(g.ntiles, W);
+      if (var.resident) {
+        int sms = 0, per_sm = 0;
+        CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.index()));
+        CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * W, 0));
+        blocks = std::min<unsigned>(blocks, static_cast<unsigned>(std::max(1, sms * per_sm)));
+      }
+      kernel<<<blocks, 32 * W, 0, stream>>>(ip, parent, roots, f, work, g, key, conn);
+      CUSK_CUDA_CHECK_LAUNCH();
+    };
+    bool done = false;
+    if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {  // bool, uint8, int8
+      if (var.wide_loads && g.nx % 16 == 0 && aligned16(ip)) {
+        if (var.prefetch)
+          launch(std::integral_constant<int, lbl::kLoadWide | lbl::kLoadPrefetch>{});
+        else
+          launch(std::integral_constant<int, lbl::kLoadWide>{});
+        done = true;
+      }
+    }
+    if (!done) launch(std::integral_constant<int, 0>{});
   }
   // 2. faces
-  auto faces = [&](const FaceJob<I>& j) {
-    const std::int64_t total = (j.tiles - 1) * j.nu * j.nv;
-    lbl::face_kernel<T, I><<<blocks_for(total, 256), 256, 0, stream>>>(ip, parent, j, g, key);
+  if (g.ntiles > 1) {
+    lbl::face_kernel<T, I, TY, TZ>
+        <<<blocks_for(g.ntiles, 8), 256, 0, stream>>>(ip, parent, f, g, key, conn, var.face_pipe ? 1 : 0);
     CUSK_CUDA_CHECK_LAUNCH();
-  };
-  if (zc) faces(face_job<I>(f.za, f.zb, g.tiles_z, g.ny, g.nx, 0, 0, 0, TZ, conn));
-  if (yc) faces(face_job<I>(f.ya, f.yb, g.tiles_y, g.nz, g.nx, TZ, 0, 1, TY, conn));
-  if (xc) faces(face_job<I>(f.xa, f.xb, g.tiles_x, g.nz, g.ny, TZ, TY, 2, 32, conn));
+  }
   // 3. roots
   lbl::roots_kernel<I><<<blocks_for(nwords, 256), 256, 0, stream>>>(parent, roots, nwords);
   CUSK_CUDA_CHECK_LAUNCH();
@@ -164,9 +208,11 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   }
   // 5. final
   {
-    constexpr int W = lbl::warps_for<lbl::TileSmem<T, L, true>>();
-    lbl::final_kernel<T, I, L, TY, TZ>
-        <<<blocks_for(g.ntiles, W), 32 * W, 0, stream>>>(ip, parent, roots, first, op, g, key, conn);
+    const int mode = var.wide_stores && g.nx % static_cast<std::int64_t>(16 / sizeof(L)) == 0 && aligned16(op)
+                         ? lbl::kStoreWide
+                         : 0;
+    lbl::final_kernel<I, L, TY, TZ, kMaxRuns>
+        <<<blocks_for(g.ntiles, 4), 128, 0, stream>>>(work, parent, roots, first, op, g, mode);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   if (num) {
