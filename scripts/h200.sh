@@ -16,7 +16,8 @@ B=build-gpu
 if [[ -d .devcarry ]]; then
   # The packed tests name /work/main/... (golden data, CLI path): make that this checkout.
   mkdir -p /work && ln -sfn "$PWD" /work/main
-  mkdir -p build && cp .devcarry/cuskimage build/cuskimage
+  bd=$(cat .devcarry/builddir 2>/dev/null || echo build)
+  mkdir -p "$bd" && cp .devcarry/cuskimage "$bd/cuskimage"
   export LD_LIBRARY_PATH=$PWD/.devcarry/lib:$LD_LIBRARY_PATH
   B=.devcarry
 fi

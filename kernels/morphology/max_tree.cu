@@ -90,8 +90,8 @@ std::atomic<U32> g_levels_per_batch{0};
 //                             CUSK_MAXTREE_D levels (64 when unset); reads the level starts back
 //   CUSK_MAXTREE_GRID=batch   each batch kernel's grid sized to the batch's pixels, not the image's
 //                             (reads the level starts back)
-//   CUSK_MAXTREE_PACK=1       the tree's links packed with the parent's level in one 64-bit word
-//                             (one load per walk step instead of two dependent ones)
+//   CUSK_MAXTREE_PACK=0       the tree's links split (par[] and lev[]); default: packed with the
+//                             parent's level in one 64-bit word (one load per walk step, not two)
 //   CUSK_MAXTREE_PROFILE=1    per-phase times (CUDA events, synchronizing) printed to stderr
 struct TreeTuning {
   U32 levels_per_batch = 0;
@@ -119,7 +119,7 @@ TreeTuning tree_tuning() {
   if (const U32 forced = g_levels_per_batch.load()) t.levels_per_batch = forced;
   t.batch_pixels = env_u32("CUSK_MAXTREE_BATCH_PX");
   t.batch_grid = env_is("CUSK_MAXTREE_GRID", "batch");
-  t.packed = env_is("CUSK_MAXTREE_PACK", "1");
+  t.packed = !env_is("CUSK_MAXTREE_PACK", "0");  // packed by default (H200 sweep, 2026-12-01)
   t.profile = env_is("CUSK_MAXTREE_PROFILE", "1");
   return t;
 }

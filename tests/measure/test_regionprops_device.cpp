@@ -43,13 +43,14 @@ Array blobs(const Shape& shape, std::uint64_t seed, std::int64_t scale = 1) {
   return Array::from_vector(l, shape);
 }
 
+/// `s`: the stream the columns were made on (device columns are stream-ordered: read them there).
 void expect_same(const measure::Table& want, const measure::DeviceTable& got, const std::string& what,
-                 double rtol = 1e-12) {
+                 double rtol = 1e-12, const Stream& s = {}) {
   ASSERT_EQ(got.names, want.names()) << what;
   ASSERT_EQ(got.columns.size(), got.names.size()) << what;
   for (std::size_t j = 0; j < got.names.size(); ++j) {
     const std::string& name = got.names[j];
-    const Array col = got.columns[j].to(Device::cpu());
+    const Array col = got.columns[j].to(Device::cpu(), s);
     ASSERT_EQ(col.ndim(), 1) << what << " " << name;
     ASSERT_EQ(static_cast<std::size_t>(col.shape(0)), want.num_rows()) << what << " " << name;
     if (want.is_integer(name)) {
@@ -185,7 +186,7 @@ std::size_t check_pass1(const Array& lab, const Array& inten, const std::string&
   const auto want = measure::regionprops_table(lab, inten, kPass1, o);
   const auto got = measure::regionprops_table_device(dl, di, kPass1, o, s);
   for (const auto& col : got.columns) EXPECT_TRUE(col.device().is_cuda()) << what;
-  expect_same(want, got, what, rtol);
+  expect_same(want, got, what, rtol, s);
   // The host Table of pass-1 columns comes from the device columns too.
   expect_tables_near(want, measure::regionprops_table(dl, di, kPass1, o, s), rtol, what + " (host columns)");
   expect_tables_near(measure::regionprops_table(lab, inten, kWeighted, o),
@@ -302,7 +303,7 @@ TEST(GpuRegionpropsPass1, OddShapesStridedViewsAndStream) {
   const Array dl = lab.to(Device::cuda(), s), di = inten.to(Device::cuda(), s);
   const auto want = measure::regionprops_table(lab.slice(sl), inten.slice(sl), kPass1);
   ASSERT_GT(want.num_rows(), 5u);
-  expect_same(want, measure::regionprops_table_device(dl.slice(sl), di.slice(sl), kPass1, {}, s), "strided 3-D");
+  expect_same(want, measure::regionprops_table_device(dl.slice(sl), di.slice(sl), kPass1, {}, s), "strided 3-D", 1e-12, s);
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& st) {
     const auto t = measure::regionprops_table_device(dl, di, kPass1, {}, st);
     const auto h = measure::regionprops_table(dl, di, kWeighted, {}, st);
@@ -389,6 +390,7 @@ TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
       {},
       {{"CUSK_RP_FUSE", "0"}},
       {{"CUSK_RP_V", "4"}},
+      {{"CUSK_RP_WARPS", "8"}},
       {{"CUSK_RP_V", "4"}, {"CUSK_RP_FUSE", "0"}, {"CUSK_RP_WARPS", "2"}},
       {{"CUSK_RP_TH", "1"}, {"CUSK_RP_GRID", "1"}},
       {{"CUSK_RP_V", "4"}, {"CUSK_RP_GRID", "1"}},
@@ -407,9 +409,9 @@ TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
     for (const Input& in : inputs) {
       const std::string what = in.what + tag;
       const Array dl = in.lab.to(Device::cuda(), s), di = in.inten.to(Device::cuda(), s);
-      expect_same(in.pass1, measure::regionprops_table_device(dl, di, kPass1, {}, s), what + " pass1", in.rtol);
-      expect_same(in.target, measure::regionprops_table_device(dl, di, kTarget, {}, s), what + " target", in.rtol);
-      expect_same(in.geom, measure::regionprops_table_device(dl, Array(), kGeom, {}, s), what + " geometry", in.rtol);
+      expect_same(in.pass1, measure::regionprops_table_device(dl, di, kPass1, {}, s), what + " pass1", in.rtol, s);
+      expect_same(in.target, measure::regionprops_table_device(dl, di, kTarget, {}, s), what + " target", in.rtol, s);
+      expect_same(in.geom, measure::regionprops_table_device(dl, Array(), kGeom, {}, s), what + " geometry", in.rtol, s);
       expect_tables_near(in.target, measure::regionprops_table(dl, di, kTarget, {}, s), in.rtol, what + " host table");
       expect_tables_near(in.weighted, measure::regionprops_table(dl, di, kWeighted, {}, s), in.rtol,
                          what + " weighted host table");
