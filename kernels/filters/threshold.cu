@@ -184,11 +184,28 @@ struct ArgMaxOp {
   }
 };
 
+/// Histograms up to this many bins (uint8, the default 256 float bins) run otsu in shared memory.
+constexpr int kOtsuSharedBins = 256;
+
 /// Otsu with the sequential sums on thread 0 and the variances and the argmax over the block.
+/// The sums are float32/double chains in scikit-image's order (not reassociable), so they stay on
+/// one thread; with the counts and sums in shared memory each step waits on shared memory instead
+/// of L2 (H200, uint8: 8192^2 0.101 -> 0.092 ms, 512^2 0.061 -> 0.057 ms; the rest of the fixed
+/// ~0.055 ms is launches, the result's copy and the stream synchronization).
 template <class Ctr>
 __device__ void otsu_block(const RawCounts& c, std::int64_t n, const Ctr& ctr, double* scratch, double* res) {
   using P = typename Ctr::prod;
-  if (threadIdx.x == 0) otsu_prefix(c, n, ctr, scratch);
+  __shared__ unsigned long long sh_counts[kOtsuSharedBins];
+  __shared__ double sh_scratch[4 * kOtsuSharedBins];
+  const bool in_shared = n <= kOtsuSharedBins;
+  if (in_shared) {
+    for (std::int64_t i = threadIdx.x; i < n; i += kSelectThreads) sh_counts[i] = c.p[c.offset + i];
+    scratch = sh_scratch;
+    __syncthreads();
+    if (threadIdx.x == 0) otsu_prefix(RawCounts{sh_counts, 0}, n, ctr, scratch);
+  } else if (threadIdx.x == 0) {
+    otsu_prefix(c, n, ctr, scratch);
+  }
   __syncthreads();
   ArgMax<P> best{P(0), -1};
   for (std::int64_t i = threadIdx.x; i + 1 < n; i += kSelectThreads) {
