@@ -51,6 +51,7 @@ constexpr double kTileBytes = double(kSide) * kSide * 3;
 void BM_NormalizeColorsPca(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array& img = he_tile();
+  st.SetLabel("[4096, 4096] RGB");  // bench/compare/ops_pathology.py matches the shape
   cuskbench::run(st, 3 * kTileBytes, [&](const Stream& s) { path::normalize_colors_pca(img, {}, s); });
 }
 BENCHMARK(BM_NormalizeColorsPca)->UseManualTime()->Unit(benchmark::kMicrosecond);
