@@ -10,7 +10,7 @@ def _he_tile(xp, shape, dtype):
     stain matrix, 240 * exp(-S c), with a near-transparent band of 64 rows in every 512."""
     import numpy as np
     h = test_image(np, shape, "uint8").astype(np.float64)
-    e = np.ascontiguousarray(h.T)
+    e = np.ascontiguousarray(test_image(np, tuple(shape[::-1]), "uint8").astype(np.float64).T)
     rows = (np.arange(shape[0]) % 512 < 64)[:, None]
     ch = np.where(rows, 0.01, 1.8 * h / 255.0)
     ce = np.where(rows, 0.01, 1.0 * e / 255.0)
