@@ -76,7 +76,8 @@ struct Rows {
 };
 
 // ---- pass 1, former kernel: 16 x 128 tiles combined in shared memory (CUSK_RP_PASS1=tile) ------
-// Kept for the H200 comparison with the warp-strip kernel (TEMPORARY: remove with the switch).
+// Still the pass for images past the warp kernel's 32-bit strip geometry (strip_geo count 0);
+// CUSK_RP_PASS1=tile forces it (1.01 ms against the warp strips' 0.33 at 8192^2 on the H200).
 // One block per tile of one plane (grid-stride over tiles). The block stages the tile's labels
 // (and, when small, its intensities) in shared memory with coalesced loads; each thread folds the
 // runs of 8 consecutive pixels of one tile row in registers and adds each run into a per-block
