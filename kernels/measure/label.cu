@@ -138,23 +138,9 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   Array runs_buf = Array::empty({g.ntiles * kMaxRuns}, DType::uint16, dev, s);
   const Work work{static_cast<uint2*>(rows_buf.data()), static_cast<std::uint16_t*>(runs_buf.data())};
 
-  const std::int64_t zc = g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0;
-  const std::int64_t yc = g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0;
-  const std::int64_t xc = g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0;
-  Array face_buf = Array::empty({std::max<std::int64_t>(2 * (zc + yc + xc), 1)}, DType::uint16, dev, s);
-  Faces f;
-  {
-    std::uint16_t* q = static_cast<std::uint16_t*>(face_buf.data());
-    auto take = [&](std::int64_t c, std::uint16_t*& a, std::uint16_t*& b) {
-      if (c == 0) return;
-      a = q;
-      b = q + c;
-      q += 2 * c;
-    };
-    take(zc, f.za, f.zb);
-    take(yc, f.ya, f.yb);
-    take(xc, f.xa, f.xb);
-  }
+  const lbl::FaceCounts fc = lbl::face_counts(g);
+  Array face_buf = Array::empty({std::max<std::int64_t>(fc.total(), 1)}, DType::uint16, dev, s);
+  const Faces f = lbl::carve_faces(static_cast<std::uint16_t*>(face_buf.data()), fc);
 
   const T* ip = static_cast<const T*>(in.data());
   L* op = static_cast<L*>(out.data());

@@ -47,6 +47,30 @@ struct Faces {
 };
 constexpr std::uint16_t kNoRoot = 0xffff;
 
+/// Entries of the face buffers of one side (a or b) along each axis of `g` (0: a single tile).
+struct FaceCounts {
+  std::int64_t z, y, x;
+  std::int64_t total() const { return 2 * (z + y + x); }  // both sides, uint16 each
+};
+inline FaceCounts face_counts(const Geom& g) {
+  return {g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0, g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0,
+          g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0};
+}
+/// The face buffers carved out of one allocation of c.total() entries at q (z, y, then x).
+inline Faces carve_faces(std::uint16_t* q, const FaceCounts& c) {
+  Faces f;
+  auto take = [&](std::int64_t n, std::uint16_t*& a, std::uint16_t*& b) {
+    if (n == 0) return;
+    a = q;
+    b = q + n;
+    q += 2 * n;
+  };
+  take(c.z, f.za, f.zb);
+  take(c.y, f.ya, f.yb);
+  take(c.x, f.xa, f.xb);
+  return f;
+}
+
 /// Pass 1's record of every tile for the final pass: rows[t * 32 + r] = (foreground mask, run
 /// starts) of tile row r (zero outside the image); runs[t * max_runs + o] = the tile-local root
 /// ordinal of run o (entries past the tile's run count are unspecified).

@@ -160,24 +160,10 @@ std::vector<L> emu_label(const T* ip, int nz, int ny, int nx, const LabelKey& ke
   fill_garbage(rows.data(), rows.size());
   fill_garbage(runs.data(), runs.size());
   const lbl::Work work{rows.data(), runs.data()};
-  const std::int64_t zc = g.tiles_z > 1 ? g.tiles_z * g.ny * g.nx : 0;
-  const std::int64_t yc = g.tiles_y > 1 ? g.tiles_y * g.nz * g.nx : 0;
-  const std::int64_t xc = g.tiles_x > 1 ? g.tiles_x * g.nz * g.ny : 0;
-  std::vector<std::uint16_t> face_buf(std::max<std::int64_t>(2 * (zc + yc + xc), 1));
+  const lbl::FaceCounts fc = lbl::face_counts(g);
+  std::vector<std::uint16_t> face_buf(std::max<std::int64_t>(fc.total(), 1));
   fill_garbage(face_buf.data(), face_buf.size());
-  lbl::Faces f;
-  {
-    std::uint16_t* q = face_buf.data();
-    auto take = [&](std::int64_t c, std::uint16_t*& a, std::uint16_t*& b) {
-      if (c == 0) return;
-      a = q;
-      b = q + c;
-      q += 2 * c;
-    };
-    take(zc, f.za, f.zb);
-    take(yc, f.ya, f.yb);
-    take(xc, f.xa, f.xb);
-  }
+  const lbl::Faces f = lbl::carve_faces(face_buf.data(), fc);
   auto grid = [&](std::int64_t items, int per_block) {
     const std::int64_t b = (items + per_block - 1) / per_block;
     return EmuDim3{static_cast<unsigned>(v.small ? std::min<std::int64_t>(b, 3) : b), 1, 1};
