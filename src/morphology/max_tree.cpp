@@ -98,23 +98,11 @@ Tree build_tree(const std::vector<T>& v, const Shape& shape, int connectivity) {
   for (int d = nd - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape[d + 1];
   std::vector<std::vector<int>> offs;
   std::vector<std::int64_t> delta;
-  std::int64_t total = 1;
-  for (int d = 0; d < nd; ++d) total *= 3;
-  for (std::int64_t k = 0; k < total; ++k) {
-    std::vector<int> o(nd);
-    std::int64_t r = k;
-    int steps = 0;
-    std::int64_t dl = 0;
-    for (int d = nd - 1; d >= 0; --d) {
-      o[d] = static_cast<int>(r % 3) - 1;
-      r /= 3;
-      steps += o[d] != 0;
-      dl += o[d] * stride[d];
-    }
-    if (steps == 0 || steps > connectivity) continue;
+  detail::for_each_structure_offset(stride, connectivity, [&](const std::vector<int>& o, std::int64_t dl) {
     offs.push_back(o);
     delta.push_back(dl);
-  }
+    return true;
+  });
 
   t.parent.assign(static_cast<std::size_t>(n), -1);
   std::vector<std::int64_t> zpar(static_cast<std::size_t>(n), -1);

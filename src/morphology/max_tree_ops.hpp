@@ -59,22 +59,16 @@ struct TreeGeom {
   std::int8_t dc[kTreeMaxNeighbours][kTreeMaxDims] = {};
 };
 
-/// False when the image has more than kTreeMaxDims axes or the structure more than
-/// kTreeMaxNeighbours neighbours.
-inline bool make_tree_geom(const std::vector<std::int64_t>& shape, int connectivity, TreeGeom& g) {
-  const int nd = static_cast<int>(shape.size());
-  if (nd < 1 || nd > kTreeMaxDims) return false;
-  g = TreeGeom{};
-  g.nd = nd;
-  std::int64_t stride[kTreeMaxDims];
-  for (int d = nd - 1; d >= 0; --d) {
-    g.shape[d] = shape[d];
-    stride[d] = d == nd - 1 ? 1 : stride[d + 1] * shape[d + 1];
-  }
+/// The offsets of generate_binary_structure(nd, connectivity) but the centre, in raster order (the
+/// neighbour order of both backends): f(o, delta) with o the nd offsets in {-1, 0, 1} and delta
+/// the flat step for `stride`; f returns false to stop (then so does this).
+template <class F>
+bool for_each_structure_offset(const std::vector<std::int64_t>& stride, int connectivity, F&& f) {
+  const int nd = static_cast<int>(stride.size());
   std::int64_t total = 1;
   for (int d = 0; d < nd; ++d) total *= 3;
+  std::vector<int> o(static_cast<std::size_t>(nd));
   for (std::int64_t k = 0; k < total; ++k) {
-    int o[kTreeMaxDims];
     std::int64_t r = k, dl = 0;
     int steps = 0;
     for (int d = nd - 1; d >= 0; --d) {
@@ -84,11 +78,29 @@ inline bool make_tree_geom(const std::vector<std::int64_t>& shape, int connectiv
       dl += o[d] * stride[d];
     }
     if (steps == 0 || steps > connectivity) continue;
+    if (!f(o, dl)) return false;
+  }
+  return true;
+}
+
+/// False when the image has more than kTreeMaxDims axes or the structure more than
+/// kTreeMaxNeighbours neighbours.
+inline bool make_tree_geom(const std::vector<std::int64_t>& shape, int connectivity, TreeGeom& g) {
+  const int nd = static_cast<int>(shape.size());
+  if (nd < 1 || nd > kTreeMaxDims) return false;
+  g = TreeGeom{};
+  g.nd = nd;
+  std::vector<std::int64_t> stride(static_cast<std::size_t>(nd));
+  for (int d = nd - 1; d >= 0; --d) {
+    g.shape[d] = shape[d];
+    stride[d] = d == nd - 1 ? 1 : stride[d + 1] * shape[d + 1];
+  }
+  return for_each_structure_offset(stride, connectivity, [&](const std::vector<int>& o, std::int64_t dl) {
     if (g.nnb == kTreeMaxNeighbours) return false;
     for (int d = 0; d < nd; ++d) g.dc[g.nnb][d] = static_cast<std::int8_t>(o[d]);
     g.delta[g.nnb++] = dl;
-  }
-  return true;
+    return true;
+  });
 }
 
 /// Calls f(q) for every neighbour q of pixel p inside the image.
