@@ -47,10 +47,11 @@ std::vector<double> spacing_for(int nd) {
   return {s.begin(), s.begin() + nd};
 }
 
-TEST(MorphologyRemoveByDistance, Golden) {
+/// Every golden case on `dev`'s backend (the priorities from the host; on a GPU also from the device).
+void expect_goldens(Device dev) {
   for (const auto& c : kCases) {
     SCOPED_TRACE(c);
-    const Array img = gold(c + "_in");
+    const Array img = gold(c + "_in").to(dev);
     auto run = [&](double d, RemoveObjectsByDistanceOptions o = {}) { return remove_objects_by_distance(img, d, o); };
     EXPECT_ARRAY_EQ(gold(c + "_d0"), run(0));
     EXPECT_ARRAY_EQ(gold(c + "_d3"), run(3));
@@ -61,8 +62,11 @@ TEST(MorphologyRemoveByDistance, Golden) {
     EXPECT_ARRAY_EQ(gold(c + "_d3sp"), run(3, {.spacing = spacing_for(img.ndim())}));
     EXPECT_ARRAY_EQ(gold(c + "_d2sq"), run(std::sqrt(2.0)));
     EXPECT_ARRAY_EQ(gold(c + "_prio"), run(4, {.priority = gold(c + "_prio_p")}));
+    if (dev.is_cuda()) EXPECT_ARRAY_EQ(gold(c + "_prio"), run(4, {.priority = gold(c + "_prio_p").to(dev)}));
   }
 }
+
+TEST(MorphologyRemoveByDistance, Golden) { expect_goldens(Device::cpu()); }
 
 TEST(MorphologyRemoveByDistance, GoldenRemovesSomething) {
   // The goldens are not trivial: each case loses objects at distance 5.
@@ -525,21 +529,7 @@ Array dot_labels(const Shape& shape, std::uint64_t seed, double p) {
 
 TEST(GpuMorphologyRemoveByDistance, Golden) {
   CUSK_REQUIRE_GPU();
-  for (const auto& c : kCases) {
-    SCOPED_TRACE(c);
-    const Array img = gold(c + "_in").to(Device::cuda());
-    auto run = [&](double d, RemoveObjectsByDistanceOptions o = {}) { return remove_objects_by_distance(img, d, o); };
-    EXPECT_ARRAY_EQ(gold(c + "_d0"), run(0));
-    EXPECT_ARRAY_EQ(gold(c + "_d3"), run(3));
-    EXPECT_ARRAY_EQ(gold(c + "_d5"), run(5));
-    EXPECT_ARRAY_EQ(gold(c + "_d2p1"), run(2, {.p_norm = 1}));
-    EXPECT_ARRAY_EQ(gold(c + "_d3pinf"), run(3, {.p_norm = std::numeric_limits<double>::infinity()}));
-    EXPECT_ARRAY_EQ(gold(c + "_d4p3"), run(4, {.p_norm = 3}));
-    EXPECT_ARRAY_EQ(gold(c + "_d3sp"), run(3, {.spacing = spacing_for(img.ndim())}));
-    EXPECT_ARRAY_EQ(gold(c + "_d2sq"), run(std::sqrt(2.0)));
-    EXPECT_ARRAY_EQ(gold(c + "_prio"), run(4, {.priority = gold(c + "_prio_p")}));
-    EXPECT_ARRAY_EQ(gold(c + "_prio"), run(4, {.priority = gold(c + "_prio_p").to(Device::cuda())}));
-  }
+  expect_goldens(Device::cuda());
 }
 
 TEST(GpuMorphologyRemoveByDistance, MatchesCpuOnRandomLabels) {
