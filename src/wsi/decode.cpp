@@ -68,6 +68,23 @@ struct Rect {
   std::int64_t x0, y0, x1, y1;
 };
 
+// The level's JPEGTables (abbreviated streams), then the tile's header. Called under the caller's
+// setjmp: no locals with destructors here either.
+bool read_tile_header(jpeg_decompress_struct* cinfo, const TiledImage& t, const unsigned char* src, std::size_t n,
+                      std::string& why) {
+  if (!t.jpeg_tables.empty()) {
+    jpeg_mem_src(cinfo, t.jpeg_tables.data(), static_cast<unsigned long>(t.jpeg_tables.size()));
+    if (jpeg_read_header(cinfo, FALSE) != JPEG_HEADER_TABLES_ONLY) {
+      why = "JPEGTables is not a tables-only JPEG stream";
+      jpeg_abort_decompress(cinfo);
+      return false;
+    }
+  }
+  jpeg_mem_src(cinfo, src, static_cast<unsigned long>(n));
+  jpeg_read_header(cinfo, TRUE);
+  return true;
+}
+
 // Kept out of line: setjmp must not share a frame with C++ objects that need destruction.
 // `dst` receives the rectangle `r` of the tile: its pixel (r.x0, r.y0) at dst, rows `stride` apart.
 // The whole tile decodes straight into dst; a part decodes only what it needs (see decode_tile_part).
@@ -81,16 +98,7 @@ bool jpeg_decode(JpegDecoder& d, const TiledImage& t, const unsigned char* src, 
     jpeg_abort_decompress(cinfo);
     return false;
   }
-  if (!t.jpeg_tables.empty()) {
-    jpeg_mem_src(cinfo, t.jpeg_tables.data(), static_cast<unsigned long>(t.jpeg_tables.size()));
-    if (jpeg_read_header(cinfo, FALSE) != JPEG_HEADER_TABLES_ONLY) {
-      why = "JPEGTables is not a tables-only JPEG stream";
-      jpeg_abort_decompress(cinfo);
-      return false;
-    }
-  }
-  jpeg_mem_src(cinfo, src, static_cast<unsigned long>(n));
-  jpeg_read_header(cinfo, TRUE);
+  if (!read_tile_header(cinfo, t, src, n, why)) return false;
   const int comps = cinfo->num_components;
   const bool grey = t.photometric == kPhotoMinIsBlack;
   if (comps != (grey ? 1 : 3)) {
@@ -191,12 +199,7 @@ bool jpeg_planes(JpegDecoder& d, const TiledImage& t, const unsigned char* src, 
     jpeg_abort_decompress(cinfo);
     return false;
   }
-  if (!t.jpeg_tables.empty()) {
-    jpeg_mem_src(cinfo, t.jpeg_tables.data(), static_cast<unsigned long>(t.jpeg_tables.size()));
-    jpeg_read_header(cinfo, FALSE);
-  }
-  jpeg_mem_src(cinfo, src, static_cast<unsigned long>(n));
-  jpeg_read_header(cinfo, TRUE);
+  if (!read_tile_header(cinfo, t, src, n, why)) return false;
   if (cinfo->num_components != 3) {
     why = "not a 3-component JPEG";
     jpeg_abort_decompress(cinfo);
