@@ -114,7 +114,8 @@ class Array {
   /// This array when already contiguous (shared), else a contiguous copy.
   Array contiguous(const Stream& stream = {}) const;
   /// The array on `device`: shared when already there, else a contiguous copy. Host to device
-  /// copies from pageable memory go through pinned staging buffers.
+  /// copies from pageable memory go through pinned staging buffers. A device to host copy returns
+  /// with the data in place: it has waited for `stream` up to the copy (no further synchronize).
   Array to(Device device, const Stream& stream = {}) const;
   /// Element-wise conversion as NumPy's astype (not img_as_*): integers wrap modulo 2^bits as in
   /// NumPy; floats truncate toward zero and saturate at an integer target's range (NaN becomes 0,

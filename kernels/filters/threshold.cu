@@ -1,6 +1,6 @@
 // CUDA backend of the histogram thresholds (threshold_otsu, _yen, _isodata, _minimum, _triangle,
 // _multiotsu): everything stays on the device and only the result buffer (a few doubles) crosses to
-// the host, after the one stream synchronization of the call.
+// the host; its copy waits for the stream (the one synchronization of the call).
 //
 //   integer images (uint8, uint16, int16): one pass builds the full-range histogram (uint8: per-warp
 //     privatized 256-bin histograms in shared memory, 16-byte vector loads, one atomic per run of
@@ -305,7 +305,6 @@ void run(const Array& image, const SelectParams& p, std::vector<double>& result,
                                                      static_cast<std::int64_t*>(cur.data()), static_cast<double*>(res.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   const Array host = res.to(Device::cpu(), s);
-  s.synchronize();
   const double* hp = static_cast<const double*>(host.data());
   result.assign(hp, hp + res_len);
 }

@@ -53,6 +53,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/measure/moments_math.hpp"
@@ -122,30 +123,12 @@ struct Part {
   u64 kmn[CH], kmx[CH];
 };
 
-/// Global atomics of one part (the old per-run flush): count, bbox as atomicMax of ~lo and hi,
-/// coordinate sums, per channel the intensity sum, extremes and weighted sums.
+/// Global atomics of one part (the old per-run flush): the geometry (geometry_atomics), per
+/// channel the intensity sum, extremes and weighted sums.
 template <int CH>
 __device__ __forceinline__ void global_add(const Pass1Acc& acc, int nd, std::int64_t sl, const Part<CH>& p,
                                            std::int64_t z, std::int64_t y0, std::int64_t x0) {
-  const u64 n = p.n;
-  if (acc.geometry) {
-    atomicAdd(acc.cnt + sl, n);
-    u64* lo = acc.lo + sl * nd;
-    u64* hi = acc.hi + sl * nd;
-    u64* cs = acc.csum + sl * nd;
-    if (nd == 3) {
-      atomicMax(lo, ~static_cast<u64>(z));
-      atomicMax(hi, static_cast<u64>(z + 1));
-      atomicAdd(cs, static_cast<u64>(z) * n);
-      ++lo, ++hi, ++cs;
-    }
-    atomicMax(lo, ~static_cast<u64>(y0 + p.ymin));
-    atomicMax(hi, static_cast<u64>(y0 + p.ymax + 1));
-    atomicAdd(cs, static_cast<u64>(y0) * n + p.ysum);
-    atomicMax(lo + 1, ~static_cast<u64>(x0 + p.xmin));
-    atomicMax(hi + 1, static_cast<u64>(x0 + p.xmax + 1));
-    atomicAdd(cs + 1, static_cast<u64>(x0) * n + p.xsum);
-  }
+  if (acc.geometry) geometry_atomics(acc, nd, sl, p, z, y0, x0);
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
     if (c >= acc.cc) break;
@@ -735,20 +718,11 @@ int blocks_for(std::int64_t n, int threads = 256) {
   return static_cast<int>(std::min<std::int64_t>((n + threads - 1) / threads, std::int64_t(1) << 20));
 }
 
-template <class X>
-X* ptr(Array& a) {
-  return static_cast<X*>(a.data());
-}
+using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::upload;
 
 Array dev_zeros(std::int64_t n, DType dt, Device dev, const Stream& s) {
   return Array::zeros({std::max<std::int64_t>(n, 1)}, dt, dev, s);
-}
-
-template <class T>
-Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
-  std::vector<T> w = v;
-  if (w.empty()) w.push_back(T{});
-  return Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(dev, s);
 }
 
 /// Pass 1's variants. TEMPORARY switches (environment variables read on every call) so that one
@@ -867,9 +841,19 @@ struct Pass1 {
   std::int64_t S = 0, n = 0;  // slots; present labels (rows)
 };
 
-/// The sorted unique values of `k` (int64, n of them; sorted in place) and their count (one host
-/// read).
-Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, const Stream& stream) {
+/// uniq[0, nu) ascending, nu = info[0]: info[1] = the index of its first value > 0.
+__global__ void first_positive_kernel(const std::int64_t* __restrict__ uniq, std::int64_t* __restrict__ info) {
+  std::int64_t lo = 0, hi = info[0];
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) >> 1;
+    if (uniq[mid] <= 0) lo = mid + 1; else hi = mid;
+  }
+  info[1] = lo;
+}
+
+/// The sorted unique values of `k` (int64, n of them; sorted in place), their count and the index
+/// of the first one > 0 (one host read of both).
+Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, std::int64_t& first_positive, const Stream& stream) {
   const cudaStream_t s = stream.handle();
   const Device dev = k.device();
   Array buf = Array::empty({std::max<std::int64_t>(n, 1)}, DType::int64, dev, stream);
@@ -879,16 +863,18 @@ Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, const Stream& st
   Array t2 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b2, 1))}, DType::uint8, dev, stream);
   CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(t2.data(), b2, db, n, 0, 64, s));
   Array uniq = Array::empty({std::max<std::int64_t>(n, 1)}, DType::int64, dev, stream);
-  Array nuniq = Array::empty({1}, DType::int64, dev, stream);
+  Array nuniq = Array::empty({2}, DType::int64, dev, stream);
   std::size_t b3 = 0;
   CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, b3, db.Current(), ptr<std::int64_t>(uniq), ptr<std::int64_t>(nuniq),
                                             n, s));
   Array t3 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b3, 1))}, DType::uint8, dev, stream);
   CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(t3.data(), b3, db.Current(), ptr<std::int64_t>(uniq),
                                             ptr<std::int64_t>(nuniq), n, s));
-  const Array hn = nuniq.to(Device::cpu(), stream);
-  stream.synchronize();
+  first_positive_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(uniq), ptr<std::int64_t>(nuniq));
+  CUSK_CUDA_CHECK(cudaGetLastError());
+  const Array hn = nuniq.to(Device::cpu(), stream);  // waits for the copy, so for the kernels before it
   nu = hn.data<std::int64_t>()[0];
+  first_positive = hn.data<std::int64_t>()[1];
   return uniq;
 }
 
@@ -1004,7 +990,6 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
       rec.wx = dptr(o_wx);
       launch_warp<L, T>(lab, in, sg, v, SlotMap{}, a, rec, opt, sms, s);
       const Array hc = ctr.to(Device::cpu(), stream);
-      stream.synchronize();
       const auto* c = static_cast<const u64*>(hc.data());
       const auto nrec = static_cast<std::int64_t>(c[0]);
       maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(c[2]));
@@ -1017,10 +1002,10 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
           Array k64 = Array::empty({std::max<std::int64_t>(nrec, 1)}, DType::int64, dev, stream);
           widen_kernel<L><<<blocks_for(nrec), 256, 0, s>>>(static_cast<const L*>(rec.label), nrec, ptr<std::int64_t>(k64));
           CUSK_CUDA_CHECK(cudaGetLastError());
-          std::int64_t nu = 0;
-          Array uniq = unique_sorted(k64, nrec, nu, stream);
-          S = nu;
-          keys = uniq.slice({Slice{0, nu}});
+          std::int64_t nu = 0, first = 0;  // records hold labels > 0 only: first = 0
+          Array uniq = unique_sorted(k64, nrec, nu, first, stream);
+          S = nu - first;
+          keys = uniq.slice({Slice{first, nu}});
           map.keys = ptr<std::int64_t>(keys);
           map.nkeys = S;
         }
@@ -1047,7 +1032,6 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
       Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, stream);
       CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab, ptr<L>(maxv), size, s));
       const Array hmax = maxv.to(Device::cpu(), stream);
-      stream.synchronize();
       maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
     }
     map = SlotMap{};
@@ -1058,19 +1042,8 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
     } else {
       // Sparse labels: the sorted unique positive labels are the slots.
       Array sorted = labels.astype(DType::int64, stream);  // copy, sorted in place
-      std::int64_t nu = 0;
-      Array uniq = unique_sorted(sorted, size, nu, stream);
-      // Skip the labels <= 0 at the front (usually one small host read of a few values).
-      std::int64_t first = 0;
-      for (bool fin = false; !fin && first < nu;) {
-        const std::int64_t end = std::min<std::int64_t>(nu, first + (1 << 16));
-        const Array hu = uniq.slice({Slice{first, end}}).to(Device::cpu(), stream);
-        stream.synchronize();
-        std::int64_t k = 0;
-        while (k < hu.size() && hu.data<std::int64_t>()[k] <= 0) ++k;
-        fin = k < hu.size();
-        first += k;
-      }
+      std::int64_t nu = 0, first = 0;  // first: the labels <= 0 at the front are skipped
+      Array uniq = unique_sorted(sorted, size, nu, first, stream);
       S = nu - first;
       keys = uniq.slice({Slice{first, nu}});
       map.keys = ptr<std::int64_t>(keys);
@@ -1120,7 +1093,6 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
     count_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(row_of), ptr<std::int64_t>(flags), S, ptr<std::int64_t>(count));
     CUSK_CUDA_CHECK(cudaGetLastError());
     const Array hc = count.to(Device::cpu(), stream);
-    stream.synchronize();
     n = hc.data<std::int64_t>()[0];
   }
   return P;
@@ -1154,7 +1126,6 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
     CUSK_CUDA_CHECK(cudaGetLastError());
   }
   const Array hpacked = packed.to(Device::cpu(), stream);
-  stream.synchronize();
 
   st = RegionStats{};
   st.ndim = nd;
@@ -1195,7 +1166,6 @@ void run_stats(const Array& labels, const Array& intensity, int nch, const std::
   auto fetch = [&](const Array& a, std::vector<double>& v, std::int64_t len) {
     if (!a.valid()) return;
     const Array h = a.to(Device::cpu(), stream);
-    stream.synchronize();
     v.assign(h.data<double>(), h.data<double>() + len);
   };
   SlotMap map2 = map;

@@ -48,6 +48,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/core/buffers.cuh"
 #include "kernels/filters/ccl.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -69,25 +70,10 @@ unsigned blocks_for(std::int64_t n, int threads = 256) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t(1) << 20));
 }
 
-template <class X>
-X* ptr(Array& a) {
-  return static_cast<X*>(a.data());
-}
-template <class X>
-const X* cptr(const Array& a) {
-  return static_cast<const X*>(a.data());
-}
-
-template <class T>
-Array upload(const std::vector<T>& v, Device dev, const Stream& s) {
-  std::vector<T> w = v;
-  if (w.empty()) w.push_back(T{});
-  return Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(dev, s);
-}
-
-Array scratch(std::size_t bytes, Device dev, const Stream& s) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
-}
+using cuskimage::detail::buf::cptr;
+using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::scratch;
+using cuskimage::detail::buf::upload;
 
 /// Index of the segment holding p: the last k with off[k] <= p (off ascending, off[0] = 0).
 __device__ __forceinline__ std::int64_t segment_of(const std::int64_t* __restrict__ off, std::int64_t n,
@@ -483,7 +469,6 @@ void run_filled(const Array& labels, const RegionStats& st, const std::vector<st
   else
     go.template operator()<std::int64_t>();
   const Array hh = holes.to(Device::cpu(), s);
-  s.synchronize();
   area.resize(static_cast<std::size_t>(st.n));
   for (std::int64_t r = 0; r < st.n; ++r)
     area[r] = st.count[r] + static_cast<std::int64_t>(hh.data<std::uint64_t>()[r]);
@@ -558,7 +543,6 @@ void run_convex(const Array& labels, const RegionStats& st, const std::vector<st
   const Array ha = d_area.to(Device::cpu(), s);
   Array hb;
   if (want_feret) hb = best.to(Device::cpu(), s);
-  s.synchronize();
   area.resize(static_cast<std::size_t>(n));
   for (std::int64_t r = 0; r < n; ++r) area[r] = static_cast<std::int64_t>(ha.data<std::uint64_t>()[r]);
   if (want_feret) {
@@ -658,7 +642,6 @@ std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch,
     CUSK_CUDA_CHECK_LAUNCH();
   }
   const Array hm = med.to(Device::cpu(), s);
-  s.synchronize();
   std::memcpy(out.data(), hm.data(), out.size() * sizeof(double));
   return out;
 }

@@ -173,30 +173,36 @@ struct GEntry {
   double s[CH], mn[CH], mx[CH], wy[CH], wx[CH];
 };
 
-/// One entry's global atomics: count, bbox (min as atomicMax of ~v), coordinate sums, per channel
-/// the intensity sum, extremes (keys of the doubles) and weighted sums (sum I*y = wy + y0 * sum I).
+/// Slot sl's geometry atomics for n pixels given in local coordinates from origin (z, y0, x0):
+/// count, bbox (min as atomicMax of ~v), coordinate sums. Shared by both pass-1 kernels.
+template <class G>
+__device__ __forceinline__ void geometry_atomics(const Pass1Acc& acc, int nd, std::int64_t sl, const G& e,
+                                                 std::int64_t z, std::int64_t y0, std::int64_t x0) {
+  const u64 n = e.n;
+  atomicAdd(acc.cnt + sl, n);
+  u64* lo = acc.lo + sl * nd;
+  u64* hi = acc.hi + sl * nd;
+  u64* cs = acc.csum + sl * nd;
+  if (nd == 3) {
+    atomicMax(lo, ~static_cast<u64>(z));
+    atomicMax(hi, static_cast<u64>(z + 1));
+    atomicAdd(cs, static_cast<u64>(z) * n);
+    ++lo, ++hi, ++cs;
+  }
+  atomicMax(lo, ~static_cast<u64>(y0 + e.ymin));
+  atomicMax(hi, static_cast<u64>(y0 + e.ymax + 1));
+  atomicAdd(cs, static_cast<u64>(y0) * n + e.ysum);
+  atomicMax(lo + 1, ~static_cast<u64>(x0 + e.xmin));
+  atomicMax(hi + 1, static_cast<u64>(x0 + e.xmax + 1));
+  atomicAdd(cs + 1, static_cast<u64>(x0) * n + e.xsum);
+}
+
+/// One entry's global atomics: the geometry, then per channel the intensity sum, extremes (keys of
+/// the doubles) and weighted sums (sum I*y = wy + y0 * sum I).
 template <int CH, bool FULL = true>
 __device__ __forceinline__ void global_entry(const Pass1Acc& acc, int nd, std::int64_t sl, const GEntry<CH>& e,
                                              std::int64_t z, std::int64_t y0, std::int64_t x0) {
-  const u64 n = e.n;
-  if (acc.geometry) {
-    atomicAdd(acc.cnt + sl, n);
-    u64* lo = acc.lo + sl * nd;
-    u64* hi = acc.hi + sl * nd;
-    u64* cs = acc.csum + sl * nd;
-    if (nd == 3) {
-      atomicMax(lo, ~static_cast<u64>(z));
-      atomicMax(hi, static_cast<u64>(z + 1));
-      atomicAdd(cs, static_cast<u64>(z) * n);
-      ++lo, ++hi, ++cs;
-    }
-    atomicMax(lo, ~static_cast<u64>(y0 + e.ymin));
-    atomicMax(hi, static_cast<u64>(y0 + e.ymax + 1));
-    atomicAdd(cs, static_cast<u64>(y0) * n + e.ysum);
-    atomicMax(lo + 1, ~static_cast<u64>(x0 + e.xmin));
-    atomicMax(hi + 1, static_cast<u64>(x0 + e.xmax + 1));
-    atomicAdd(cs + 1, static_cast<u64>(x0) * n + e.xsum);
-  }
+  if (acc.geometry) geometry_atomics(acc, nd, sl, e, z, y0, x0);
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
     if (c >= acc.cc) break;

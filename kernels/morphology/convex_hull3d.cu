@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cuskimage/error.hpp"
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/morphology/convex_hull3d.hpp"
@@ -53,14 +54,9 @@ unsigned grid_for(i64 total, int per) {
   return static_cast<unsigned>(std::clamp<i64>((total + per - 1) / per, 1, i64(1) << 20));
 }
 
-template <class X>
-X* ptr(Array& a) {
-  return static_cast<X*>(a.data());
-}
-template <class X>
-const X* cptr(const Array& a) {
-  return static_cast<const X*>(a.data());
-}
+using cuskimage::detail::buf::cptr;
+using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::scratch;
 
 /// Host values packed for one upload per stage (each upload goes through pinned staging; a
 /// second one from the same thread would wait for the first one's copy, which is stream-ordered
@@ -83,10 +79,6 @@ struct Pack {
 /// Device -> host through pinned staging: `to` waits for the copy (ordered on s), so nothing
 /// queues on or waits for another stream (a cudaMemcpyAsync into pageable memory would).
 Array read_back(const Array& a, const Stream& s) { return a.to(Device::cpu(), s); }
-
-Array scratch(std::size_t bytes, Device dev, const Stream& s) {
-  return Array::empty({static_cast<i64>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
-}
 
 /// The last k in [0, n) with off[k] <= i (off ascending).
 __device__ __forceinline__ i64 segment_of(const i64* __restrict__ off, i64 n, i64 i) {

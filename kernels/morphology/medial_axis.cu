@@ -79,6 +79,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/morphology/medial_axis_ops.hpp"
 
@@ -97,18 +98,9 @@ unsigned blocks_for(std::int64_t n, int threads = kThreads) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t(1) << 20));
 }
 
-template <class X>
-X* ptr(Array& a) {
-  return static_cast<X*>(a.data());
-}
-template <class X>
-const X* cptr(const Array& a) {
-  return static_cast<const X*>(a.data());
-}
-
-Array scratch(std::size_t bytes, Device dev, const Stream& s) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
-}
+using cuskimage::detail::buf::cptr;
+using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::scratch;
 
 __device__ __forceinline__ std::uint8_t vload(const std::uint8_t* p) {
   return *static_cast<const volatile std::uint8_t*>(p);

@@ -54,6 +54,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/validate.hpp"
@@ -78,18 +79,9 @@ unsigned exact_blocks(std::int64_t n, int threads) {
   return static_cast<unsigned>(std::max<std::int64_t>((n + threads - 1) / threads, 1));
 }
 
-template <class X>
-X* ptr(Array& a) {
-  return static_cast<X*>(a.data());
-}
-template <class X>
-const X* cptr(const Array& a) {
-  return static_cast<const X*>(a.data());
-}
-
-Array scratch(std::size_t bytes, Device dev, const Stream& s) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
-}
+using cuskimage::detail::buf::cptr;
+using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::scratch;
 
 template <class X>
 X read_back(const void* p, const Stream& s) {

@@ -140,9 +140,10 @@ CUSK_HD std::uint32_t op2_u16x2(std::uint32_t a, std::uint32_t b) {
 template <class T>
 struct Lanes;
 
-template <>
-struct Lanes<std::uint8_t> {
-  static constexpr int L = 2, NR = 2, P = 4, RAWW = 1;
+/// What the two 16-bit-lane policies (uint8 and uint16 samples) share: two samples per 32-bit
+/// word in its 16-bit halves, combined with the paired min / max.
+struct U16x2Lanes {
+  static constexpr int L = 2, NR = 2, P = 4;
   using W = std::uint32_t;
   template <bool Max>
   CUSK_HD static W op(W a, W b) { return op2_u16x2<Max>(a, b); }
@@ -150,6 +151,11 @@ struct Lanes<std::uint8_t> {
   CUSK_HD static W op3(W a, W b, W c) { return op2_u16x2<Max>(op2_u16x2<Max>(a, b), c); }
   template <bool Max>
   CUSK_HD static W identity() { return Max ? 0u : 0xFFFFFFFFu; }
+};
+
+template <>
+struct Lanes<std::uint8_t> : U16x2Lanes {
+  static constexpr int RAWW = 1;
   CUSK_HD static std::uint32_t splat_raw(std::uint8_t v) { return 0x01010101u * v; }
   CUSK_HD static void put(std::uint32_t (&raw)[RAWW], int j, std::uint8_t v) {
     raw[0] |= static_cast<std::uint32_t>(v) << (8 * j);
@@ -166,15 +172,8 @@ struct Lanes<std::uint8_t> {
 };
 
 template <>
-struct Lanes<std::uint16_t> {
-  static constexpr int L = 2, NR = 2, P = 4, RAWW = 2;
-  using W = std::uint32_t;
-  template <bool Max>
-  CUSK_HD static W op(W a, W b) { return op2_u16x2<Max>(a, b); }
-  template <bool Max>
-  CUSK_HD static W op3(W a, W b, W c) { return op2_u16x2<Max>(op2_u16x2<Max>(a, b), c); }
-  template <bool Max>
-  CUSK_HD static W identity() { return Max ? 0u : 0xFFFFFFFFu; }
+struct Lanes<std::uint16_t> : U16x2Lanes {
+  static constexpr int RAWW = 2;
   CUSK_HD static std::uint32_t splat_raw(std::uint16_t v) { return 0x00010001u * v; }
   CUSK_HD static void put(std::uint32_t (&raw)[RAWW], int j, std::uint16_t v) {
     raw[j >> 1] |= static_cast<std::uint32_t>(v) << (16 * (j & 1));
