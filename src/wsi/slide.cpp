@@ -686,6 +686,14 @@ JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t 
   return planes;
 }
 
+std::vector<unsigned char> tile_stream_for_testing(const Slide& slide, int level, std::uint64_t tile) {
+  const Slide::Impl& s = SlideAccess::impl(slide);
+  const TiledImage& t = s.images.at(static_cast<std::size_t>(level));
+  std::vector<unsigned char> raw;
+  s.fetch(t, tile, raw);
+  return merge_jpeg_tables(t, raw);
+}
+
 Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& r) {
   const Slide::Impl& s = SlideAccess::impl(slide);
   const TiledImage& t = s.images.at(static_cast<std::size_t>(r.level));

@@ -83,6 +83,8 @@ void decode_tile_planes(const TiledImage& t, const unsigned char* src, std::size
 /// whole region decoded through decode_tile_simple_upsampling (RGB; outside the level: 0).
 JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t tile);
 Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& region);
+/// Tests: the complete JPEG stream of a tile (merge_jpeg_tables of its bytes), as device reads hand it to nvJPEG.
+std::vector<unsigned char> tile_stream_for_testing(const Slide& slide, int level, std::uint64_t tile);
 
 /// Whether decode_tile_part of `t` costs less than a whole-tile decode (JPEG only).
 inline bool partial_decode_pays(const TiledImage& t) { return t.compression == kJpeg; }
@@ -99,6 +101,28 @@ std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vec
 
 /// merge_jpeg_tables into `out` (its storage reused).
 void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out);
+
+/// Where the pieces of a complete single-scan JPEG stream lie (offsets from its SOI).
+struct JpegLayout {
+  std::size_t sof = 0, sos = 0;  // the SOF0/SOF1 and SOS markers
+  std::size_t data = 0;          // the first entropy-coded byte
+  std::size_t end = 0;           // the final EOI
+  int width = 0, height = 0;     // the frame
+  int mcu_w = 0, mcu_h = 0;      // the MCU, pixels
+};
+/// false unless `p` is one 8-bit baseline/extended-sequential Huffman frame with one interleaved
+/// scan of all components, no restart interval, and nothing but entropy-coded data between the
+/// scan header and the final EOI (jpeg_stack.cpp).
+bool jpeg_layout(const unsigned char* p, std::size_t n, JpegLayout& out);
+/// The restart interval that makes one frame of `l` one interval (its MCU count; 0 when its height
+/// is not a whole number of MCU rows or the count exceeds 65535).
+int jpeg_stack_interval(const JpegLayout& l);
+/// The streams (jpeg_layout's kind, byte-identical up to their entropy-coded data: the same tables,
+/// frame and scan header) as one stream of a width x (k * height) frame: a restart interval of one
+/// frame's MCUs and each stream's entropy-coded data in turn, separated by RST0..7. It decodes to
+/// the streams' component planes one below the other (why: jpeg_stack.cpp). false (out unspecified)
+/// when they cannot be stacked.
+bool stack_jpeg_streams(const std::vector<const std::vector<unsigned char>*>& in, std::vector<unsigned char>& out);
 
 /// One tile's part of a device read (see device_decode).
 struct DevicePart {

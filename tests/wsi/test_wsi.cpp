@@ -480,6 +480,94 @@ TEST(Wsi, GpuColourPathEqualsLibjpeg) {
   EXPECT_EQ(rgb[2], 225);
 }
 
+/// Tiles stacked into one stream (the GPU decoder's columns of tiles) decode to each tile's own
+/// component planes, one below the other; streams that cannot be stacked are refused.
+void expect_stack_decodes_to_tiles(const std::string& path, std::size_t k) {
+  namespace wd = cuskimage::wsi::detail;
+  const Slide s = Slide::open(path, {.cache_bytes = 0});
+  std::mt19937 rng(11);
+  for (int level = 0; level < s.level_count(); ++level) {
+    const auto& l = s.level(level);
+    const std::uint64_t count = static_cast<std::uint64_t>(((l.width + l.tile_width - 1) / l.tile_width) *
+                                                           ((l.height + l.tile_height - 1) / l.tile_height));
+    std::vector<std::vector<unsigned char>> streams;
+    std::vector<std::uint64_t> ids;
+    for (std::size_t i = 0; i < k; ++i) {
+      ids.push_back(i == 0 ? count - 1 : rng() % count);  // the corner tile, then any (repeats too)
+      streams.push_back(wd::tile_stream_for_testing(s, level, ids.back()));
+      wd::JpegLayout lay;
+      ASSERT_TRUE(wd::jpeg_layout(streams.back().data(), streams.back().size(), lay)) << path << " level " << level;
+      ASSERT_EQ(lay.width, l.tile_width);
+      ASSERT_EQ(lay.height, l.tile_height);
+    }
+    std::vector<const std::vector<unsigned char>*> in;
+    for (const auto& v : streams) in.push_back(&v);
+    std::vector<unsigned char> stacked;
+    ASSERT_TRUE(wd::stack_jpeg_streams(in, stacked)) << path << " level " << level;
+    wd::TiledImage whole;
+    whole.compression = wd::kJpeg, whole.tile_width = l.tile_width, whole.tile_height = l.tile_height * static_cast<std::int64_t>(k);
+    wd::JpegPlanes got;
+    wd::decode_tile_planes(whole, stacked.data(), stacked.size(), got, "stack");
+    for (std::size_t i = 0; i < k; ++i) {
+      const wd::JpegPlanes want = wd::tile_planes_for_testing(s, level, ids[i]);
+      ASSERT_EQ(got.hs, want.hs);
+      ASSERT_EQ(got.vs, want.vs);
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(got.width[c], want.width[c]);
+        ASSERT_EQ(got.height[c], want.height[c] * static_cast<int>(k)) << path << " component " << c;
+        const std::size_t plane = want.plane[c].size();
+        EXPECT_TRUE(std::equal(want.plane[c].begin(), want.plane[c].end(), got.plane[c].begin() + static_cast<std::ptrdiff_t>(i * plane)))
+            << path << " level " << level << " tile " << ids[i] << " (stack position " << i << ") component " << c;
+      }
+    }
+  }
+}
+
+TEST(Wsi, StackedTilesDecodeToTheirOwnPlanes) {
+  expect_stack_decodes_to_tiles(fx().jpeg256, 9);  // 4:2:0; 9 > 8: the RST numbers wrap
+  expect_stack_decodes_to_tiles(fx().jpeg422, 4);  // 4:2:2
+  expect_stack_decodes_to_tiles(fx().jpeg444, 3);  // 4:4:4
+  expect_stack_decodes_to_tiles(fx().svs, 5);      // Aperio, 240-pixel tiles
+  expect_stack_decodes_to_tiles(make_slide("jpeg_stack_48", crop(fx().image, 0, 0, 333, 277),
+                                           {.tile_size = 48, .compression = "jpeg", .quality = 75}), 16);
+  if (!fx().vips_jpeg.empty()) expect_stack_decodes_to_tiles(fx().vips_jpeg, 6);
+}
+
+TEST(Wsi, StackRefusesWhatItCannotJoin) {
+  namespace wd = cuskimage::wsi::detail;
+  const Slide a = Slide::open(fx().jpeg256, {.cache_bytes = 0}), b = Slide::open(fx().svs, {.cache_bytes = 0});
+  const std::vector<unsigned char> ta = wd::tile_stream_for_testing(a, 0, 0), tb = wd::tile_stream_for_testing(b, 0, 0);
+  std::vector<unsigned char> out;
+  EXPECT_TRUE(wd::stack_jpeg_streams({&ta, &ta}, out));
+  EXPECT_FALSE(wd::stack_jpeg_streams({&ta, &tb}, out));  // other tables and frame
+  EXPECT_FALSE(wd::stack_jpeg_streams({}, out));
+  wd::JpegLayout lay;
+  ASSERT_TRUE(wd::jpeg_layout(ta.data(), ta.size(), lay));
+  // A restart interval of its own.
+  std::vector<unsigned char> dri(ta.begin(), ta.begin() + static_cast<std::ptrdiff_t>(lay.sos));
+  for (unsigned char c : {0xFF, 0xDD, 0x00, 0x04, 0x00, 0x10}) dri.push_back(c);
+  dri.insert(dri.end(), ta.begin() + static_cast<std::ptrdiff_t>(lay.sos), ta.end());
+  EXPECT_FALSE(wd::jpeg_layout(dri.data(), dri.size(), lay));
+  EXPECT_FALSE(wd::stack_jpeg_streams({&dri, &dri}, out));
+  // Truncated, a marker inside the entropy-coded data, progressive.
+  ASSERT_TRUE(wd::jpeg_layout(ta.data(), ta.size(), lay));
+  std::vector<unsigned char> cut(ta.begin(), ta.begin() + static_cast<std::ptrdiff_t>(ta.size() / 2));
+  EXPECT_FALSE(wd::jpeg_layout(cut.data(), cut.size(), lay));
+  ASSERT_TRUE(wd::jpeg_layout(ta.data(), ta.size(), lay));
+  std::vector<unsigned char> marker = ta;
+  marker[lay.data + 40] = 0xFF, marker[lay.data + 41] = 0xD3;
+  EXPECT_FALSE(wd::jpeg_layout(marker.data(), marker.size(), lay));
+  ASSERT_TRUE(wd::jpeg_layout(ta.data(), ta.size(), lay));
+  std::vector<unsigned char> prog = ta;
+  prog[lay.sof + 1] = 0xC2;
+  EXPECT_FALSE(wd::jpeg_layout(prog.data(), prog.size(), lay));
+  // The stacked frame's height must fit JPEG's 16 bits: 256 tiles of 256 rows do not.
+  std::vector<const std::vector<unsigned char>*> many(256, &ta);
+  EXPECT_FALSE(wd::stack_jpeg_streams(many, out));
+  many.resize(255);
+  EXPECT_TRUE(wd::stack_jpeg_streams(many, out));
+}
+
 /// The host cost model behind the hybrid split: whole tiles cost 1, parts less, more rows more.
 TEST(Wsi, HostDecodeCostModel) {
   namespace wd = cuskimage::wsi::detail;
