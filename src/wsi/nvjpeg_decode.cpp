@@ -14,7 +14,12 @@
 // chroma edges, mean 4.6 on a busy reduced level. So by default ("exact") nvJPEG writes the tiles'
 // YCbCr planes into scratch and one kernel per batch (kernels/wsi/ycc_jobs.cu, src/wsi/ycc.hpp)
 // upsamples and converts them as libjpeg-turbo does, writing each part straight into its output:
-// no RGB scratch, no crop copies, any alignment, and the host decoder's bytes. "nvjpeg" keeps
+// no RGB scratch, no crop copies, any alignment, and the host decoder's bytes. On that path runs of
+// up to CUSK_WSI_NVJPEG_STACK (8) tiles of a level go to nvJPEG as one image (stack_jpeg_streams:
+// one frame, a restart interval per tile): the decoder's cost per image is paid once per stack, and
+// the planes are the tiles' own (the kernel upsamples each tile within its own rows). A self-check
+// (three copies of a tile stacked must decode as the tile alone) or a refused stack turns it off.
+// "nvjpeg" keeps
 // nvJPEG's RGB output (interleaved, in place for whole aligned tiles), with the handle's
 // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION (CUSK_WSI_NVJPEG_INTERP=0 drops it).
 //
@@ -37,7 +42,8 @@
 // 128), _MIN_CHUNK (8), _RAMP (32), _DEPTH (2), _SLOTS (cap, 16), _FEEDERS, _POW2 (1: batch sizes
 // rounded down to powers of two, a state per size; 0: one state re-initialised per size), _SPIN (0:
 // feeders block on events; 1: spin), _NO_PIPELINE (0), _SHARE (0: the rule; 1-100: a fixed GPU share
-// of the units, percent), CUSK_WSI_HOST_WORKERS (hybrid host workers).
+// of the units, percent), _STACK (8: tiles per image on the exact path; 1: one tile per image),
+// CUSK_WSI_HOST_WORKERS (hybrid host workers).
 //
 // Bytes moved per 256² tile: ~10-20 KB compressed host->device, 98 KB of YCbCr planes written and
 // read, 196,608 B of RGB written; the floor is the decoders' throughput, not HBM: the NVJPG engines'
@@ -51,8 +57,10 @@
 namespace cuskimage::wsi::detail {
 namespace {
 std::atomic<int> g_colour_override{0};
+std::atomic<int> g_stack_override{0};
 }
 void set_nvjpeg_colour_for_testing(int mode) { g_colour_override = mode; }
+void set_nvjpeg_stack_for_testing(int tiles) { g_stack_override = tiles; }
 
 std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const double* prefix, std::size_t front,
                       std::size_t back, std::size_t limit) {
@@ -121,6 +129,7 @@ struct Knobs {
   bool interp = env_int("CUSK_WSI_NVJPEG_INTERP", 1, 0, 1) != 0;
   bool no_pipeline = env_int("CUSK_WSI_NVJPEG_NO_PIPELINE", 0, 0, 1) != 0;
   int share = env_int("CUSK_WSI_NVJPEG_SHARE", 0, 0, 100);  // > 0: a fixed GPU share (percent of the units) instead of the rule
+  int stack = env_int("CUSK_WSI_NVJPEG_STACK", 8, 1, 64);  // tiles per stacked stream (exact colour path)
 };
 const Knobs& knobs() {
   static const Knobs k;
@@ -137,6 +146,12 @@ int colour_mode() {
   return m;
 }
 
+/// Tiles per stacked stream now (the testing override, else the knob).
+std::size_t stack_tiles() {
+  const int o = g_stack_override.load();
+  return static_cast<std::size_t>(o > 0 ? o : knobs().stack);
+}
+
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 std::size_t floor_pow2(std::size_t v) {
   std::size_t p = 1;
@@ -144,20 +159,24 @@ std::size_t floor_pow2(std::size_t v) {
   return p;
 }
 
-/// Where one tile's YCbCr planes lie in a slot's scratch (exact colour path): 64-byte row pitches,
-/// 256-byte aligned planes.
+/// Where the YCbCr planes of one decoded image -- a tile, or a stack of m tiles one below the
+/// other -- lie in a slot's scratch (exact colour path): 64-byte row pitches, 256-byte aligned
+/// planes. Tile q of a stack: its Y rows from q * tile_height, its chroma rows from q * ch.
 struct Planes {
-  std::size_t y_pitch, c_pitch, cb, cr, bytes;  // cb, cr: offsets from the tile's base
-  int cw, ch;
+  std::size_t y_pitch, c_pitch, cb, cr, bytes;  // cb, cr: offsets from the image's base
+  int cw, ch;                                   // one tile's chroma plane
+  std::size_t y_tile, c_tile;                   // bytes from one tile's plane rows to the next tile's
 };
-Planes planes_of(const TiledImage& t, int hs, int vs) {
+Planes planes_of(const TiledImage& t, int hs, int vs, std::size_t m = 1) {
   Planes p{};
   p.cw = static_cast<int>(t.tile_width / hs);
   p.ch = static_cast<int>(t.tile_height / vs);
   p.y_pitch = align_up(static_cast<std::size_t>(t.tile_width), 64);
   p.c_pitch = align_up(static_cast<std::size_t>(p.cw), 64);
-  const std::size_t ybytes = align_up(p.y_pitch * static_cast<std::size_t>(t.tile_height), 256);
-  const std::size_t cbytes = align_up(p.c_pitch * static_cast<std::size_t>(p.ch), 256);
+  p.y_tile = p.y_pitch * static_cast<std::size_t>(t.tile_height);
+  p.c_tile = p.c_pitch * static_cast<std::size_t>(p.ch);
+  const std::size_t ybytes = align_up(p.y_tile * m, 256);
+  const std::size_t cbytes = align_up(p.c_tile * m, 256);
   p.cb = ybytes;
   p.cr = ybytes + cbytes;
   p.bytes = ybytes + 2 * cbytes;
@@ -167,6 +186,7 @@ Planes planes_of(const TiledImage& t, int hs, int vs) {
 /// What the GPU decoder makes of a level (decided per read from its first tile).
 struct LevelInfo {
   bool gpu = false;
+  bool stack = false;  // its tiles stack (stack_jpeg_streams) and the GPU decoder takes the stack
   int hs = 1, vs = 1;  // chroma subsampling
 };
 
@@ -194,6 +214,12 @@ struct Slot {
   std::vector<std::size_t> lengths;
   std::vector<nvjpegImage_t> images;
   std::vector<std::size_t> offset;  // per tile of the batch: its scratch offset (~0: in place)
+  struct Group {
+    std::size_t first, count, offset;  // tiles [first, first + count) of the batch as one image; its scratch offset
+  };
+  std::vector<Group> groups;                        // exact colour path: the batch's images
+  std::vector<std::vector<unsigned char>> stacked;  // per group of more than one tile: the stacked stream
+  std::vector<const std::vector<unsigned char>*> stack_in;
 };
 
 /// Whether nvJPEG's RGB output goes straight into the output: a unit of one whole tile at a 16-byte
@@ -303,7 +329,10 @@ class Engine {
     std::string colour;
     if (colour_mode() == kExact && exact_failure_.empty())
       colour = "colour: exact (YCbCr planes; libjpeg-turbo's fancy upsampling and conversion on the GPU" +
-               (self_check_.empty() ? std::string() : "; " + self_check_) + ")";
+               (self_check_.empty() ? std::string() : "; " + self_check_) + ")" +
+               (stack_tiles() <= 1 ? std::string(", one tile per image")
+                : stack_failure_.empty() ? ", up to " + std::to_string(stack_tiles()) + " tiles stacked per image"
+                                         : ", tiles not stacked: " + stack_failure_);
     else
       colour = std::string("colour: nvJPEG RGB (") + (interpolating_ ? "interpolated" : "replicated") + " chroma upsampling" +
                (exact_failure_.empty() ? "" : "; exact path unavailable: " + exact_failure_) + ")";
@@ -319,6 +348,16 @@ class Engine {
   void exact_failed(const std::string& why) {
     std::lock_guard lock(mu_);
     if (exact_failure_.empty()) exact_failure_ = why;
+  }
+  /// Tiles per image on the exact path now (1 once stacking failed).
+  std::size_t stack() {
+    if (stack_tiles() <= 1) return 1;
+    std::lock_guard lock(mu_);
+    return stack_failure_.empty() ? stack_tiles() : 1;
+  }
+  void stack_failed(const std::string& why) {
+    std::lock_guard lock(mu_);
+    if (stack_failure_.empty()) stack_failure_ = why;
   }
   /// Runs `check` once per engine (the exact path's self-check; see self_check).
   template <class F>
@@ -359,6 +398,14 @@ class Engine {
       if (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS || unsupported != 0) return info;
     }
     info.gpu = true;
+    // Stacks: two copies of this tile, as the decoder will see a stack of the level's tiles.
+    const std::vector<unsigned char> tile(data, data + n);
+    std::vector<unsigned char> two;
+    if (stack_jpeg_streams({&tile, &tile}, two) && nvjpegJpegStreamParseHeader(handle_, two.data(), two.size(), parse_) == NVJPEG_STATUS_SUCCESS) {
+      int unsupported = 0;
+      if (hardware_ && (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS)) unsupported = 1;
+      info.stack = unsupported == 0;
+    }
     return info;
   }
 
@@ -403,7 +450,8 @@ class Engine {
   /// The state of `s` for batches of n tiles in `format`, initialised (one per size and format;
   /// without CUSK_WSI_NVJPEG_POW2 one state, re-initialised when they change). nullptr and `st`
   /// set when nvJPEG refuses.
-  nvjpegJpegState_t state_for(Slot& s, int n, nvjpegOutputFormat_t format, const TiledImage& t, nvjpegStatus_t& st) {
+  nvjpegJpegState_t state_for(Slot& s, int n, nvjpegOutputFormat_t format, const TiledImage& t, std::size_t tiles_per_image,
+                              nvjpegStatus_t& st) {
     st = NVJPEG_STATUS_SUCCESS;
     for (State& x : s.states)
       if (x.batch == n && x.format == format) return x.state;
@@ -424,8 +472,8 @@ class Engine {
     x->format = format;
     // A memory pool sized for the batch (nvImageCodec measured > 20 % from this); failure is harmless.
     if (hardware_)
-      nvjpegDecodeBatchedPreAllocate(handle_, x->state, n, static_cast<int>(t.tile_width), static_cast<int>(t.tile_height),
-                                     NVJPEG_CSS_444, format);
+      nvjpegDecodeBatchedPreAllocate(handle_, x->state, n, static_cast<int>(t.tile_width),
+                                     static_cast<int>(t.tile_height * static_cast<std::int64_t>(tiles_per_image)), NVJPEG_CSS_444, format);
     return x->state;
   }
 
@@ -492,7 +540,7 @@ class Engine {
   nvjpegJpegStream_t parse_ = nullptr;
   std::mutex parse_mu_;
   bool hardware_ = false, interpolating_ = false;
-  std::string description_, flag_note_, exact_failure_, self_check_;
+  std::string description_, flag_note_, exact_failure_, self_check_, stack_failure_;
   std::once_flag self_check_flag_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -526,50 +574,62 @@ Engine& engine(int device) {
 /// The exact colour path's self-check, once per engine: one tile through nvJPEG's YCbCr output and
 /// the colour kernel, against the host decoder. NVJPG (H200: measured) gives the host's bytes; more
 /// than 4 levels apart anywhere, or a refused decode, turns the exact path off, the reason in
-/// gpu_jpeg_decoder(). Stream-ordered on a private stream (no device-wide synchronisation); the
-/// state is kept for the process (destroying one may synchronise the device).
+/// gpu_jpeg_decoder(). Then, when tiles are stacked, three copies of the tile as one stacked stream:
+/// each copy must come out as the single tile did, byte for byte, else stacking is turned off.
+/// Stream-ordered on a private stream (no device-wide synchronisation); the state is kept for the
+/// process (destroying one may synchronise the device).
 void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const LevelInfo& li, const FetchFn& fetch,
                 const std::string& path) {
   std::vector<unsigned char> raw, merged;
   fetch(t, index, raw);
   merge_jpeg_tables_into(t, raw, merged);
   const std::size_t rgb = tile_bytes(t, 3);
-  std::vector<unsigned char> want(rgb), got(rgb, 0);
+  std::vector<unsigned char> want(rgb);
   decode_tile(t, raw.data(), raw.size(), want.data(), static_cast<std::ptrdiff_t>(t.tile_width * 3), 3, path);
-  const Planes pl = planes_of(t, li.hs, li.vs);
   static std::mutex mu;
   static nvjpegJpegState_t state = nullptr;
   static cudaStream_t st = nullptr;
   std::lock_guard lock(mu);
   if (!st) CUSK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  nvjpegStatus_t status = state ? NVJPEG_STATUS_SUCCESS : nvjpegJpegStateCreate(eng.handle(), &state);
-  if (status == NVJPEG_STATUS_SUCCESS) status = nvjpegDecodeBatchedInitialize(eng.handle(), state, 1, 1, NVJPEG_OUTPUT_YUV);
-  unsigned char* d = nullptr;
-  CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), pl.bytes + rgb + sizeof(YccJob) + 256, st));
-  if (status == NVJPEG_STATUS_SUCCESS) {
-    nvjpegImage_t img{};
-    img.channel[0] = d, img.pitch[0] = pl.y_pitch;
-    img.channel[1] = d + pl.cb, img.pitch[1] = pl.c_pitch;
-    img.channel[2] = d + pl.cr, img.pitch[2] = pl.c_pitch;
-    const unsigned char* data = merged.data();
-    const std::size_t length = merged.size();
-    status = nvjpegDecodeBatched(eng.handle(), state, &data, &length, &img, st);
-  }
-  if (status == NVJPEG_STATUS_SUCCESS) {
-    YccJob job;
-    job.y = d, job.cb = d + pl.cb, job.cr = d + pl.cr;
-    job.dst = d + pl.bytes, job.dst_pitch = static_cast<std::uint64_t>(t.tile_width * 3);
-    job.y_pitch = static_cast<std::int32_t>(pl.y_pitch), job.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
-    job.cw = pl.cw, job.ch = pl.ch, job.hs = li.hs, job.vs = li.vs;
-    job.w = static_cast<std::int32_t>(t.tile_width), job.h = static_cast<std::int32_t>(t.tile_height);
-    auto* dj = reinterpret_cast<YccJob*>(d + align_up(pl.bytes + rgb, 256));
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(dj, &job, sizeof job, cudaMemcpyHostToDevice, st));
-    launch_ycc_jobs(dj, 1, std::int64_t(job.w) * job.h, st);
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(got.data(), d + pl.bytes, rgb, cudaMemcpyDeviceToHost, st));
-  }
-  CUSK_CUDA_CHECK(cudaFreeAsync(d, st));
-  CUSK_CUDA_CHECK(cudaStreamSynchronize(st));
-  if (status != NVJPEG_STATUS_SUCCESS) {
+  // `stream` decoded as one image of m tiles, each converted to RGB: m tiles' bytes, or a status.
+  const auto decode = [&](const std::vector<unsigned char>& stream, std::size_t m, std::vector<unsigned char>& got) {
+    const Planes pl = planes_of(t, li.hs, li.vs, m);
+    got.assign(rgb * m, 0);
+    nvjpegStatus_t status = state ? NVJPEG_STATUS_SUCCESS : nvjpegJpegStateCreate(eng.handle(), &state);
+    if (status == NVJPEG_STATUS_SUCCESS) status = nvjpegDecodeBatchedInitialize(eng.handle(), state, 1, 1, NVJPEG_OUTPUT_YUV);
+    unsigned char* d = nullptr;
+    const std::size_t jobs_at = align_up(pl.bytes + rgb * m, 256);
+    CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), jobs_at + m * sizeof(YccJob), st));
+    if (status == NVJPEG_STATUS_SUCCESS) {
+      nvjpegImage_t img{};
+      img.channel[0] = d, img.pitch[0] = pl.y_pitch;
+      img.channel[1] = d + pl.cb, img.pitch[1] = pl.c_pitch;
+      img.channel[2] = d + pl.cr, img.pitch[2] = pl.c_pitch;
+      const unsigned char* data = stream.data();
+      const std::size_t length = stream.size();
+      status = nvjpegDecodeBatched(eng.handle(), state, &data, &length, &img, st);
+    }
+    std::vector<YccJob> jobs(m);
+    if (status == NVJPEG_STATUS_SUCCESS) {
+      for (std::size_t q = 0; q < m; ++q) {
+        YccJob& job = jobs[q];
+        job.y = d + q * pl.y_tile, job.cb = d + pl.cb + q * pl.c_tile, job.cr = d + pl.cr + q * pl.c_tile;
+        job.dst = d + pl.bytes + q * rgb, job.dst_pitch = static_cast<std::uint64_t>(t.tile_width * 3);
+        job.y_pitch = static_cast<std::int32_t>(pl.y_pitch), job.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
+        job.cw = pl.cw, job.ch = pl.ch, job.hs = li.hs, job.vs = li.vs;
+        job.w = static_cast<std::int32_t>(t.tile_width), job.h = static_cast<std::int32_t>(t.tile_height);
+      }
+      auto* dj = reinterpret_cast<YccJob*>(d + jobs_at);
+      CUSK_CUDA_CHECK(cudaMemcpyAsync(dj, jobs.data(), m * sizeof(YccJob), cudaMemcpyHostToDevice, st));
+      launch_ycc_jobs(dj, static_cast<int>(m), std::int64_t(t.tile_width) * t.tile_height, st);
+      CUSK_CUDA_CHECK(cudaMemcpyAsync(got.data(), d + pl.bytes, rgb * m, cudaMemcpyDeviceToHost, st));
+    }
+    CUSK_CUDA_CHECK(cudaFreeAsync(d, st));
+    CUSK_CUDA_CHECK(cudaStreamSynchronize(st));
+    return status;
+  };
+  std::vector<unsigned char> got;
+  if (const nvjpegStatus_t status = decode(merged, 1, got); status != NVJPEG_STATUS_SUCCESS) {
     eng.exact_failed("self-check: " + status_text(status) + " for YCbCr output");
     return;
   }
@@ -584,8 +644,26 @@ void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const Lev
                            " tile: " + (differ == 0 ? std::string("bit-identical to the host decoder")
                                                     : std::to_string(differ) + " of " + std::to_string(rgb) +
                                                           " samples differ, at most by " + std::to_string(worst));
-  if (worst > 4) eng.exact_failed(what);
-  else eng.self_check_result(what);
+  if (worst > 4) {
+    eng.exact_failed(what);
+    return;
+  }
+  eng.self_check_result(what);
+  if (eng.stack() <= 1 || !li.stack) return;
+  std::vector<unsigned char> three, got3;
+  if (!stack_jpeg_streams({&merged, &merged, &merged}, three)) {
+    eng.stack_failed("self-check: the tile does not stack");
+    return;
+  }
+  if (const nvjpegStatus_t status = decode(three, 3, got3); status != NVJPEG_STATUS_SUCCESS) {
+    eng.stack_failed("self-check: " + status_text(status) + " for a stacked stream");
+    return;
+  }
+  for (std::size_t q = 0; q < 3; ++q)
+    if (!std::equal(got.begin(), got.end(), got3.begin() + static_cast<std::ptrdiff_t>(q * rgb))) {
+      eng.stack_failed("self-check: copy " + std::to_string(q) + " of a stacked tile differs from the tile decoded alone");
+      return;
+    }
 }
 
 }  // namespace
@@ -796,25 +874,46 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       return slots.size();
     };
 
-    // One batch: order[b, b + c) on slot s. false: nvJPEG refused it (`refused` says how; nothing
-    // was queued).
+    // One batch: order[b, b + c) on slot s; on the exact path runs of up to k tiles of one level as
+    // one stacked image. false: nvJPEG refused it (`refused` says how; nothing was queued).
     nvjpegStatus_t refused = NVJPEG_STATUS_SUCCESS;
-    const auto submit = [&](Slot& s, std::size_t b, std::size_t c, bool exact) -> bool {
-      std::size_t n = 0, scratch_need = 0;
+    const auto submit = [&](Slot& s, std::size_t b, std::size_t c, bool exact, std::size_t k) -> bool {
+      std::size_t scratch_need = 0;
       s.offset.assign(c, ~std::size_t(0));
       if (s.streams.size() < c) s.streams.resize(c);
-      for (std::size_t i = 0; i < c; ++i, ++n) {
-        const DeviceUnit& u = units[order[b + i]];
-        const DevicePart& p = parts[u.first];
+      for (std::size_t i = 0; i < c; ++i) {
+        const DevicePart& p = parts[units[order[b + i]].first];
         fetch(*p.image, p.index, s.raw);
         merge_jpeg_tables_into(*p.image, s.raw, s.streams[i]);
-        const LevelInfo& li = level_of(p.image);
-        if (exact) {
-          s.offset[i] = scratch_need;
-          scratch_need += planes_of(*p.image, li.hs, li.vs).bytes;
-        } else if (!(u.count == 1 && in_place(p))) {
-          s.offset[i] = scratch_need;
-          scratch_need += align_up(tile_bytes(*p.image, 3), 256);
+      }
+      s.groups.clear();
+      if (exact) {
+        std::size_t stacked = 0;  // groups of more than one tile so far
+        for (std::size_t i = 0; i < c;) {
+          const TiledImage* img = parts[units[order[b + i]].first].image;
+          const LevelInfo& li = level_of(img);
+          std::size_t m = 1;
+          if (k > 1 && li.stack)
+            while (m < k && i + m < c && parts[units[order[b + i + m]].first].image == img) ++m;
+          if (m > 1) {
+            s.stack_in.clear();
+            for (std::size_t q = 0; q < m; ++q) s.stack_in.push_back(&s.streams[i + q]);
+            if (s.stacked.size() <= stacked) s.stacked.resize(stacked + 1);
+            if (stack_jpeg_streams(s.stack_in, s.stacked[stacked])) ++stacked;
+            else m = 1;  // another encoding among them: this tile alone, the rest tried again
+          }
+          s.groups.push_back({i, m, scratch_need});
+          scratch_need += planes_of(*img, li.hs, li.vs, m).bytes;
+          i += m;
+        }
+      } else {
+        for (std::size_t i = 0; i < c; ++i) {
+          const DeviceUnit& u = units[order[b + i]];
+          const DevicePart& p = parts[u.first];
+          if (!(u.count == 1 && in_place(p))) {
+            s.offset[i] = scratch_need;
+            scratch_need += align_up(tile_bytes(*p.image, 3), 256);
+          }
         }
       }
       if (scratch_need > s.scratch_bytes) {
@@ -825,35 +924,47 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
         CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&s.scratch), bytes, s.stream));
         s.scratch_bytes = bytes;
       }
+      const std::size_t n = exact ? s.groups.size() : c;  // images handed to nvJPEG
       s.data.resize(n);
       s.lengths.resize(n);
       s.images.assign(n, nvjpegImage_t{});
-      for (std::size_t i = 0; i < n; ++i) {
-        const DeviceUnit& u = units[order[b + i]];
-        const DevicePart& p = parts[u.first];
-        s.data[i] = s.streams[i].data();
-        s.lengths[i] = s.streams[i].size();
-        if (exact) {
-          const LevelInfo& li = level_of(p.image);
-          const Planes pl = planes_of(*p.image, li.hs, li.vs);
-          unsigned char* base = s.scratch + s.offset[i];
-          s.images[i].channel[0] = base;
-          s.images[i].pitch[0] = pl.y_pitch;
-          s.images[i].channel[1] = base + pl.cb;
-          s.images[i].pitch[1] = pl.c_pitch;
-          s.images[i].channel[2] = base + pl.cr;
-          s.images[i].pitch[2] = pl.c_pitch;
-        } else if (s.offset[i] == ~std::size_t(0)) {
-          s.images[i].channel[0] = p.dst;
-          s.images[i].pitch[0] = p.pitch;
-        } else {
-          s.images[i].channel[0] = s.scratch + s.offset[i];
-          s.images[i].pitch[0] = static_cast<std::size_t>(p.image->tile_width) * 3;
+      std::size_t most = 1;  // tiles in the largest image
+      if (exact) {
+        std::size_t stacked = 0;
+        for (std::size_t g = 0; g < n; ++g) {
+          const Slot::Group& gr = s.groups[g];
+          const std::vector<unsigned char>& stream_g = gr.count > 1 ? s.stacked[stacked++] : s.streams[gr.first];
+          s.data[g] = stream_g.data();
+          s.lengths[g] = stream_g.size();
+          const TiledImage& t = *parts[units[order[b + gr.first]].first].image;
+          const LevelInfo& li = level_of(&t);
+          const Planes pl = planes_of(t, li.hs, li.vs, gr.count);
+          unsigned char* base = s.scratch + gr.offset;
+          s.images[g].channel[0] = base;
+          s.images[g].pitch[0] = pl.y_pitch;
+          s.images[g].channel[1] = base + pl.cb;
+          s.images[g].pitch[1] = pl.c_pitch;
+          s.images[g].channel[2] = base + pl.cr;
+          s.images[g].pitch[2] = pl.c_pitch;
+          most = std::max(most, gr.count);
+        }
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          const DevicePart& p = parts[units[order[b + i]].first];
+          s.data[i] = s.streams[i].data();
+          s.lengths[i] = s.streams[i].size();
+          if (s.offset[i] == ~std::size_t(0)) {
+            s.images[i].channel[0] = p.dst;
+            s.images[i].pitch[0] = p.pitch;
+          } else {
+            s.images[i].channel[0] = s.scratch + s.offset[i];
+            s.images[i].pitch[0] = static_cast<std::size_t>(p.image->tile_width) * 3;
+          }
         }
       }
       const nvjpegOutputFormat_t format = exact ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_RGBI;
       nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
-      nvjpegJpegState_t state = eng.state_for(s, static_cast<int>(n), format, *parts[units[order[b]].first].image, st);
+      nvjpegJpegState_t state = eng.state_for(s, static_cast<int>(n), format, *parts[units[order[b]].first].image, std::max(k, most), st);
       if (state) st = nvjpegDecodeBatched(eng.handle(), state, s.data.data(), s.lengths.data(), s.images.data(), s.stream);
       if (st != NVJPEG_STATUS_SUCCESS) {
         for (State& x : s.states)
@@ -869,22 +980,25 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       if (exact) {
         jobs.clear();
         std::int64_t max_pixels = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-          const DeviceUnit& u = units[order[b + i]];
-          const LevelInfo& li = level_of(parts[u.first].image);
-          const Planes pl = planes_of(*parts[u.first].image, li.hs, li.vs);
-          const unsigned char* base = s.scratch + s.offset[i];
-          for (std::size_t k = u.first; k < u.first + u.count; ++k) {
-            const DevicePart& p = parts[k];
-            YccJob jb;
-            jb.y = base, jb.cb = base + pl.cb, jb.cr = base + pl.cr;
-            jb.dst = p.dst, jb.dst_pitch = p.pitch;
-            jb.y_pitch = static_cast<std::int32_t>(pl.y_pitch), jb.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
-            jb.cw = pl.cw, jb.ch = pl.ch, jb.hs = li.hs, jb.vs = li.vs;
-            jb.x0 = static_cast<std::int32_t>(p.x0), jb.y0 = static_cast<std::int32_t>(p.y0);
-            jb.w = static_cast<std::int32_t>(p.x1 - p.x0), jb.h = static_cast<std::int32_t>(p.y1 - p.y0);
-            max_pixels = std::max<std::int64_t>(max_pixels, std::int64_t(jb.w) * jb.h);
-            jobs.push_back(jb);
+        for (const Slot::Group& gr : s.groups) {
+          const TiledImage& t = *parts[units[order[b + gr.first]].first].image;
+          const LevelInfo& li = level_of(&t);
+          const Planes pl = planes_of(t, li.hs, li.vs, gr.count);
+          for (std::size_t q = 0; q < gr.count; ++q) {
+            const DeviceUnit& u = units[order[b + gr.first + q]];
+            const unsigned char* base = s.scratch + gr.offset;
+            for (std::size_t kk = u.first; kk < u.first + u.count; ++kk) {
+              const DevicePart& p = parts[kk];
+              YccJob jb;
+              jb.y = base + q * pl.y_tile, jb.cb = base + pl.cb + q * pl.c_tile, jb.cr = base + pl.cr + q * pl.c_tile;
+              jb.dst = p.dst, jb.dst_pitch = p.pitch;
+              jb.y_pitch = static_cast<std::int32_t>(pl.y_pitch), jb.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
+              jb.cw = pl.cw, jb.ch = pl.ch, jb.hs = li.hs, jb.vs = li.vs;
+              jb.x0 = static_cast<std::int32_t>(p.x0), jb.y0 = static_cast<std::int32_t>(p.y0);
+              jb.w = static_cast<std::int32_t>(p.x1 - p.x0), jb.h = static_cast<std::int32_t>(p.y1 - p.y0);
+              max_pixels = std::max<std::int64_t>(max_pixels, std::int64_t(jb.w) * jb.h);
+              jobs.push_back(jb);
+            }
           }
         }
         if (jobs.size() > s.jobs_cap) {
@@ -899,15 +1013,15 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
         std::memcpy(s.jobs_host, jobs.data(), jobs.size() * sizeof(YccJob));  // the slot's last copy finished (waited)
         CUSK_CUDA_CHECK(cudaMemcpyAsync(s.jobs_dev, s.jobs_host, jobs.size() * sizeof(YccJob), cudaMemcpyHostToDevice, s.stream));
         launch_ycc_jobs(s.jobs_dev, static_cast<int>(jobs.size()), max_pixels, s.stream);
-        n_exact += n;
+        n_exact += c;
       } else {
         for (std::size_t i = 0; i < n; ++i) {
           if (s.offset[i] == ~std::size_t(0)) continue;
           const DeviceUnit& u = units[order[b + i]];
           const TiledImage& t = *parts[u.first].image;
           const std::size_t tp = static_cast<std::size_t>(t.tile_width) * 3;
-          for (std::size_t k = u.first; k < u.first + u.count; ++k) {
-            const DevicePart& p = parts[k];
+          for (std::size_t kk = u.first; kk < u.first + u.count; ++kk) {
+            const DevicePart& p = parts[kk];
             const unsigned char* src = s.scratch + s.offset[i] + static_cast<std::size_t>(p.y0) * tp + static_cast<std::size_t>(p.x0) * 3;
             CUSK_CUDA_CHECK(cudaMemcpy2DAsync(p.dst, p.pitch, src, tp, static_cast<std::size_t>(p.x1 - p.x0) * 3,
                                               static_cast<std::size_t>(p.y1 - p.y0), cudaMemcpyDeviceToDevice, s.stream));
@@ -916,8 +1030,8 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       }
       CUSK_CUDA_CHECK(cudaEventRecord(s.done, s.stream));
       s.pending = true;
-      s.tiles = n;
-      n_gpu += n;
+      s.tiles = c;
+      n_gpu += c;
       return true;
     };
 
@@ -971,11 +1085,18 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
         slot_scope.used[si] = true;
       }
       const bool exact = eng.exact();
-      bool ok = submit(s, b, c, exact);
+      const std::size_t k = exact ? eng.stack() : 1;
+      bool ok = submit(s, b, c, exact, k);
+      if (!ok && k > 1) {
+        // A stacked batch refused: single tiles from now on when they work.
+        const nvjpegStatus_t why = refused;
+        ok = submit(s, b, c, exact, 1);
+        if (ok) eng.stack_failed(status_text(why) + " for a stacked batch");
+      }
       if (!ok && exact) {
         // YCbCr output refused: nvJPEG's RGB from now on when that works (a corrupt tile fails both).
         const nvjpegStatus_t why = refused;
-        ok = submit(s, b, c, false);
+        ok = submit(s, b, c, false, 1);
         if (ok) eng.exact_failed(status_text(why) + " for YCbCr output");
       }
       if (!ok) {

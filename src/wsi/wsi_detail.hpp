@@ -155,6 +155,9 @@ std::string gpu_jpeg_decoder_info(int device);
 /// 1 exact (nvJPEG's YCbCr planes, upsampled and converted as libjpeg-turbo does: ycc.hpp),
 /// 2 nvJPEG's own RGB output. No effect in builds without nvJPEG.
 void set_nvjpeg_colour_for_testing(int mode);
+/// Tests: tiles per stacked stream on the exact colour path (stack_jpeg_streams), 0 for the default
+/// (CUSK_WSI_NVJPEG_STACK), 1 for one tile per image. No effect in builds without nvJPEG.
+void set_nvjpeg_stack_for_testing(int tiles);
 
 /// The hybrid's balance rule: the most units a feeder may take now from order[front, back) (at
 /// most `limit`) so that the GPU's tiles in flight plus them take no longer at `gpu_rate` (tiles/s)

@@ -1246,6 +1246,57 @@ TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
   EXPECT_ARRAY_EQ(rgb.read_region(240, 0, 0, 240, 240), d[1]);
 }
 
+struct StackTiles {
+  explicit StackTiles(int k) { cuskimage::wsi::detail::set_nvjpeg_stack_for_testing(k); }
+  ~StackTiles() { cuskimage::wsi::detail::set_nvjpeg_stack_for_testing(0); }
+};
+
+/// Stacked tiles (several tiles per nvJPEG image, the exact path's default) give the bytes of one
+/// tile per image, every fixture, 3, 8 and 64 per stack, aligned, unaligned and reduced-level
+/// regions, nvJPEG alone and hybrid; and stacking stays on after its self-check.
+TEST(GpuWsi, StackedTilesEqualSingleTiles) {
+  CUSK_REQUIRE_GPU();
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  const std::string small = make_slide("jpeg_stack_gpu_48", crop(fx().image, 0, 0, 333, 277), {.tile_size = 48, .compression = "jpeg", .quality = 75});
+  const std::string large = make_slide("jpeg_large", synthetic_rgb(2100, 3000, 13), {.tile_size = 256, .compression = "jpeg", .quality = 80});
+  std::mt19937 rng(3);
+  for (const std::string& path : {fx().jpeg256, fx().jpeg422, fx().jpeg444, fx().svs, small, large}) {
+    const Slide s = Slide::open(path, {.cache_bytes = 0});
+    std::vector<Region> batch = {{0, 0, 0, 256, 256}, {13, 17, 0, 301, 211}, {202, 100, 1, 200, 90}, {-20, -30, 0, 700, 500}};
+    const auto& l0 = s.level(0);
+    for (int i = 0; i < 160; ++i) {
+      const std::int64_t x = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(l0.width)),
+                         y = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(l0.height));
+      batch.push_back(i % 2 ? Region{x / l0.tile_width * l0.tile_width, y / l0.tile_height * l0.tile_height, 0, l0.tile_width, l0.tile_height}
+                            : Region{x, y, 0, 150, 120});
+    }
+    for (bool hybrid : {false, true}) {
+      std::vector<Array> single;
+      {
+        const StackTiles one(1);
+        for (const Array& a : s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = 4}, stream))
+          single.push_back(a.to(cuskimage::Device::cpu(), stream));
+      }
+      for (int k : {3, 8, 64}) {
+        const StackTiles stack(k);
+        const auto before = s.device_decode_stats();
+        const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = 4}, stream);
+        stream.synchronize();
+        const GpuColour colour = colour_of(before, s.device_decode_stats());
+        if (built_with_nvjpeg() && !hybrid) EXPECT_EQ(colour, GpuColour::exact) << path;
+        const std::string what = cuskimage::wsi::gpu_jpeg_decoder();
+        if (built_with_nvjpeg()) EXPECT_NE(what.find("tiles stacked per image"), std::string::npos) << what;
+        DiffStats all, unused;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+          if (colour == GpuColour::exact && !hybrid) EXPECT_ARRAY_EQ(single[i], got[i].to(cuskimage::Device::cpu(), stream));
+          expect_gpu_region(s, batch[i], got[i], colour, all, unused, path + " stack " + std::to_string(k) + " region " + std::to_string(i));
+        }
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 /// A larger batch of aligned and unaligned regions, many sharing tiles: the hybrid scheduler splits
 /// it between nvJPEG and the host workers (both take some), every distinct tile is decoded once,
 /// pixels within the tolerance; the host path (nvjpeg = false) is exact. On the caller's
