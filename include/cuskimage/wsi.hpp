@@ -110,7 +110,7 @@ struct ReadOptions {
   /// Threads decoding the tiles of one region (read_regions: of the whole batch). 1 decodes on the
   /// calling thread; 0 uses std::thread::hardware_concurrency(). With nvJPEG, one or two threads
   /// (two from 6 workers) feed the GPU's decoder, mostly waiting on it, and with `hybrid`
-  /// workers - 1 more decode on the host.
+  /// workers - 1 more decode on the host (workers - 5 from 12 workers: the feeders need cores).
   int workers = 1;
 };
 
