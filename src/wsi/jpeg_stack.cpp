@@ -76,45 +76,65 @@ int jpeg_stack_interval(const JpegLayout& l) {
   return mcus > 0 && mcus <= 65535 ? static_cast<int>(mcus) : 0;
 }
 
-bool stack_jpeg_streams(const std::vector<const std::vector<unsigned char>*>& in, std::vector<unsigned char>& out) {
-  if (in.empty()) return false;
-  JpegLayout first;
-  if (!jpeg_layout(in[0]->data(), in[0]->size(), first)) return false;
-  const int interval = jpeg_stack_interval(first);
-  const std::size_t k = in.size();
-  if (interval == 0 || static_cast<std::size_t>(first.height) * k > 65535) return false;
-  std::size_t bytes = first.data + 6 + 2;
-  for (std::size_t t = 0; t < k; ++t) {
-    const std::vector<unsigned char>& s = *in[t];
-    JpegLayout l;
-    if (t > 0 && (!jpeg_layout(s.data(), s.size(), l) || l.data != first.data ||
-                  std::memcmp(s.data(), in[0]->data(), first.data) != 0))
-      return false;  // another header (tables, frame, scan): not the same encoding
-    bytes += s.size() - 2 - first.data + 2;
-  }
-  out.resize(bytes);
+bool JpegStacker::begin(const std::vector<unsigned char>& tables, const unsigned char* tile, std::size_t n,
+                        std::vector<unsigned char>& out) {
+  count_ = 0;
+  if (!jpeg_layout(tile, n, first_)) return false;
+  interval_ = jpeg_stack_interval(first_);
+  if (interval_ == 0) return false;
+  header_.assign(tile, tile + first_.data);
+  // As merge_jpeg_tables: the tables without their EOI, then the tile after its SOI.
+  const bool merge = tables.size() >= 4 && tables[0] == 0xFF && tables[1] == 0xD8 && tables[tables.size() - 2] == 0xFF &&
+                     tables.back() == 0xD9;
+  const std::size_t prefix = merge ? tables.size() - 2 : 2;
+  out.resize(prefix + first_.data - 2 + 6 + (n - first_.data));
   unsigned char* o = out.data();
-  const unsigned char* h = in[0]->data();
-  std::memcpy(o, h, first.sos);
-  const unsigned stacked = static_cast<unsigned>(first.height) * static_cast<unsigned>(k);
-  o[first.sof + 5] = static_cast<unsigned char>(stacked >> 8);
-  o[first.sof + 6] = static_cast<unsigned char>(stacked & 0xFF);
-  o += first.sos;
-  const unsigned char dri[6] = {0xFF, 0xDD, 0x00, 0x04, static_cast<unsigned char>(interval >> 8), static_cast<unsigned char>(interval & 0xFF)};
+  std::memcpy(o, merge ? tables.data() : tile, prefix);
+  o += prefix;
+  std::memcpy(o, tile + 2, first_.sos - 2);
+  height_at_ = prefix + first_.sof - 2 + 5;  // SOF: marker, length, precision, then the height
+  o += first_.sos - 2;
+  const unsigned char dri[6] = {0xFF, 0xDD, 0x00, 0x04, static_cast<unsigned char>(interval_ >> 8), static_cast<unsigned char>(interval_ & 0xFF)};
   std::memcpy(o, dri, 6);
   o += 6;
-  std::memcpy(o, h + first.sos, first.data - first.sos);
-  o += first.data - first.sos;
-  for (std::size_t t = 0; t < k; ++t) {
-    const std::vector<unsigned char>& s = *in[t];
-    const std::size_t n = s.size() - 2 - first.data;
-    std::memcpy(o, s.data() + first.data, n);
-    o += n;
-    *o++ = 0xFF;
-    *o++ = t + 1 < k ? static_cast<unsigned char>(0xD0 + t % 8) : 0xD9;
-  }
+  std::memcpy(o, tile + first_.sos, n - 2 - first_.sos);  // the scan header and the entropy-coded data
+  o += n - 2 - first_.sos;
   out.resize(static_cast<std::size_t>(o - out.data()));
+  count_ = 1;
   return true;
+}
+
+bool JpegStacker::add(const unsigned char* tile, std::size_t n, std::vector<unsigned char>& out) {
+  JpegLayout l;
+  if (count_ == 0 || static_cast<std::size_t>(first_.height) * (count_ + 1) > 65535 || !jpeg_layout(tile, n, l) ||
+      l.data != first_.data || std::memcmp(tile, header_.data(), first_.data) != 0)
+    return false;  // another header (frame, scan, tables of its own): not the same encoding
+  const std::size_t at = out.size(), len = n - 2 - first_.data;
+  out.resize(at + 2 + len);
+  out[at] = 0xFF;
+  out[at + 1] = static_cast<unsigned char>(0xD0 + (count_ - 1) % 8);  // RST0 after the first tile, ... RST7, RST0
+  std::memcpy(out.data() + at + 2, tile + first_.data, len);
+  ++count_;
+  return true;
+}
+
+std::size_t JpegStacker::finish(std::vector<unsigned char>& out) {
+  if (count_ == 0) return 0;
+  out.push_back(0xFF);
+  out.push_back(0xD9);
+  const auto h = static_cast<unsigned>(first_.height) * static_cast<unsigned>(count_);
+  out[height_at_] = static_cast<unsigned char>(h >> 8);
+  out[height_at_ + 1] = static_cast<unsigned char>(h & 0xFF);
+  return count_;
+}
+
+bool stack_jpeg_streams(const std::vector<const std::vector<unsigned char>*>& in, std::vector<unsigned char>& out) {
+  if (in.empty()) return false;
+  JpegStacker st;
+  if (!st.begin({}, in[0]->data(), in[0]->size(), out)) return false;
+  for (std::size_t t = 1; t < in.size(); ++t)
+    if (!st.add(in[t]->data(), in[t]->size(), out)) return false;
+  return st.finish(out) == in.size();
 }
 
 }  // namespace cuskimage::wsi::detail

@@ -202,7 +202,7 @@ struct Slot {
   bool pending = false;   // `done` is recorded for a batch not yet seen finished
   std::size_t tiles = 0;  // tiles of that batch
   std::vector<State> states;
-  std::vector<std::vector<unsigned char>> streams;  // the host JPEG streams of the batch in flight
+  std::vector<std::vector<unsigned char>> streams;  // the host JPEG streams of the batch in flight (per image)
   std::vector<unsigned char> raw;
   unsigned char* scratch = nullptr;  // device: YCbCr planes (exact) or RGB tiles needed in part (nvJPEG RGB)
   std::size_t scratch_bytes = 0;
@@ -217,9 +217,8 @@ struct Slot {
   struct Group {
     std::size_t first, count, offset;  // tiles [first, first + count) of the batch as one image; its scratch offset
   };
-  std::vector<Group> groups;                        // exact colour path: the batch's images
-  std::vector<std::vector<unsigned char>> stacked;  // per group of more than one tile: the stacked stream
-  std::vector<const std::vector<unsigned char>*> stack_in;
+  std::vector<Group> groups;  // exact colour path: the batch's images (streams[g]: group g's stream)
+  JpegStacker stacker;
 };
 
 /// Whether nvJPEG's RGB output goes straight into the output: a unit of one whole tile at a 16-byte
@@ -880,36 +879,47 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     const auto submit = [&](Slot& s, std::size_t b, std::size_t c, bool exact, std::size_t k) -> bool {
       std::size_t scratch_need = 0;
       s.offset.assign(c, ~std::size_t(0));
-      if (s.streams.size() < c) s.streams.resize(c);
-      for (std::size_t i = 0; i < c; ++i) {
-        const DevicePart& p = parts[units[order[b + i]].first];
-        fetch(*p.image, p.index, s.raw);
-        merge_jpeg_tables_into(*p.image, s.raw, s.streams[i]);
-      }
       s.groups.clear();
       if (exact) {
-        std::size_t stacked = 0;  // groups of more than one tile so far
-        for (std::size_t i = 0; i < c;) {
-          const TiledImage* img = parts[units[order[b + i]].first].image;
+        // One image per group: a stack built straight from the tiles as stored (one copy each),
+        // or a single tile merged with its tables. A tile another header refuses starts the next group.
+        std::size_t i = 0;
+        bool have_next = false;  // s.raw holds tile i already (fetched by the last group's refusal)
+        while (i < c) {
+          const DevicePart& p = parts[units[order[b + i]].first];
+          const TiledImage* img = p.image;
           const LevelInfo& li = level_of(img);
+          if (!have_next) fetch(*img, p.index, s.raw);
+          have_next = false;
+          const std::size_t g = s.groups.size();
+          if (s.streams.size() <= g) s.streams.resize(g + 1);
           std::size_t m = 1;
-          if (k > 1 && li.stack)
-            while (m < k && i + m < c && parts[units[order[b + i + m]].first].image == img) ++m;
-          if (m > 1) {
-            s.stack_in.clear();
-            for (std::size_t q = 0; q < m; ++q) s.stack_in.push_back(&s.streams[i + q]);
-            if (s.stacked.size() <= stacked) s.stacked.resize(stacked + 1);
-            if (stack_jpeg_streams(s.stack_in, s.stacked[stacked])) ++stacked;
-            else m = 1;  // another encoding among them: this tile alone, the rest tried again
+          if (k > 1 && li.stack && s.stacker.begin(img->jpeg_tables, s.raw.data(), s.raw.size(), s.streams[g])) {
+            while (m < k && i + m < c) {
+              const DevicePart& q = parts[units[order[b + i + m]].first];
+              if (q.image != img) break;
+              fetch(*img, q.index, s.raw);
+              if (!s.stacker.add(s.raw.data(), s.raw.size(), s.streams[g])) {
+                have_next = true;
+                break;
+              }
+              ++m;
+            }
+            s.stacker.finish(s.streams[g]);
+          } else {
+            merge_jpeg_tables_into(*img, s.raw, s.streams[g]);
           }
           s.groups.push_back({i, m, scratch_need});
           scratch_need += planes_of(*img, li.hs, li.vs, m).bytes;
           i += m;
         }
       } else {
+        if (s.streams.size() < c) s.streams.resize(c);
         for (std::size_t i = 0; i < c; ++i) {
           const DeviceUnit& u = units[order[b + i]];
           const DevicePart& p = parts[u.first];
+          fetch(*p.image, p.index, s.raw);
+          merge_jpeg_tables_into(*p.image, s.raw, s.streams[i]);
           if (!(u.count == 1 && in_place(p))) {
             s.offset[i] = scratch_need;
             scratch_need += align_up(tile_bytes(*p.image, 3), 256);
@@ -930,12 +940,10 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
       s.images.assign(n, nvjpegImage_t{});
       std::size_t most = 1;  // tiles in the largest image
       if (exact) {
-        std::size_t stacked = 0;
         for (std::size_t g = 0; g < n; ++g) {
           const Slot::Group& gr = s.groups[g];
-          const std::vector<unsigned char>& stream_g = gr.count > 1 ? s.stacked[stacked++] : s.streams[gr.first];
-          s.data[g] = stream_g.data();
-          s.lengths[g] = stream_g.size();
+          s.data[g] = s.streams[g].data();
+          s.lengths[g] = s.streams[g].size();
           const TiledImage& t = *parts[units[order[b + gr.first]].first].image;
           const LevelInfo& li = level_of(&t);
           const Planes pl = planes_of(t, li.hs, li.vs, gr.count);

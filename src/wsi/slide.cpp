@@ -686,6 +686,15 @@ JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t 
   return planes;
 }
 
+std::vector<unsigned char> tile_raw_for_testing(const Slide& slide, int level, std::uint64_t tile, std::vector<unsigned char>& tables) {
+  const Slide::Impl& s = SlideAccess::impl(slide);
+  const TiledImage& t = s.images.at(static_cast<std::size_t>(level));
+  std::vector<unsigned char> raw;
+  s.fetch(t, tile, raw);
+  tables = t.jpeg_tables;
+  return raw;
+}
+
 std::vector<unsigned char> tile_stream_for_testing(const Slide& slide, int level, std::uint64_t tile) {
   const Slide::Impl& s = SlideAccess::impl(slide);
   const TiledImage& t = s.images.at(static_cast<std::size_t>(level));

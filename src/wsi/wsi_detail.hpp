@@ -85,6 +85,8 @@ JpegPlanes tile_planes_for_testing(const Slide& slide, int level, std::uint64_t 
 Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& region);
 /// Tests: the complete JPEG stream of a tile (merge_jpeg_tables of its bytes), as device reads hand it to nvJPEG.
 std::vector<unsigned char> tile_stream_for_testing(const Slide& slide, int level, std::uint64_t tile);
+/// Tests: a tile's bytes as stored, and its level's JPEGTables in `tables`.
+std::vector<unsigned char> tile_raw_for_testing(const Slide& slide, int level, std::uint64_t tile, std::vector<unsigned char>& tables);
 
 /// Whether decode_tile_part of `t` costs less than a whole-tile decode (JPEG only).
 inline bool partial_decode_pays(const TiledImage& t) { return t.compression == kJpeg; }
@@ -117,11 +119,29 @@ bool jpeg_layout(const unsigned char* p, std::size_t n, JpegLayout& out);
 /// The restart interval that makes one frame of `l` one interval (its MCU count; 0 when its height
 /// is not a whole number of MCU rows or the count exceeds 65535).
 int jpeg_stack_interval(const JpegLayout& l);
-/// The streams (jpeg_layout's kind, byte-identical up to their entropy-coded data: the same tables,
-/// frame and scan header) as one stream of a width x (k * height) frame: a restart interval of one
-/// frame's MCUs and each stream's entropy-coded data in turn, separated by RST0..7. It decodes to
-/// the streams' component planes one below the other (why: jpeg_stack.cpp). false (out unspecified)
-/// when they cannot be stacked.
+/// Tiles of one encoding (jpeg_layout's kind, byte-identical up to their entropy-coded data: the
+/// same frame and scan header) as one complete stream of a width x (k * height) frame: the level's
+/// tables, a restart interval of one tile's MCUs and each tile's entropy-coded data in turn,
+/// separated by RST0..7. It decodes to the tiles' component planes one below the other (why:
+/// jpeg_stack.cpp). Built from the tiles as stored (abbreviated streams), one copy of each.
+class JpegStacker {
+ public:
+  /// Starts a stack in `out` with `tile` (`tables`: the level's JPEGTables, or empty for complete
+  /// tiles). false (out unspecified) when the tile cannot be stacked.
+  bool begin(const std::vector<unsigned char>& tables, const unsigned char* tile, std::size_t n, std::vector<unsigned char>& out);
+  /// Appends a tile with the first one's header; false (out unchanged) for another header or when
+  /// the frame's height would pass 65535.
+  bool add(const unsigned char* tile, std::size_t n, std::vector<unsigned char>& out);
+  /// Ends the stack (EOI, the frame's height); the tiles in it.
+  std::size_t finish(std::vector<unsigned char>& out);
+
+ private:
+  JpegLayout first_;
+  std::vector<unsigned char> header_;  // the first tile's bytes before its entropy-coded data
+  std::size_t count_ = 0, height_at_ = 0;
+  int interval_ = 0;
+};
+/// The complete streams `in` stacked (JpegStacker, no tables); false when they cannot be.
 bool stack_jpeg_streams(const std::vector<const std::vector<unsigned char>*>& in, std::vector<unsigned char>& out);
 
 /// One tile's part of a device read (see device_decode).

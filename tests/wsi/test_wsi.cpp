@@ -504,6 +504,17 @@ void expect_stack_decodes_to_tiles(const std::string& path, std::size_t k) {
     for (const auto& v : streams) in.push_back(&v);
     std::vector<unsigned char> stacked;
     ASSERT_TRUE(wd::stack_jpeg_streams(in, stacked)) << path << " level " << level;
+    // The same stream built as device reads build it: from the tiles as stored and the level's tables.
+    {
+      wd::JpegStacker st;
+      std::vector<unsigned char> tables, from_raw;
+      for (std::size_t i = 0; i < k; ++i) {
+        const std::vector<unsigned char> raw = wd::tile_raw_for_testing(s, level, ids[i], tables);
+        ASSERT_TRUE(i == 0 ? st.begin(tables, raw.data(), raw.size(), from_raw) : st.add(raw.data(), raw.size(), from_raw)) << path;
+      }
+      EXPECT_EQ(st.finish(from_raw), k);
+      EXPECT_TRUE(from_raw == stacked) << path << " level " << level;
+    }
     wd::TiledImage whole;
     whole.compression = wd::kJpeg, whole.tile_width = l.tile_width, whole.tile_height = l.tile_height * static_cast<std::int64_t>(k);
     wd::JpegPlanes got;
@@ -540,6 +551,21 @@ TEST(Wsi, StackRefusesWhatItCannotJoin) {
   std::vector<unsigned char> out;
   EXPECT_TRUE(wd::stack_jpeg_streams({&ta, &ta}, out));
   EXPECT_FALSE(wd::stack_jpeg_streams({&ta, &tb}, out));  // other tables and frame
+  {
+    wd::JpegStacker st;  // a refused tile leaves the stack as it was
+    std::vector<unsigned char> one, two;
+    ASSERT_TRUE(st.begin({}, ta.data(), ta.size(), one));
+    two = one;
+    EXPECT_FALSE(st.add(tb.data(), tb.size(), one));
+    EXPECT_TRUE(one == two);
+    EXPECT_EQ(st.finish(one), 1u);
+    wd::TiledImage t1;
+    t1.compression = wd::kJpeg, t1.tile_width = 256, t1.tile_height = 256;
+    wd::JpegPlanes p1, p0;
+    wd::decode_tile_planes(t1, one.data(), one.size(), p1, "stack of one");
+    wd::decode_tile_planes(t1, ta.data(), ta.size(), p0, "tile");
+    for (int c = 0; c < 3; ++c) EXPECT_TRUE(p0.plane[c] == p1.plane[c]);
+  }
   EXPECT_FALSE(wd::stack_jpeg_streams({}, out));
   wd::JpegLayout lay;
   ASSERT_TRUE(wd::jpeg_layout(ta.data(), ta.size(), lay));
