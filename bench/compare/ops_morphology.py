@@ -37,7 +37,7 @@ OPS = [
        cupy=lambda L, x: L.ndi.grey_erosion(x, footprint=L.cp.asarray(L.skimage.morphology.ball(5))),
        cucim=lambda L, x: L.cucim.morphology.erosion(x, L.cp.asarray(L.skimage.morphology.ball(5))),
        skimage=lambda L, x: L.skimage.morphology.erosion(x, L.skimage.morphology.ball(5)),
-       shapes=VOLUME),
+       shapes=VOLUME + ((512, 512, 512),)),  # 512^3: the 3-D case (ours: BM_ErosionBall5_u8_512cube)
 ]
 
 
