@@ -87,7 +87,7 @@ bool JpegStacker::begin(const std::vector<unsigned char>& tables, const unsigned
   const bool merge = tables.size() >= 4 && tables[0] == 0xFF && tables[1] == 0xD8 && tables[tables.size() - 2] == 0xFF &&
                      tables.back() == 0xD9;
   const std::size_t prefix = merge ? tables.size() - 2 : 2;
-  out.resize(prefix + first_.data - 2 + 6 + (n - first_.data));
+  out.resize(prefix + (first_.sos - 2) + 6 + (n - 2 - first_.sos));
   unsigned char* o = out.data();
   std::memcpy(o, merge ? tables.data() : tile, prefix);
   o += prefix;
@@ -98,8 +98,6 @@ bool JpegStacker::begin(const std::vector<unsigned char>& tables, const unsigned
   std::memcpy(o, dri, 6);
   o += 6;
   std::memcpy(o, tile + first_.sos, n - 2 - first_.sos);  // the scan header and the entropy-coded data
-  o += n - 2 - first_.sos;
-  out.resize(static_cast<std::size_t>(o - out.data()));
   count_ = 1;
   return true;
 }

@@ -696,11 +696,9 @@ std::vector<unsigned char> tile_raw_for_testing(const Slide& slide, int level, s
 }
 
 std::vector<unsigned char> tile_stream_for_testing(const Slide& slide, int level, std::uint64_t tile) {
-  const Slide::Impl& s = SlideAccess::impl(slide);
-  const TiledImage& t = s.images.at(static_cast<std::size_t>(level));
-  std::vector<unsigned char> raw;
-  s.fetch(t, tile, raw);
-  return merge_jpeg_tables(t, raw);
+  TiledImage tables;  // merge_jpeg_tables reads only the tables
+  const std::vector<unsigned char> raw = tile_raw_for_testing(slide, level, tile, tables.jpeg_tables);
+  return merge_jpeg_tables(tables, raw);
 }
 
 Array read_region_simple_upsampling_for_testing(const Slide& slide, const Region& r) {
