@@ -192,6 +192,17 @@ struct LevelInfo {
   int hs = 1, vs = 1;  // chroma subsampling
 };
 
+/// The colour job of the whole of tile q of an image of `t`'s level decoded at `base` (planes `pl`);
+/// callers point it at its output and narrow it to the part they need.
+YccJob tile_job(const unsigned char* base, const Planes& pl, std::size_t q, const LevelInfo& li, const TiledImage& t) {
+  YccJob j;
+  j.y = base + q * pl.y_tile, j.cb = base + pl.cb + q * pl.c_tile, j.cr = base + pl.cr + q * pl.c_tile;
+  j.y_pitch = static_cast<std::int32_t>(pl.y_pitch), j.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
+  j.cw = pl.cw, j.ch = pl.ch, j.hs = li.hs, j.vs = li.vs;
+  j.w = static_cast<std::int32_t>(t.tile_width), j.h = static_cast<std::int32_t>(t.tile_height);
+  return j;
+}
+
 struct State {
   nvjpegJpegState_t state = nullptr;
   int batch = 0;  // initialised for (0: not)
@@ -215,7 +226,7 @@ struct Slot {
   std::vector<const unsigned char*> data;
   std::vector<std::size_t> lengths;
   std::vector<nvjpegImage_t> images;
-  std::vector<std::size_t> offset;  // per tile of the batch: its scratch offset (~0: in place)
+  std::vector<std::size_t> offset;  // nvJPEG RGB path, per tile of the batch: its scratch offset (~0: in place)
   struct Group {
     std::size_t first, count, offset;  // tiles [first, first + count) of the batch as one image; its scratch offset
   };
@@ -613,12 +624,8 @@ void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const Lev
     std::vector<YccJob> jobs(m);
     if (status == NVJPEG_STATUS_SUCCESS) {
       for (std::size_t q = 0; q < m; ++q) {
-        YccJob& job = jobs[q];
-        job.y = d + q * pl.y_tile, job.cb = d + pl.cb + q * pl.c_tile, job.cr = d + pl.cr + q * pl.c_tile;
-        job.dst = d + pl.bytes + q * rgb, job.dst_pitch = static_cast<std::uint64_t>(t.tile_width * 3);
-        job.y_pitch = static_cast<std::int32_t>(pl.y_pitch), job.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
-        job.cw = pl.cw, job.ch = pl.ch, job.hs = li.hs, job.vs = li.vs;
-        job.w = static_cast<std::int32_t>(t.tile_width), job.h = static_cast<std::int32_t>(t.tile_height);
+        jobs[q] = tile_job(d, pl, q, li, t);
+        jobs[q].dst = d + pl.bytes + q * rgb, jobs[q].dst_pitch = static_cast<std::uint64_t>(t.tile_width * 3);
       }
       auto* dj = reinterpret_cast<YccJob*>(d + jobs_at);
       CUSK_CUDA_CHECK(cudaMemcpyAsync(dj, jobs.data(), m * sizeof(YccJob), cudaMemcpyHostToDevice, st));
@@ -880,7 +887,6 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
     nvjpegStatus_t refused = NVJPEG_STATUS_SUCCESS;
     const auto submit = [&](Slot& s, std::size_t b, std::size_t c, bool exact, std::size_t k) -> bool {
       std::size_t scratch_need = 0;
-      s.offset.assign(c, ~std::size_t(0));
       s.groups.clear();
       if (exact) {
         // One image per group: a stack built straight from the tiles as stored (one copy each),
@@ -917,6 +923,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
         }
       } else {
         if (s.streams.size() < c) s.streams.resize(c);
+        s.offset.assign(c, ~std::size_t(0));
         for (std::size_t i = 0; i < c; ++i) {
           const DeviceUnit& u = units[order[b + i]];
           const DevicePart& p = parts[u.first];
@@ -999,11 +1006,8 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
             const unsigned char* base = s.scratch + gr.offset;
             for (std::size_t kk = u.first; kk < u.first + u.count; ++kk) {
               const DevicePart& p = parts[kk];
-              YccJob jb;
-              jb.y = base + q * pl.y_tile, jb.cb = base + pl.cb + q * pl.c_tile, jb.cr = base + pl.cr + q * pl.c_tile;
+              YccJob jb = tile_job(base, pl, q, li, t);
               jb.dst = p.dst, jb.dst_pitch = p.pitch;
-              jb.y_pitch = static_cast<std::int32_t>(pl.y_pitch), jb.c_pitch = static_cast<std::int32_t>(pl.c_pitch);
-              jb.cw = pl.cw, jb.ch = pl.ch, jb.hs = li.hs, jb.vs = li.vs;
               jb.x0 = static_cast<std::int32_t>(p.x0), jb.y0 = static_cast<std::int32_t>(p.y0);
               jb.w = static_cast<std::int32_t>(p.x1 - p.x0), jb.h = static_cast<std::int32_t>(p.y1 - p.y0);
               max_pixels = std::max<std::int64_t>(max_pixels, std::int64_t(jb.w) * jb.h);
