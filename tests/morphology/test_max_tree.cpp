@@ -161,14 +161,19 @@ auto bits_of(T x) {
   return b;
 }
 
+/// Bits of tree_invert of the F whose bits are b.
+template <class F, class B>
+auto inverted_bits(B b) {
+  static_assert(sizeof(F) == sizeof(B));
+  F x;
+  std::memcpy(&x, &b, sizeof(x));
+  return bits_of(cuskimage::morphology::detail::tree_invert(x));
+}
+
 TEST(MorphologyMaxTree, InvertBits) {
   // util.invert as numpy computes it on x86: 1 - x, a NaN keeps its sign and payload and is quieted.
   namespace md = cuskimage::morphology::detail;
-  const auto f = [](std::uint32_t b) {
-    float x;
-    std::memcpy(&x, &b, 4);
-    return bits_of(md::tree_invert(x));
-  };
+  const auto f = [](std::uint32_t b) { return inverted_bits<float>(b); };
   EXPECT_EQ(f(0x7fc00000u), 0x7fc00000u);
   EXPECT_EQ(f(0xffc00000u), 0xffc00000u);
   EXPECT_EQ(f(0x7fc12345u), 0x7fc12345u);
@@ -178,11 +183,7 @@ TEST(MorphologyMaxTree, InvertBits) {
   EXPECT_EQ(bits_of(md::tree_invert(md::tree_invert(-0.0f))), 0u);  // a kept -0 comes back +0
   EXPECT_EQ(md::tree_invert(0.1f), 1.0f - 0.1f);
   EXPECT_NE(md::tree_invert(md::tree_invert(0.1f)), 0.1f);  // 1 - (1 - x) is not x
-  const auto d = [](std::uint64_t b) {
-    double x;
-    std::memcpy(&x, &b, 8);
-    return bits_of(md::tree_invert(x));
-  };
+  const auto d = [](std::uint64_t b) { return inverted_bits<double>(b); };
   EXPECT_EQ(d(0xfff8000000000000ull), 0xfff8000000000000ull);
   EXPECT_EQ(d(0x7ff0000000012345ull), 0x7ff8000000012345ull);
   EXPECT_EQ(d(0xfff0000000000001ull), 0xfff8000000000001ull);
