@@ -364,8 +364,7 @@ __global__ void profile_kernel(const T* __restrict__ img, std::int64_t n0, std::
   const std::int64_t n = npts * nch;
   for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
     const std::int64_t k = i / nch, ch = i - k * nch;
-    out[i] = interp_store<T>(
-        interp_sample<T>(img + ch * s2, n0, n1, s0, s1, coords[2 * k], coords[2 * k + 1], order, mode, cval));
+    out[i] = profile_sample<T>(img + ch * s2, n0, n1, s0, s1, coords[2 * k], coords[2 * k + 1], order, mode, cval);
   }
 }
 

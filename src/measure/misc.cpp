@@ -316,16 +316,11 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
     // Prefiltered orders: ndimage::map_coordinates per channel, as scikit-image calls scipy's
     // (prefilter=True, constant/wrap as the grid variants). Orders 0/1 below sample the strided
     // image directly (no prefilter, no copy of the channel planes).
-    const ndimage::InterpMode im = opts.mode == ndimage::Mode::constant ? ndimage::InterpMode::grid_constant
-                                   : opts.mode == ndimage::Mode::wrap   ? ndimage::InterpMode::grid_wrap
-                                   : opts.mode == ndimage::Mode::mirror ? ndimage::InterpMode::mirror
-                                   : opts.mode == ndimage::Mode::nearest ? ndimage::InterpMode::nearest
-                                                                          : ndimage::InterpMode::reflect;
     const Array pts = Array::from_vector(coords, {npts, 2}).to(image.device(), stream).transpose({1, 0});
     for (std::int64_t ch = 0; ch < nch; ++ch) {
       const Array plane = image.ndim() == 3 ? image.index(2, ch) : image.share();
       Array col = samples.index(1, ch);
-      col.copy_from(ndimage::map_coordinates(plane, pts, {.order = order, .mode = im, .cval = opts.cval}, stream),
+      col.copy_from(ndimage::map_coordinates(plane, pts, {.order = order, .mode = mode, .cval = opts.cval}, stream),
                     stream);
     }
   } else {
@@ -338,9 +333,9 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
             const auto& st = image.strides();
             for (std::int64_t k = 0; k < npts; ++k)
               for (std::int64_t ch = 0; ch < nch; ++ch)
-                o[k * nch + ch] = detail::interp_store<T>(detail::interp_sample<T>(
-                    p + (nch > 1 ? ch * st[2] : 0), image.shape(0), image.shape(1), st[0], st[1], coords[2 * k],
-                    coords[2 * k + 1], order, mode, opts.cval));
+                o[k * nch + ch] =
+                    detail::profile_sample<T>(p + (nch > 1 ? ch * st[2] : 0), image.shape(0), image.shape(1), st[0],
+                                              st[1], coords[2 * k], coords[2 * k + 1], order, mode, opts.cval);
           },
           [&](cudaStream_t s) {
             const Array dc = Array::from_vector(coords, {npts, 2}).to(image.device(), stream);

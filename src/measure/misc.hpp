@@ -16,6 +16,7 @@
 #include "cuskimage/ndimage.hpp"
 #include "src/core/hd.hpp"
 #include "src/core/indexer.hpp"
+#include "src/ndimage/spline.hpp"
 #include "src/util/rn.hpp"
 
 namespace cuskimage::measure::detail {
@@ -51,11 +52,12 @@ CUSK_HD unsigned char point_in_polygon(const double* xp, const double* yp, std::
 }
 
 // ---- map_coordinates of order 0 / 1 (scipy.ndimage's NI_GeometricTransform) ----------------------
+// profile_line samples with ndimage's own map_coordinates pieces (src/ndimage/spline.hpp), unfiltered.
 
-/// scipy's interpolation modes that profile_line can reach (constant and wrap arrive as the grid
-/// variants, as scikit-image's _fix_ndimage_mode maps them).
-enum class InterpMode : int { reflect, mirror, nearest, grid_constant, grid_wrap };
+using ndimage::InterpMode;
 
+/// scipy's mode for profile_line's ndimage::Mode: constant and wrap arrive as the grid variants, as
+/// scikit-image's _fix_ndimage_mode maps them.
 inline InterpMode interp_mode(ndimage::Mode m) {
   switch (m) {
     case ndimage::Mode::reflect: return InterpMode::reflect;
@@ -67,129 +69,15 @@ inline InterpMode interp_mode(ndimage::Mode m) {
   return InterpMode::reflect;
 }
 
-/// scipy's map_coordinate: a coordinate outside [0, len - 1] folded back by the mode (reflect,
-/// mirror, grid-wrap; nearest and grid-constant never reach it).
-CUSK_HD double interp_fold(double in, std::int64_t len, InterpMode mode) {
-  if (in < 0) {
-    switch (mode) {
-      case InterpMode::mirror:
-        if (len <= 1) return 0;
-        {
-          const std::int64_t sz2 = 2 * len - 2;
-          in = static_cast<double>(sz2) * static_cast<double>(static_cast<std::int64_t>(-in / sz2)) + in;
-          in = in <= 1 - len ? in + sz2 : -in;
-        }
-        break;
-      case InterpMode::reflect:
-        if (len <= 1) return 0;
-        {
-          const std::int64_t sz2 = 2 * len;
-          if (in < -sz2) in = static_cast<double>(sz2) * static_cast<double>(static_cast<std::int64_t>(-in / sz2)) + in;
-          in = in < -len ? in + sz2 : (in > -1e-15 ? 1e-15 : -in) - 1;
-        }
-        break;
-      case InterpMode::grid_wrap:
-        if (len <= 1) return 0;
-        in += static_cast<double>(len) * static_cast<double>(static_cast<std::int64_t>((-1 - in) / len) + 1);
-        break;
-      default:
-        break;
-    }
-  } else if (in > len - 1) {
-    switch (mode) {
-      case InterpMode::mirror:
-        if (len <= 1) return 0;
-        {
-          const std::int64_t sz2 = 2 * len - 2;
-          in -= static_cast<double>(sz2) * static_cast<double>(static_cast<std::int64_t>(in / sz2));
-          if (in >= len) in = sz2 - in;
-        }
-        break;
-      case InterpMode::reflect:
-        if (len <= 1) return 0;
-        {
-          const std::int64_t sz2 = 2 * len;
-          in -= static_cast<double>(sz2) * static_cast<double>(static_cast<std::int64_t>(in / sz2));
-          if (in >= len) in = sz2 - in - 1;
-        }
-        break;
-      case InterpMode::grid_wrap:
-        if (len <= 1) return 0;
-        in -= static_cast<double>(len) * static_cast<double>(static_cast<std::int64_t>(in / len));
-        break;
-      default:
-        break;
-    }
-  }
-  return in;
-}
-
-/// Index of a filter tap outside the axis, folded as scipy's edge offsets do (nearest clamps).
-CUSK_HD std::int64_t interp_tap(std::int64_t idx, std::int64_t len, InterpMode mode) {
-  if (mode == InterpMode::nearest) return idx < 0 ? 0 : (idx > len - 1 ? len - 1 : idx);
-  return static_cast<std::int64_t>(interp_fold(static_cast<double>(idx), len, mode));
-}
-
-/// One sample of a 2-D plane (element (i, j) at p[i * s0 + j * s1]) at (r, c), spline order 0 or 1.
+/// One sample of a 2-D plane (element (i, j) at p[i * s0 + j * s1]) at (r, c), spline order 0 or 1,
+/// stored in the image's dtype as scipy stores it.
 template <class T>
-CUSK_HD double interp_sample(const T* p, std::int64_t n0, std::int64_t n1, std::int64_t s0, std::int64_t s1, double r,
-                             double c, int order, InterpMode mode, double cval) {
-  const double cc[2] = {r, c};
-  const std::int64_t len[2] = {n0, n1};
-  std::int64_t tap[2][2];
-  bool out[2][2] = {{false, false}, {false, false}};
-  double w[2][2] = {{1.0, 0.0}, {1.0, 0.0}};
-  for (int a = 0; a < 2; ++a) {
-    double x = cc[a];
-    if (mode != InterpMode::grid_constant && mode != InterpMode::nearest) x = interp_fold(x, len[a], mode);
-    const std::int64_t start = order == 1 ? static_cast<std::int64_t>(floor(x)) : static_cast<std::int64_t>(floor(x + 0.5));
-    for (int l = 0; l <= order; ++l) {
-      const std::int64_t idx = start + l;
-      if (mode == InterpMode::grid_constant) {
-        out[a][l] = idx < 0 || idx >= len[a];
-        tap[a][l] = idx;
-      } else {
-        tap[a][l] = (start < 0 || start + order >= len[a]) ? interp_tap(idx, len[a], mode) : idx;
-      }
-    }
-    if (order == 1) {
-      const double t = x - floor(x);
-      w[a][0] = 1.0 - t;
-      w[a][1] = t;
-    }
-  }
-  double t = 0.0;
-  for (int i = 0; i <= order; ++i) {
-    for (int j = 0; j <= order; ++j) {
-      double coeff = (out[0][i] || out[1][j]) ? cval : static_cast<double>(p[tap[0][i] * s0 + tap[1][j] * s1]);
-      if (order > 0) coeff = mul_rn(mul_rn(coeff, w[0][i]), w[1][j]);
-      t = add_rn(t, coeff);
-    }
-  }
-  return t;
-}
-
-/// scipy's store of an interpolated double into the output dtype (integers round half away from
-/// zero and saturate).
-template <class T>
-CUSK_HD T interp_store(double t) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return t != 0.0;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(t);
-  } else if constexpr (std::is_unsigned_v<T>) {
-    t = t > 0 ? t + 0.5 : 0;
-    const double mx = static_cast<double>(std::numeric_limits<T>::max());
-    if (t > mx) return std::numeric_limits<T>::max();
-    return static_cast<T>(t);
-  } else {
-    t = t > 0 ? t + 0.5 : t - 0.5;
-    const double mx = static_cast<double>(std::numeric_limits<T>::max());
-    const double mn = static_cast<double>(std::numeric_limits<T>::lowest());
-    if (t > mx) return std::numeric_limits<T>::max();
-    if (t < mn) return std::numeric_limits<T>::lowest();
-    return static_cast<T>(t);
-  }
+CUSK_HD T profile_sample(const T* p, std::int64_t n0, std::int64_t n1, std::int64_t s0, std::int64_t s1, double r,
+                         double c, int order, InterpMode mode, double cval) {
+  const std::int64_t shape[2] = {n0, n1}, strides[2] = {s0, s1};
+  const double coord[2] = {r, c};
+  return ndimage::detail::interp_store<T>(
+      ndimage::detail::spline_sample_fixed<2>(p, shape, strides, coord, order, mode, cval, 0));
 }
 
 // ---- CUDA entries -----------------------------------------------------------------------------
