@@ -165,24 +165,8 @@ CUSK_HD double exp_hd(double x) {
   if (x != x) return x;
   if (x > 709.782712893384) return std::numeric_limits<double>::infinity();
   if (x < -745.2) return 0.0;
-  constexpr double kLn2Hi = 6.93147180369123816490e-01, kLn2Lo = 1.90821492927058770002e-10;
-  const double n = rint_rn(mul_rn(x, 1.4426950408889634));
-  double r = fma_rn(-n, kLn2Hi, x);
-  r = fma_rn(-n, kLn2Lo, r);  // |r| <= ln2 / 2
-  double p = 1.0 / 6227020800.0;
-  p = fma_rn(p, r, 1.0 / 479001600.0);
-  p = fma_rn(p, r, 1.0 / 39916800.0);
-  p = fma_rn(p, r, 1.0 / 3628800.0);
-  p = fma_rn(p, r, 1.0 / 362880.0);
-  p = fma_rn(p, r, 1.0 / 40320.0);
-  p = fma_rn(p, r, 1.0 / 5040.0);
-  p = fma_rn(p, r, 1.0 / 720.0);
-  p = fma_rn(p, r, 1.0 / 120.0);
-  p = fma_rn(p, r, 1.0 / 24.0);
-  p = fma_rn(p, r, 1.0 / 6.0);
-  p = fma_rn(p, r, 0.5);
-  p = fma_rn(p, r, 1.0);
-  p = fma_rn(p, r, 1.0);
+  double n;
+  const double p = util::detail::exp_reduced(x, n);
   // 2^n in two factors so that neither over- nor underflows on its own.
   int k = static_cast<int>(n);
   const int k1 = k / 2, k2 = k - k1;

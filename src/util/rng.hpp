@@ -116,13 +116,12 @@ CUSK_HD double log_hd(double x) {
   return fma_rn(de, kLn2Hi, fma_rn(de, kLn2Lo, logm));
 }
 
-/// e^x for x in [-700, 0] (used for the Poisson inversion, x > -10).
-CUSK_HD double exp_neg_hd(double x) {
-  if (!(x <= 0)) return x != x ? x : 1.0;
-  if (x < -700) return 0.0;
-  const double n = rint_rn(mul_rn(x, 1.4426950408889634));  // x / ln 2
+/// e^x = p * 2^n for finite x: n = rint(x / ln 2) and p = e^r, r = x - n ln 2 (|r| <= ln2 / 2) by
+/// Cody-Waite and a degree-13 Taylor polynomial, every step rounded as written.
+CUSK_HD double exp_reduced(double x, double& n) {
+  n = rint_rn(mul_rn(x, 1.4426950408889634));  // x / ln 2
   double r = fma_rn(-n, kLn2Hi, x);
-  r = fma_rn(-n, kLn2Lo, r);  // |r| <= ln2 / 2
+  r = fma_rn(-n, kLn2Lo, r);
   double p = 1.0 / 6227020800.0;  // 1/13!
   p = fma_rn(p, r, 1.0 / 479001600.0);
   p = fma_rn(p, r, 1.0 / 39916800.0);
@@ -136,7 +135,15 @@ CUSK_HD double exp_neg_hd(double x) {
   p = fma_rn(p, r, 1.0 / 6.0);
   p = fma_rn(p, r, 0.5);
   p = fma_rn(p, r, 1.0);
-  p = fma_rn(p, r, 1.0);
+  return fma_rn(p, r, 1.0);
+}
+
+/// e^x for x in [-700, 0] (used for the Poisson inversion, x > -10).
+CUSK_HD double exp_neg_hd(double x) {
+  if (!(x <= 0)) return x != x ? x : 1.0;
+  if (x < -700) return 0.0;
+  double n;
+  const double p = exp_reduced(x, n);
   const int k = static_cast<int>(n);  // in [-1010, 0]: 2^k is a normal double
   return mul_rn(p, double_of(static_cast<std::uint64_t>(k + 1023) << 52));
 }
