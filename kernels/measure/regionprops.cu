@@ -117,8 +117,7 @@ struct TileLayout {
 /// What one run, or a table entry, adds to a slot: tile-local geometry (32-bit: a tile has 2048
 /// pixels) and per channel sum I, sum I*y, sum I*x (global y, x) and the min / max keys.
 template <int CH>
-struct Part {
-  unsigned n, ymin, ymax, xmin, xmax, ysum, xsum;
+struct Part : Geom {
   double s[CH], wy[CH], wx[CH];
   u64 kmn[CH], kmx[CH];
 };
@@ -208,13 +207,7 @@ struct Table {
 
   __device__ __forceinline__ Part<CH> part(int i, const Pass1Acc& acc) const {
     Part<CH> p;
-    p.n = n[i];
-    p.ymin = ymin[i];
-    p.ymax = ymax[i];
-    p.xmin = xmin[i];
-    p.xmax = xmax[i];
-    p.ysum = ysum[i];
-    p.xsum = xsum[i];
+    static_cast<Geom&>(p) = table_geom(*this, i);
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       const bool on = c < acc.cc;
@@ -913,6 +906,16 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
   Array& keys = P.keys;
   std::int64_t& S = P.S;
   auto dense_ok = [&](std::int64_t maxl) { return maxl <= std::min(kDenseLimit, 4 * size + 1024); };
+  // Sparse labels: the slots are the sorted unique labels of `sorted` (n int64 values) past the
+  // `first` ones <= 0 that unique_sorted skips.
+  auto sparse_slots = [&](Array& sorted, std::int64_t n) {
+    std::int64_t nu = 0, first = 0;
+    Array uniq = unique_sorted(sorted, n, nu, first, stream);
+    S = nu - first;
+    keys = uniq.slice({Slice{first, nu}});
+    map.keys = ptr<std::int64_t>(keys);
+    map.nkeys = S;
+  };
   auto alloc_acc = [&] {
     P.cnt = dev_zeros(S, DType::uint64, dev, stream);
     P.lo = dev_zeros(S * nd, DType::uint64, dev, stream);
@@ -998,16 +1001,11 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
           map.max_label = maxl;
           S = maxl + 1;
         } else {
-          // Sparse labels: the slots are the sorted unique record labels (all labels > 0).
+          // Sparse labels: the sorted unique record labels (records hold labels > 0 only).
           Array k64 = Array::empty({std::max<std::int64_t>(nrec, 1)}, DType::int64, dev, stream);
           widen_kernel<L><<<blocks_for(nrec), 256, 0, s>>>(static_cast<const L*>(rec.label), nrec, ptr<std::int64_t>(k64));
           CUSK_CUDA_CHECK(cudaGetLastError());
-          std::int64_t nu = 0, first = 0;  // records hold labels > 0 only: first = 0
-          Array uniq = unique_sorted(k64, nrec, nu, first, stream);
-          S = nu - first;
-          keys = uniq.slice({Slice{first, nu}});
-          map.keys = ptr<std::int64_t>(keys);
-          map.nkeys = S;
+          sparse_slots(k64, nrec);
         }
         alloc_acc();
         const Pass1Acc fa = acc_for(0);
@@ -1042,12 +1040,7 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
     } else {
       // Sparse labels: the sorted unique positive labels are the slots.
       Array sorted = labels.astype(DType::int64, stream);  // copy, sorted in place
-      std::int64_t nu = 0, first = 0;  // first: the labels <= 0 at the front are skipped
-      Array uniq = unique_sorted(sorted, size, nu, first, stream);
-      S = nu - first;
-      keys = uniq.slice({Slice{first, nu}});
-      map.keys = ptr<std::int64_t>(keys);
-      map.nkeys = S;
+      sparse_slots(sorted, size);
     }
     alloc_acc();
 

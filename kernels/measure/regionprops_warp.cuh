@@ -165,11 +165,22 @@ struct Records {
   bool on = false;
 };
 
+/// A run's or table entry's geometry in local coordinates (32-bit: a strip or tile is small): count,
+/// bbox, coordinate sums.
+struct Geom {
+  unsigned n, ymin, ymax, xmin, xmax, ysum, xsum;
+};
+
+/// Entry i of a shared table of geometry columns (both pass-1 kernels' tables).
+template <class Tab>
+__device__ __forceinline__ Geom table_geom(const Tab& t, int i) {
+  return Geom{t.n[i], t.ymin[i], t.ymax[i], t.xmin[i], t.xmax[i], t.ysum[i], t.xsum[i]};
+}
+
 /// A table entry or run in strip-local coordinates, channel values as doubles (exact for integer
 /// intensities).
 template <int CH>
-struct GEntry {
-  unsigned n, ymin, ymax, xmin, xmax, ysum, xsum;
+struct GEntry : Geom {
   double s[CH], mn[CH], mx[CH], wy[CH], wx[CH];
 };
 
@@ -286,13 +297,7 @@ struct WTable {
   template <bool FULL>
   __device__ GEntry<CH> entry(int i, int cc) const {
     GEntry<CH> e;
-    e.n = n[i];
-    e.ymin = ymin[i];
-    e.ymax = ymax[i];
-    e.xmin = xmin[i];
-    e.xmax = xmax[i];
-    e.ysum = ysum[i];
-    e.xsum = xsum[i];
+    static_cast<Geom&>(e) = table_geom(*this, i);
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       const bool on = c < cc;
