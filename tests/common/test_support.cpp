@@ -124,4 +124,23 @@ std::string temp_path(const std::string& name) {
   return dir + "/" + name;
 }
 
+::testing::AssertionResult result_outlives_stream(const std::function<Array(const cuskimage::Stream&)>& op,
+                                                  Array& out) {
+  cuskimage::Stream().synchronize();  // the caller's uploads are done before the stream is created
+  cudaStream_t old = nullptr;
+  Array r;
+  {
+    const cuskimage::Stream s = cuskimage::Stream::create();
+    old = s.handle();
+    r = op(s);
+  }
+  const cuskimage::Stream other = cuskimage::Stream::create();
+  if (other.handle() == old) {
+    new Array(std::move(r));  // leaked on purpose
+    return ::testing::AssertionFailure() << "the result did not keep its stream alive (its handle was reused)";
+  }
+  out = std::move(r);
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace cusktest

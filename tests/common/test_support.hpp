@@ -53,4 +53,10 @@ std::string temp_path(const std::string& name);
 ::testing::AssertionResult runs_without_legacy_stream(const std::function<void(const cuskimage::Stream&)>& op,
                                                       int timeout_ms = 3000);
 
+/// Runs `op` on a stream created for it and destroyed as soon as `op` returns, before the result is
+/// read: a device result must keep its stream alive. Fails when the next created stream gets the
+/// destroyed one's handle (the result did not hold it); the result is then leaked on purpose, since
+/// freeing it would use the destroyed stream. Otherwise `out` is the result.
+::testing::AssertionResult result_outlives_stream(const std::function<Array(const cuskimage::Stream&)>& op, Array& out);
+
 }  // namespace cusktest
