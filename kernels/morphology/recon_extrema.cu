@@ -164,7 +164,6 @@ Array cuda_nonzero_coords(const Array& mask, const Stream& stream) {
   Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, mask.device(), stream);
   CUSK_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), bytes, in, flags, fo, co, n, s));
   const Array hc = count.to(Device::cpu(), stream);
-  stream.synchronize();
   const std::int64_t k = hc.data<std::int64_t>()[0];
   Array out = Array::empty({k, nd}, DType::int64, mask.device(), stream);
   if (k > 0) {

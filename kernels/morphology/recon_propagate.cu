@@ -251,8 +251,7 @@ void propagate(Array& rec, const Array& mask, const std::vector<Off3>& push, con
           static_cast<int*>(stamps.data()), k, c + i, c + i + 1);
       CUSK_CUDA_CHECK_LAUNCH();
     }
-    const Array last = changed.slice({Slice{.start = batch}}).to(Device::cpu(), stream);
-    stream.synchronize();
+    const Array last = changed.slice({Slice{.start = batch}}).to(Device::cpu(), stream);  // waits for `stream`
     if (last.data<std::int32_t>()[0] == 0) break;
   }
 }
@@ -283,7 +282,6 @@ bool cuda_any_violation(const Array& seed, const Array& mask, bool dilation, con
     violation_kernel<T, false><<<nb, 256, 0, stream.handle()>>>(sp, mp, n, f);
   CUSK_CUDA_CHECK_LAUNCH();
   const Array h = flag.to(Device::cpu(), stream);
-  stream.synchronize();
   return h.data<std::int32_t>()[0] != 0;
 }
 

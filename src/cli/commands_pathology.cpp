@@ -113,9 +113,7 @@ CUSK_CLI_COMMANDS(pathology) {
                                                             .channel_axis = static_cast<int>(inv.integer("channel_axis")),
                                                             .image_type = image_type(inv)},
                                                            inv.stream());
-                const Array h = s.to(Device::cpu(), inv.stream());
-                inv.stream().synchronize();
-                return Result(matrix_json(h));
+                return Result(matrix_json(s.to(Device::cpu(), inv.stream())));
               }));
   reg.add(Command("pathology.normalize_colors_pca", "Macenko stain normalisation of an RGB image to reference stains.")
               .input("image", "RGB image")

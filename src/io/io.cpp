@@ -304,7 +304,6 @@ void imsave(const std::string& path, const Array& image, const ImsaveOptions& op
     throw InvalidArgument("io.imsave: argument 'path' has an unknown extension ('" + path +
                           "'); expected .tif, .tiff, .png, .jpg, .jpeg or .npy");
   Array host = image.to(Device::cpu(), stream).contiguous();
-  if (!image.device().is_cpu()) stream.synchronize();
 
   if (fmt != Format::npy) {
     if (host.dtype() == DType::bool_) {

@@ -32,7 +32,6 @@ using cuskimage::detail::on_backend;
 /// Values of a small host or device array as float64 in C order (polygon vertices, points).
 std::vector<double> host_values(const Array& a, const Stream& stream = {}) {
   Array t = a.to(Device::cpu(), stream);
-  if (!a.device().is_cpu()) stream.synchronize();  // the copy may be asynchronous
   const Array c = t.astype(DType::float64).contiguous();
   const double* p = static_cast<const double*>(c.data());
   return std::vector<double>(p, p + c.size());

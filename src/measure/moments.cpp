@@ -310,7 +310,6 @@ std::vector<double> inertia_tensor_eigvals(const Array& image, const Array& mu, 
     t = inertia_tensor(image, mu, spacing, stream);
   }
   const Array h = t.to(Device::cpu(), stream).astype(DType::float64);
-  stream.synchronize();
   const int nd = static_cast<int>(h.shape(0));
   std::vector<double> ev(nd);
   detail::symmetric_eigvals_desc(h.data<double>(), nd, ev.data());

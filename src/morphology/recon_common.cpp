@@ -15,9 +15,7 @@ Array footprint_bool(std::string_view fn, const Array& footprint, int ndim) {
   cuskimage::detail::expect_valid(footprint, fn, "footprint");
   expect(footprint.ndim() == ndim, fn, "footprint", "must have the image's number of dimensions (", ndim, "), got ",
          footprint.ndim());
-  Array b = footprint.to(Device::cpu()).astype(DType::bool_).contiguous();
-  Stream().synchronize();
-  return b;
+  return footprint.to(Device::cpu()).astype(DType::bool_).contiguous();
 }
 
 Array binary_structure(int ndim, int connectivity) {
@@ -106,9 +104,7 @@ void pad_for(const std::vector<Offset>& offsets, int ndim, Shape& lo, Shape& hi)
 }
 
 std::vector<double> host_doubles(const Array& a, const Stream& stream) {
-  const Array h = a.to(Device::cpu(), stream);
-  stream.synchronize();
-  return h.to_vector<double>();
+  return a.to(Device::cpu(), stream).to_vector<double>();  // a device-to-host copy waits for `stream`
 }
 
 UnionFind::UnionFind(std::int64_t n) : parent(static_cast<std::size_t>(n)) {

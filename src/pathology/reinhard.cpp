@@ -72,7 +72,6 @@ LabStats lab_stats(const Array& rgb, int channel_axis, const Stream& stream) {
     Array dm = Array::empty({6}, DType::float64, lab.device(), stream);
     cuda_lab_moments(lab, ax, dm, stream.handle());
     const Array h = dm.to(Device::cpu(), stream);
-    stream.synchronize();
     for (int k = 0; k < 6; ++k) m[k] = h.data<double>()[k];
   } else {
     m = cpu_lab_moments(lab, ax);

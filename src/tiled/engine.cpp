@@ -189,7 +189,6 @@ TileRecord process_tile(const Source& src, const Pipeline& p, const Options& o, 
   t0 = Clock::now();
   const Array hl = lab.labels.to(Device::cpu(), stream).contiguous(stream);
   const Array hi = p.intensity ? inten.to(Device::cpu(), stream).contiguous(stream) : Array();
-  stream.synchronize();
   tm.copy += seconds_since(t0);
   t0 = Clock::now();
   TileRecord r;
@@ -526,7 +525,6 @@ Result run(const Array& rgb, const Pipeline& pipeline, const Options& options) {
     Array host = rgb.slice({Slice{std::nullopt, std::nullopt, f}, Slice{std::nullopt, std::nullopt, f}, Slice{}})
                            .to(Device::cpu())
                            .contiguous();
-    Stream().synchronize();
     return host;
   };
   return run_source(s, pipeline, options);

@@ -78,7 +78,6 @@ Plane halve(const Plane& in, bool label) {
 
 Plane to_plane(const Array& image, const Stream& stream) {
   Array host = image.to(Device::cpu(), stream).contiguous(stream);
-  if (!image.device().is_cpu()) stream.synchronize();
   Plane p;
   p.rows = host.shape(0), p.cols = host.shape(1), p.ch = host.ndim() == 3 ? host.shape(2) : 1;
   p.bytes = static_cast<int>(host.itemsize());
