@@ -50,6 +50,7 @@
 
 #include "kernels/core/buffers.cuh"
 #include "kernels/filters/ccl.cuh"
+#include "kernels/morphology/hull_rows.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/measure/regionprops.hpp"
@@ -257,16 +258,9 @@ __global__ void __launch_bounds__(256) row_extent_kernel(const L* __restrict__ l
     const std::int64_t r = segment_of(rowoff, k.n, t);
     const Crop& c = k.c[r];
     const L* row = lab + (c.o[1] + t - rowoff[r]) * k.nx + c.o[2];
-    std::int64_t lo = LLONG_MAX, hi = -1;
-    for (std::int64_t x = lane; x < c.e[2]; x += 32)
-      if (static_cast<std::int64_t>(row[x]) == c.label) {
-        lo = min(lo, x);
-        hi = x;
-      }
-    for (int o = 16; o > 0; o >>= 1) {
-      lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, o));
-      hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, o));
-    }
+    std::int64_t lo, hi;
+    morphology::detail::warp_row_extent(
+        c.e[2], [&](std::int64_t x) { return static_cast<std::int64_t>(row[x]) == c.label; }, lo, hi);
     if (lane == 0) {
       rlo[t] = lo;
       rhi[t] = hi;
@@ -274,10 +268,7 @@ __global__ void __launch_bounds__(256) row_extent_kernel(const L* __restrict__ l
   }
 }
 
-struct RowsView {
-  const std::int64_t* p;
-  __device__ std::int64_t operator()(std::int64_t i) const { return p[i]; }
-};
+using morphology::detail::RowsView;
 
 /// min / max of the symmetric difference of the integer intervals [a0, a1] and [b0, b1] (empty
 /// when lo > hi); false when it is empty.

@@ -22,6 +22,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/filters/ccl.cuh"
+#include "kernels/morphology/hull_rows.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/morphology/convex_hull_ops.hpp"
@@ -49,27 +50,15 @@ __global__ void __launch_bounds__(256)
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   for (std::int64_t r = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; r < rows; r += warps) {
-    std::int64_t lo = LLONG_MAX, hi = -1;
-    for (std::int64_t c = lane; c < cols; c += 32)
-      if (hull_fg(img[r * cols + c])) {
-        lo = min(lo, c);
-        hi = c;
-      }
-    for (int o = 16; o > 0; o >>= 1) {
-      lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, o));
-      hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, o));
-    }
+    const T* row = img + r * cols;
+    std::int64_t lo, hi;
+    warp_row_extent(cols, [&](std::int64_t c) { return hull_fg(row[c]); }, lo, hi);
     if (lane == 0) {
       rlo[r] = lo;
       rhi[r] = hi;
     }
   }
 }
-
-struct RowsView {
-  const std::int64_t* p;
-  __device__ std::int64_t operator()(std::int64_t k) const { return p[k]; }
-};
 
 constexpr int kHullThreads = 1024;
 
