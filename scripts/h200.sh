@@ -20,6 +20,7 @@ if [[ -d .devcarry ]]; then
   mkdir -p "$bd" && cp .devcarry/cuskimage "$bd/cuskimage"
   export LD_LIBRARY_PATH=$PWD/.devcarry/lib:$LD_LIBRARY_PATH
   B=.devcarry
+  echo "binaries built from $(cat .devcarry/commit 2>/dev/null || echo "an unrecorded commit")"
 fi
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(all)
