@@ -259,6 +259,13 @@ TEST(GpuPathology, ReinhardEqualsCpu) {
   const Array f = he.astype(DType::float32);
   EXPECT_ARRAY_NEAR(path::normalize_reinhard(f, {.target = target}), path::normalize_reinhard(dev(f), {.target = target}),
                     0, 1e-5);
+}
+
+TEST(GpuPathology, ReinhardNoLegacyStream) {
+  // Timing based (the legacy stream is held busy): not under memcheck.
+  CUSK_REQUIRE_GPU();
+  const Array he = he_like({257, 311}, 71);
+  const auto target = path::lab_stats(golden("in_ihc"));
   Array r;
   EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
     r = path::normalize_reinhard(dev(he, s), {.target = target}, s);
