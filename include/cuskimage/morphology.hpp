@@ -326,9 +326,10 @@ struct RemoveSmallObjectsOptions {
 /// Removes connected components (bool input) or labels (integer input: each label's pixel count,
 /// connectivity unused) of size <= max_size; the result has the input's dtype. Dtypes: bool,
 /// uint8, uint16, int32, int64; other dtypes, negative labels and negative sizes throw
-/// InvalidArgument (scikit-image quietly removes nothing for a negative size). CUDA: union-find
-/// labelling, sizes by atomics, then the filtering map, all on the device (label input reads its
-/// min/max back once to size the histogram).
+/// InvalidArgument (scikit-image quietly removes nothing for a negative size). CUDA, all on the
+/// device: bool input is labelled by measure::label (its label count is read back once; connectivity
+/// < 1 uses a generic union-find), sizes come from block-cached atomics, then the filtering map;
+/// label input reads its min/max back once to size the histogram.
 Array remove_small_objects(const Array& ar, const RemoveSmallObjectsOptions& options = {},
                            const Stream& stream = {});
 /// `out=`: same shape as `ar`, its dtype and device, any strides (may be `ar` itself).

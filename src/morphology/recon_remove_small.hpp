@@ -25,6 +25,10 @@ struct SizeTest {
 template <class T>
 void cuda_remove_small_binary(const Array& in, Array& out, const std::vector<Off3>& offsets, bool holes,
                               SizeTest small, const Stream& stream);
+/// Binary input already labelled by measure::label (int32 or int64, labels 1..num, 0 = the other
+/// set): out (bool, contiguous) = labelled pixels whose component is not small; holes negate it.
+void cuda_remove_small_labelled(const Array& labels, std::int64_t num, bool holes, SizeTest small, Array& out,
+                                const Stream& stream);
 /// Label input (all labels in [0, max_label]): out (contiguous, T) = 0 where the label is small.
 template <class T>
 void cuda_remove_small_labels(const Array& in, Array& out, std::int64_t max_label, SizeTest small,

@@ -2,6 +2,10 @@
 // removes objects of at most that size; the deprecated `min_size` / `area_threshold` are
 // forwarded to it, as 0.26 does). CPU: union-find labelling with scipy's connectivity structure on a grid padded
 // with background, or the label histogram. CUDA: kernels/morphology/recon_remove_small.cu.
+#include <algorithm>
+#include <type_traits>
+
+#include "cuskimage/measure.hpp"
 #include "cuskimage/morphology.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
@@ -98,9 +102,21 @@ Array binary_result(const Array& ar, int connectivity, bool holes, detail::SizeT
     return cd::on_backend(
         ar, stream, [&] { return cpu_binary<T>(ar, connectivity, holes, small); },
         [&](cudaStream_t) {
-          const Array a = ar.contiguous(stream);
           Array out = Array::empty(ar.shape(), DType::bool_, ar.device(), stream);
           const int nd = ar.ndim();
+          if (connectivity >= 1) {
+            // measure.label's block union-find (several times faster than the generic one over
+            // offsets below), then the component sizes and the map. Holes: label the false pixels.
+            const Array mask = std::is_same_v<T, bool> ? ar.share() : ar.astype(DType::bool_, stream);
+            measure::LabelOptions lo;
+            if (holes) lo.background = 1;
+            lo.connectivity = std::min(connectivity, nd);
+            lo.dtype = ar.size() < (std::int64_t(1) << 31) ? DType::int32 : DType::int64;
+            const measure::LabelResult lr = measure::label_with_num(mask, lo, stream);
+            detail::cuda_remove_small_labelled(lr.labels, lr.num, holes, small, out, stream);
+            return out;
+          }
+          const Array a = ar.contiguous(stream);
           const auto offs = detail::neighbour_offsets(detail::binary_structure(nd, connectivity), detail::Offset(nd, 1));
           detail::cuda_remove_small_binary<T>(a, out, detail::offsets3(offs), holes, small, stream);
           return out;

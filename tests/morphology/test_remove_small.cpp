@@ -82,7 +82,7 @@ TEST(GpuMorphologyRemoveSmall, MatchesCpu) {
     const Shape shape = nd == 1 ? Shape{5000} : nd == 2 ? Shape{301, 417} : Shape{19, 37, 45};
     const Array h = cusktest::random_array(shape, DType::bool_, seed++);
     const Array d = h.to(Device::cuda(), s);
-    for (int conn = 0; conn <= nd; ++conn)
+    for (int conn = 0; conn <= nd + 1; ++conn)  // 0: no neighbours; nd + 1: full, as ndim
       for (int ms : {0, 3, 20}) {
         SCOPED_TRACE(std::to_string(nd) + "-D conn=" + std::to_string(conn) + " max_size=" + std::to_string(ms));
         const Array got = remove_small_objects(d, {.max_size = ms, .connectivity = conn}, s);
@@ -100,7 +100,7 @@ TEST(GpuMorphologyRemoveSmall, MatchesCpu) {
       EXPECT_ARRAY_EQ(remove_small_holes(lab, {.max_size = 3}), remove_small_holes(lab.to(Device::cuda(), s), {.max_size = 3}, s));
     }
   }
-  // One component covering almost everything (the root-size atomics aggregate per warp).
+  // One component covering almost everything (its size gathers in every block's label cache).
   const Array full = Array::full({1000, 1000}, 1, DType::bool_);
   EXPECT_ARRAY_EQ(remove_small_objects(full, {.max_size = 999999}), remove_small_objects(full.to(Device::cuda(), s), {.max_size = 999999}, s));
   EXPECT_ARRAY_EQ(full, remove_small_objects(full.to(Device::cuda(), s), {.max_size = 999998}, s));
