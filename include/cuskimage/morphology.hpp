@@ -327,9 +327,9 @@ struct RemoveSmallObjectsOptions {
 /// connectivity unused) of size <= max_size; the result has the input's dtype. Dtypes: bool,
 /// uint8, uint16, int32, int64; other dtypes, negative labels and negative sizes throw
 /// InvalidArgument (scikit-image quietly removes nothing for a negative size). CUDA, all on the
-/// device: bool input is labelled by measure::label (its label count is read back once; connectivity
-/// < 1 uses a generic union-find), sizes come from block-cached atomics, then the filtering map;
-/// label input reads its min/max back once to size the histogram.
+/// device: bool input is labelled by measure::label (its label count is read back once; with
+/// connectivity < 1 every pixel is its own component), sizes come from block-cached atomics, then
+/// the filtering map; label input reads its min/max back once to size the histogram.
 Array remove_small_objects(const Array& ar, const RemoveSmallObjectsOptions& options = {},
                            const Stream& stream = {});
 /// `out=`: same shape as `ar`, its dtype and device, any strides (may be `ar` itself).

@@ -20,11 +20,6 @@ struct SizeTest {
   CUSK_HD bool operator()(std::int64_t size) const { return use_min ? size < threshold : size <= threshold; }
 };
 
-/// Binary input (non-zero = foreground; holes: the labelled set is the background): `out` bool,
-/// contiguous; `offsets` the symmetric connectivity structure.
-template <class T>
-void cuda_remove_small_binary(const Array& in, Array& out, const std::vector<Off3>& offsets, bool holes,
-                              SizeTest small, const Stream& stream);
 /// Binary input already labelled by measure::label (int32 or int64, labels 1..num, 0 = the other
 /// set): out (bool, contiguous) = labelled pixels whose component is not small; holes negate it.
 void cuda_remove_small_labelled(const Array& labels, std::int64_t num, bool holes, SizeTest small, Array& out,

@@ -98,30 +98,30 @@ Array cpu_labels(const Array& ar, std::int64_t max_label, detail::SizeTest small
 }
 
 Array binary_result(const Array& ar, int connectivity, bool holes, detail::SizeTest small, const Stream& stream) {
-  return cd::dispatch<RemoveTypes>(ar.dtype(), "morphology.remove_small", [&]<class T>() {
-    return cd::on_backend(
-        ar, stream, [&] { return cpu_binary<T>(ar, connectivity, holes, small); },
-        [&](cudaStream_t) {
-          Array out = Array::empty(ar.shape(), DType::bool_, ar.device(), stream);
-          const int nd = ar.ndim();
-          if (connectivity >= 1) {
-            // measure.label's block union-find (several times faster than the generic one over
-            // offsets below), then the component sizes and the map. Holes: label the false pixels.
-            const Array mask = std::is_same_v<T, bool> ? ar.share() : ar.astype(DType::bool_, stream);
-            measure::LabelOptions lo;
-            if (holes) lo.background = 1;
-            lo.connectivity = std::min(connectivity, nd);
-            lo.dtype = ar.size() < (std::int64_t(1) << 31) ? DType::int32 : DType::int64;
-            const measure::LabelResult lr = measure::label_with_num(mask, lo, stream);
-            detail::cuda_remove_small_labelled(lr.labels, lr.num, holes, small, out, stream);
-            return out;
-          }
-          const Array a = ar.contiguous(stream);
-          const auto offs = detail::neighbour_offsets(detail::binary_structure(nd, connectivity), detail::Offset(nd, 1));
-          detail::cuda_remove_small_binary<T>(a, out, detail::offsets3(offs), holes, small, stream);
-          return out;
-        });
-  });
+  return cd::on_backend(
+      ar, stream,
+      [&] {
+        return cd::dispatch<RemoveTypes>(ar.dtype(), "morphology.remove_small",
+                                         [&]<class T>() { return cpu_binary<T>(ar, connectivity, holes, small); });
+      },
+      [&](cudaStream_t) {
+        if (connectivity < 1) {
+          // No neighbours: every pixel of the labelled set is a component of one pixel.
+          if (!small(1)) return ar.astype(DType::bool_, stream);  // nothing goes
+          return Array::full(ar.shape(), holes ? 1 : 0, DType::bool_, ar.device(), stream);
+        }
+        // measure.label's block union-find, then the component sizes and the map. Holes: label
+        // the false pixels.
+        const Array mask = ar.dtype() == DType::bool_ ? ar.share() : ar.astype(DType::bool_, stream);
+        measure::LabelOptions lo;
+        if (holes) lo.background = 1;
+        lo.connectivity = std::min(connectivity, ar.ndim());
+        lo.dtype = ar.size() < (std::int64_t(1) << 31) ? DType::int32 : DType::int64;
+        const measure::LabelResult lr = measure::label_with_num(mask, lo, stream);
+        Array out = Array::empty(ar.shape(), DType::bool_, ar.device(), stream);
+        detail::cuda_remove_small_labelled(lr.labels, lr.num, holes, small, out, stream);
+        return out;
+      });
 }
 
 Array remove_objects(const Array& ar, const RemoveSmallObjectsOptions& o, const Stream& stream) {
