@@ -12,6 +12,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/color/pixel.cuh"
+#include "kernels/core/buffers.cuh"
 #include "src/color/backend.hpp"
 #include "src/core/convert.hpp"
 #include "src/core/dispatch.hpp"
@@ -25,9 +26,7 @@ using cuskimage::detail::Types;
 
 namespace {
 
-Array scratch(std::size_t bytes, Device device, const Stream& s) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, device, s);
-}
+using cuskimage::detail::buf::scratch;
 
 template <class T>
 __global__ void __launch_bounds__(kPixThreads) delta_kernel(DeltaKind kind, DeltaParams p, const T* a, Indexer ai,

@@ -16,6 +16,7 @@
 #include <cub/device/device_scan.cuh>
 #include <limits>
 
+#include "kernels/core/buffers.cuh"
 #include "kernels/core/elementwise.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -51,7 +52,7 @@ int grid_for(std::int64_t n) {
 }
 
 Array scratch(std::size_t bytes, Device dev, cudaStream_t stream) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, Stream(stream));
+  return cuskimage::detail::buf::scratch(bytes, dev, Stream(stream));
 }
 
 // ---- min / max ------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 #include <cub/device/device_scan.cuh>
 #include <vector>
 
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/filters/local_threshold.hpp"
 
@@ -265,7 +266,7 @@ Array cuda_rank_order(const Array& in, Array& labels, const Stream& s) {
                                                   static_cast<const std::int64_t*>(order_in.data()),
                                                   static_cast<std::int64_t*>(order.data()), n, 0, int(sizeof(T) * 8),
                                                   stream));
-  Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, s);
+  Array temp = cuskimage::detail::buf::scratch(bytes, dev, s);
   CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, static_cast<const T*>(in.data()),
                                                   static_cast<T*>(sorted.data()),
                                                   static_cast<const std::int64_t*>(order_in.data()),

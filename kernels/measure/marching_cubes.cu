@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/measure/marching_cubes.hpp"
 
@@ -175,7 +176,7 @@ void exclusive_scan(std::int64_t* in, std::int64_t* out, std::int64_t n, Device 
   const Stream s(stream);
   std::size_t bytes = 0;
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
-  Array tmp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, device, s);
+  Array tmp = cuskimage::detail::buf::scratch(bytes, device, s);
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, in, out, n, stream));
 }
 

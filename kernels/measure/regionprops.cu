@@ -712,6 +712,7 @@ int blocks_for(std::int64_t n, int threads = 256) {
 }
 
 using cuskimage::detail::buf::ptr;
+using cuskimage::detail::buf::scratch;
 using cuskimage::detail::buf::upload;
 
 Array dev_zeros(std::int64_t n, DType dt, Device dev, const Stream& s) {
@@ -853,14 +854,14 @@ Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, std::int64_t& fi
   cub::DoubleBuffer<std::int64_t> db(ptr<std::int64_t>(k), ptr<std::int64_t>(buf));
   std::size_t b2 = 0;
   CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, b2, db, n, 0, 64, s));
-  Array t2 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b2, 1))}, DType::uint8, dev, stream);
+  Array t2 = scratch(b2, dev, stream);
   CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(t2.data(), b2, db, n, 0, 64, s));
   Array uniq = Array::empty({std::max<std::int64_t>(n, 1)}, DType::int64, dev, stream);
   Array nuniq = Array::empty({2}, DType::int64, dev, stream);
   std::size_t b3 = 0;
   CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(nullptr, b3, db.Current(), ptr<std::int64_t>(uniq), ptr<std::int64_t>(nuniq),
                                             n, s));
-  Array t3 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b3, 1))}, DType::uint8, dev, stream);
+  Array t3 = scratch(b3, dev, stream);
   CUSK_CUDA_CHECK(cub::DeviceSelect::Unique(t3.data(), b3, db.Current(), ptr<std::int64_t>(uniq),
                                             ptr<std::int64_t>(nuniq), n, s));
   first_positive_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(uniq), ptr<std::int64_t>(nuniq));
@@ -1027,7 +1028,7 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
       Array maxv = Array::empty({1}, dtype_v<L>, dev, stream);
       std::size_t bytes = 0;
       CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, lab, ptr<L>(maxv), size, s));
-      Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, dev, stream);
+      Array temp = scratch(bytes, dev, stream);
       CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab, ptr<L>(maxv), size, s));
       const Array hmax = maxv.to(Device::cpu(), stream);
       maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
@@ -1080,7 +1081,7 @@ Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const Stat
     CUSK_CUDA_CHECK(cudaGetLastError());
     std::size_t b4 = 0;
     CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
-    Array t4 = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(b4, 1))}, DType::uint8, dev, stream);
+    Array t4 = scratch(b4, dev, stream);
     CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t4.data(), b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
     Array count = Array::empty({1}, DType::int64, dev, stream);
     count_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(row_of), ptr<std::int64_t>(flags), S, ptr<std::int64_t>(count));

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cub/device/device_scan.cuh>
 
+#include "kernels/core/buffers.cuh"
 #include "kernels/filters/ccl.cuh"
 #include "kernels/morphology/hull_rows.cuh"
 #include "src/core/cuda_check.hpp"
@@ -240,7 +241,7 @@ void exclusive_sum(const Array& in, Array& out, std::int64_t n, const Stream& s)
   const auto* ip = static_cast<const std::int64_t*>(in.data());
   auto* op = static_cast<std::int64_t*>(out.data());
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, ip, op, n, s.handle()));
-  Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, in.device(), s);
+  Array temp = cuskimage::detail::buf::scratch(bytes, in.device(), s);
   CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), bytes, ip, op, n, s.handle()));
 }
 

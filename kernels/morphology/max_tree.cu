@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "cuskimage/error.hpp"
+#include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/morphology/max_tree_cuda.hpp"
@@ -252,7 +253,7 @@ unsigned blocks_for(I64 work) {
 Array scratch(std::size_t bytes, const Stream& s) {
   int dev = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  return Array::empty({static_cast<I64>(std::max<std::size_t>(bytes, 1))}, DType::uint8, Device::cuda(dev), s);
+  return cuskimage::detail::buf::scratch(bytes, Device::cuda(dev), s);
 }
 
 Device current_device() {

@@ -14,6 +14,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "kernels/core/buffers.cuh"
 #include "kernels/morphology/recon_ccl.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/morphology/recon_common.hpp"
@@ -161,7 +162,7 @@ Array cuda_nonzero_coords(const Array& mask, const Stream& stream) {
   auto* co = static_cast<std::int64_t*>(count.data());
   std::size_t bytes = 0;
   CUSK_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags, fo, co, n, s));
-  Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, mask.device(), stream);
+  Array temp = cuskimage::detail::buf::scratch(bytes, mask.device(), stream);
   CUSK_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), bytes, in, flags, fo, co, n, s));
   const Array hc = count.to(Device::cpu(), stream);
   const std::int64_t k = hc.data<std::int64_t>()[0];

@@ -9,6 +9,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
+#include "kernels/core/buffers.cuh"
 #include "kernels/util/common.cuh"
 #include "src/core/dispatch.hpp"
 #include "src/util/backend.hpp"
@@ -22,9 +23,7 @@ namespace {
 
 using KeyTypes = cuskimage::detail::IntegerTypes;
 
-Array scratch(std::size_t bytes, Device device, const Stream& s) {
-  return Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1))}, DType::uint8, device, s);
-}
+using cuskimage::detail::buf::scratch;
 
 struct Iota64 {
   __device__ std::int64_t operator()(std::int64_t i) const { return i; }
