@@ -506,9 +506,8 @@ void decode_tile_planes(const TiledImage& t, const unsigned char* src, std::size
 
 void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out) {
   const auto& tb = t.jpeg_tables;
-  const bool tables = tb.size() >= 4 && tb[tb.size() - 2] == 0xFF && tb[tb.size() - 1] == 0xD9;
   const bool soi = tile.size() >= 2 && tile[0] == 0xFF && tile[1] == 0xD8;
-  if (!tables || !soi) {
+  if (!mergeable_tables(tb) || !soi) {
     out.assign(tile.begin(), tile.end());
     return;
   }

@@ -84,8 +84,7 @@ bool JpegStacker::begin(const std::vector<unsigned char>& tables, const unsigned
   if (interval_ == 0) return false;
   header_.assign(tile, tile + first_.data);
   // As merge_jpeg_tables: the tables without their EOI, then the tile after its SOI.
-  const bool merge = tables.size() >= 4 && tables[0] == 0xFF && tables[1] == 0xD8 && tables[tables.size() - 2] == 0xFF &&
-                     tables.back() == 0xD9;
+  const bool merge = mergeable_tables(tables);
   const std::size_t prefix = merge ? tables.size() - 2 : 2;
   out.resize(prefix + (first_.sos - 2) + 6 + (n - 2 - first_.sos));
   unsigned char* o = out.data();

@@ -203,6 +203,15 @@ YccJob tile_job(const unsigned char* base, const Planes& pl, std::size_t q, cons
   return j;
 }
 
+/// nvJPEG's output descriptor for the YCbCr planes `pl` of an image decoded at `base`.
+nvjpegImage_t planes_image(unsigned char* base, const Planes& pl) {
+  nvjpegImage_t img{};
+  img.channel[0] = base, img.pitch[0] = pl.y_pitch;
+  img.channel[1] = base + pl.cb, img.pitch[1] = pl.c_pitch;
+  img.channel[2] = base + pl.cr, img.pitch[2] = pl.c_pitch;
+  return img;
+}
+
 struct State {
   nvjpegJpegState_t state = nullptr;
   int batch = 0;  // initialised for (0: not)
@@ -411,9 +420,10 @@ class Engine {
     }
     info.gpu = true;
     // Stacks: two copies of this tile, as the decoder will see a stack of the level's tiles.
-    const std::vector<unsigned char> tile(data, data + n);
+    JpegStacker stacker;
     std::vector<unsigned char> two;
-    if (stack_jpeg_streams({&tile, &tile}, two) && nvjpegJpegStreamParseHeader(handle_, two.data(), two.size(), parse_) == NVJPEG_STATUS_SUCCESS) {
+    if (stacker.begin({}, data, n, two) && stacker.add(data, n, two) && stacker.finish(two) == 2 &&
+        nvjpegJpegStreamParseHeader(handle_, two.data(), two.size(), parse_) == NVJPEG_STATUS_SUCCESS) {
       int unsupported = 0;
       if (hardware_ && (nvjpegDecodeBatchedSupported(handle_, parse_, &unsupported) != NVJPEG_STATUS_SUCCESS)) unsupported = 1;
       info.stack = unsupported == 0;
@@ -613,10 +623,7 @@ void self_check(Engine& eng, const TiledImage& t, std::uint64_t index, const Lev
     const std::size_t jobs_at = align_up(pl.bytes + rgb * m, 256);
     CUSK_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&d), jobs_at + m * sizeof(YccJob), st));
     if (status == NVJPEG_STATUS_SUCCESS) {
-      nvjpegImage_t img{};
-      img.channel[0] = d, img.pitch[0] = pl.y_pitch;
-      img.channel[1] = d + pl.cb, img.pitch[1] = pl.c_pitch;
-      img.channel[2] = d + pl.cr, img.pitch[2] = pl.c_pitch;
+      nvjpegImage_t img = planes_image(d, pl);
       const unsigned char* data = stream.data();
       const std::size_t length = stream.size();
       status = nvjpegDecodeBatched(eng.handle(), state, &data, &length, &img, st);
@@ -956,13 +963,7 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
           const TiledImage& t = *parts[units[order[b + gr.first]].first].image;
           const LevelInfo& li = level_of(&t);
           const Planes pl = planes_of(t, li.hs, li.vs, gr.count);
-          unsigned char* base = s.scratch + gr.offset;
-          s.images[g].channel[0] = base;
-          s.images[g].pitch[0] = pl.y_pitch;
-          s.images[g].channel[1] = base + pl.cb;
-          s.images[g].pitch[1] = pl.c_pitch;
-          s.images[g].channel[2] = base + pl.cr;
-          s.images[g].pitch[2] = pl.c_pitch;
+          s.images[g] = planes_image(s.scratch + gr.offset, pl);
           most = std::max(most, gr.count);
         }
       } else {
@@ -1001,9 +1002,9 @@ DeviceDecodeCounts device_decode(int device, const std::vector<DevicePart>& part
           const TiledImage& t = *parts[units[order[b + gr.first]].first].image;
           const LevelInfo& li = level_of(&t);
           const Planes pl = planes_of(t, li.hs, li.vs, gr.count);
+          const unsigned char* base = s.scratch + gr.offset;
           for (std::size_t q = 0; q < gr.count; ++q) {
             const DeviceUnit& u = units[order[b + gr.first + q]];
-            const unsigned char* base = s.scratch + gr.offset;
             for (std::size_t kk = u.first; kk < u.first + u.count; ++kk) {
               const DevicePart& p = parts[kk];
               YccJob jb = tile_job(base, pl, q, li, t);

@@ -101,6 +101,11 @@ bool lzw_decode(const unsigned char* src, std::size_t n, unsigned char* out, std
 /// the tile (without SOI); the tile itself when the level has no tables.
 std::vector<unsigned char> merge_jpeg_tables(const TiledImage& t, const std::vector<unsigned char>& tile);
 
+/// Whether a level's JPEGTables is a whole tables stream (SOI ... EOI) that merge_jpeg_tables and
+/// JpegStacker put in front of a tile's bytes (its EOI dropped).
+inline bool mergeable_tables(const std::vector<unsigned char>& tb) {
+  return tb.size() >= 4 && tb[0] == 0xFF && tb[1] == 0xD8 && tb[tb.size() - 2] == 0xFF && tb.back() == 0xD9;
+}
 /// merge_jpeg_tables into `out` (its storage reused).
 void merge_jpeg_tables_into(const TiledImage& t, const std::vector<unsigned char>& tile, std::vector<unsigned char>& out);
 
