@@ -17,6 +17,7 @@
 #include "cuskimage/pathology.hpp"
 #include "cuskimage/stream.hpp"
 #include "cuskimage/tiled.hpp"
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/util.hpp"
 #include "cuskimage/version.hpp"
 #include "cuskimage/view.hpp"
