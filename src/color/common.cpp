@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "cuskimage/color.hpp"
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
+#include "src/core/policy_slot.hpp"
 #include "src/core/validate.hpp"
 
 namespace cuskimage::color::detail {
@@ -115,3 +117,11 @@ Array broadcast_to(const Array& a, const Shape& shape) {
 }
 
 }  // namespace cuskimage::color::detail
+
+namespace cuskimage::tuning {
+namespace {
+cuskimage::detail::PolicySlot<ColorPolicy> g_color;
+}
+ColorPolicy set_color_policy(const ColorPolicy& policy) { return g_color.set(policy); }
+ColorPolicy color_policy() { return g_color.get(); }
+}  // namespace cuskimage::tuning
