@@ -1351,6 +1351,37 @@ TEST(GpuWsi, StackedTilesEqualSingleTiles) {
   }
 }
 
+/// The scheduler's parameters (tuning::WsiNvjpegPolicy: small batches, one slot per feeder, no
+/// ramp, every chunk taken) change who decodes what and when, never the bytes: the device read
+/// equals the host path's within the exact path's tolerance, every distinct tile decoded once.
+TEST(GpuWsi, SchedulerPolicyKeepsThePixels) {
+  CUSK_REQUIRE_GPU();
+  namespace tuning = cuskimage::tuning;
+  const std::string path = make_slide("jpeg_large", synthetic_rgb(2100, 3000, 13), {.tile_size = 256, .compression = "jpeg", .quality = 80});
+  const Slide s = Slide::open(path, {.cache_bytes = 0});
+  std::vector<Region> batch;
+  for (std::int64_t i = 0; i < 60; ++i) batch.push_back({(i % 11) * 256 + (i % 2) * 100, (i % 8) * 256 + (i % 3) * 50, 0, 256, 256});
+  const std::uint64_t tiles = distinct_tiles(s, batch);
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  for (const tuning::WsiNvjpegPolicy& p : {tuning::WsiNvjpegPolicy{.batch = 4, .depth = 1, .ramp = -1, .min_chunk = 1},
+                                           tuning::WsiNvjpegPolicy{.stack = 3, .batch = 16, .depth = 3, .ramp = 2}}) {
+    const tuning::WsiNvjpegPolicy old = tuning::set_wsi_nvjpeg_policy(p);
+    for (bool hybrid : {false, true}) {
+      const auto before = s.device_decode_stats();
+      const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = 6}, stream);
+      stream.synchronize();
+      const auto after = s.device_decode_stats();
+      EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, tiles);
+      const GpuColour colour = colour_of(before, after);
+      DiffStats all, unused;
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        expect_gpu_region(s, batch[i], got[i], colour, all, unused,
+                          "batch " + std::to_string(p.batch) + " hybrid " + std::to_string(hybrid) + " region " + std::to_string(i));
+    }
+    tuning::set_wsi_nvjpeg_policy(old);
+  }
+}
+
 /// A larger batch of aligned and unaligned regions, many sharing tiles: the hybrid scheduler splits
 /// it between nvJPEG and the host workers (both take some), every distinct tile is decoded once,
 /// pixels within the tolerance; the host path (nvjpeg = false) is exact. On the caller's
