@@ -119,9 +119,5 @@ Array broadcast_to(const Array& a, const Shape& shape) {
 }  // namespace cuskimage::color::detail
 
 namespace cuskimage::tuning {
-namespace {
-cuskimage::detail::PolicySlot<ColorPolicy> g_color;
-}
-ColorPolicy set_color_policy(const ColorPolicy& policy) { return g_color.set(policy); }
-ColorPolicy color_policy() { return g_color.get(); }
+CUSK_TUNING_POLICY(ColorPolicy, color_policy)
 }  // namespace cuskimage::tuning

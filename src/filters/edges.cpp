@@ -311,9 +311,5 @@ Array laplace(const Array& image, const LaplaceOptions& opts, const Stream& stre
 }  // namespace cuskimage::filters
 
 namespace cuskimage::tuning {
-namespace {
-cuskimage::detail::PolicySlot<StencilPolicy> g_stencil;
-}
-StencilPolicy set_stencil_policy(const StencilPolicy& policy) { return g_stencil.set(policy); }
-StencilPolicy stencil_policy() { return g_stencil.get(); }
+CUSK_TUNING_POLICY(StencilPolicy, stencil_policy)
 }  // namespace cuskimage::tuning

@@ -243,9 +243,5 @@ Array gaussian_filter(const Array& input, const std::vector<double>& sigma, cons
 }  // namespace cuskimage::ndimage
 
 namespace cuskimage::tuning {
-namespace {
-cuskimage::detail::PolicySlot<Separable2dPolicy> g_separable2d;
-}
-Separable2dPolicy set_separable2d_policy(const Separable2dPolicy& policy) { return g_separable2d.set(policy); }
-Separable2dPolicy separable2d_policy() { return g_separable2d.get(); }
+CUSK_TUNING_POLICY(Separable2dPolicy, separable2d_policy)
 }  // namespace cuskimage::tuning

@@ -38,12 +38,7 @@
 #include "src/wsi/wsi_detail.hpp"
 
 namespace cuskimage::tuning {
-namespace {
-cuskimage::detail::PolicySlot<WsiNvjpegPolicy> g_wsi_nvjpeg;
-}
-
-WsiNvjpegPolicy set_wsi_nvjpeg_policy(const WsiNvjpegPolicy& policy) { return g_wsi_nvjpeg.set(policy); }
-WsiNvjpegPolicy wsi_nvjpeg_policy() { return g_wsi_nvjpeg.get(); }
+CUSK_TUNING_POLICY(WsiNvjpegPolicy, wsi_nvjpeg_policy)
 }  // namespace cuskimage::tuning
 
 namespace cuskimage::wsi::detail {
@@ -348,7 +343,6 @@ Slot* Engine::create_slot() {
   return s.release();  // kept for the process
 }
 
-Engine& engine(int device) {
 Engine& engine(int device) {
   static std::mutex mu;
   static std::map<int, Engine*> engines;
