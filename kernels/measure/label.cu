@@ -135,7 +135,7 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   // 2. faces
   if (g.ntiles > 1) {
     lbl::face_kernel<T, I, TY, TZ>
-        <<<blocks_for(g.ntiles, 8), 256, 0, stream>>>(ip, parent, f, g, key, conn, 1);
+        <<<blocks_for(g.ntiles, 8), 256, 0, stream>>>(ip, parent, f, g, key, conn);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   // 3. roots
