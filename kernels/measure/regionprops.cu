@@ -81,6 +81,7 @@ struct Rows {
 // The tile kernel, pass 1's fallback for images the warp strips do not fit.
 #include "kernels/measure/regionprops_tile.cuh"
 
+// Pass 2 and the local configurations.
 #include "kernels/measure/regionprops_pass2.cuh"
 
 __global__ void count_kernel(const std::int64_t* __restrict__ row_of, const std::int64_t* __restrict__ flags,
