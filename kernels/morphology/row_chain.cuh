@@ -317,6 +317,59 @@ CUSK_HD void fetch_rows(const T* const (&rows)[M], const bool (&inside)[M], bool
 
 // ---- the per-warp body ----------------------------------------------------------------------------
 
+/// One symmetric unit step of M rows' values (x -> op(x - 1, x, x + 1)), the pixels across the
+/// lane's edges from the neighbour lanes (one shuffle each way per row).
+template <class Ln, bool Max, int M, class X>
+CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
+  using W = typename Ln::W;
+  constexpr int NR = Ln::NR;
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m) {
+    const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
+    const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
+    W n[NR];
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i)
+      n[i] = Ln::template op3<Max>(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i) v[m][i] = n[i];
+  }
+}
+
+/// One one-sided unit step (asymmetric footprints only): rightwards (hi + 1: op(x, x + 1)) or
+/// leftwards (lo - 1: op(x - 1, x)).
+template <class Ln, bool Max, int M, class X>
+CUSK_HD void one_step_rows(typename Ln::W (&v)[M][Ln::NR], bool right, X& xchg) {
+  using W = typename Ln::W;
+  constexpr int NR = Ln::NR;
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m) {
+    const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
+    const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
+    W n[NR];
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i)
+      n[i] = right ? Ln::template op<Max>(v[m][i], i == NR - 1 ? sr : v[m][i + 1])
+                   : Ln::template op<Max>(i == 0 ? sl : v[m][i - 1], v[m][i]);
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i) v[m][i] = n[i];
+  }
+}
+
+/// Stores the lane's P samples of one output row (`orow`: the row's first sample) from its ring
+/// words `w`: one vector store where the rows allow, else sample by sample up to the image's edge.
+template <class T, class Ln>
+CUSK_HD void store_row(T* orow, int x, int nx, bool vec_ok, const typename Ln::W (&w)[Ln::NR]) {
+  std::uint32_t raw[Ln::RAWW];
+  Ln::pack(w, raw);
+  if (vec_ok && x + Ln::P <= nx) {
+    store_vec<Ln::RAWW>(orow + x, raw);
+  } else {
+    for (int j = 0; j < Ln::P; ++j)
+      if (x + j < nx) orow[x + j] = Ln::get(raw, j);
+  }
+}
+
 /// One warp's work item `warp_id` (strip, row segment, plane); `lane` in [0, 32). `xchg.up(v)`
 /// returns v of lane - 1 and `xchg.down(v)` v of lane + 1 (any value at the warp's ends); every
 /// lane of the warp must make the same calls. M input rows go through the chain together (they
@@ -407,34 +460,8 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
           fetch_block(nr, np);  // past r_end on the last pass: read, unused
         }
 
-        auto sym_step = [&] {
-          CUSK_UNROLL
-          for (int m = 0; m < M; ++m) {
-            const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-            const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
-            W n[NR];
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i)
-              n[i] = Ln::template op3<Max>(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i) v[m][i] = n[i];
-          }
-        };
-        // One-sided steps (asymmetric footprints only): rightwards (hi + 1) or leftwards (lo - 1).
-        auto one_step = [&](bool right) {
-          CUSK_UNROLL
-          for (int m = 0; m < M; ++m) {
-            const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-            const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
-            W n[NR];
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i)
-              n[i] = right ? Ln::template op<Max>(v[m][i], i == NR - 1 ? sr : v[m][i + 1])
-                           : Ln::template op<Max>(i == 0 ? sl : v[m][i - 1], v[m][i]);
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i) v[m][i] = n[i];
-          }
-        };
+        auto sym_step = [&] { sym_step_rows<Ln, Max, M>(v, xchg); };
+        auto one_step = [&](bool right) { one_step_rows<Ln, Max, M>(v, right, xchg); };
         auto move = [&](std::uint32_t w, int k) {
           const int ns = Level::sym(w, k), no = Level::one(w, k);
           CUSK_CHAIN_NO_UNROLL
@@ -485,18 +512,8 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
       for (int m = 0; m < M; ++m) {
         const int y = r0 + m - HMAX;
         if (y < ys || y >= ye) continue;
-        W fin[NR];
-        CUSK_UNROLL
-        for (int i = 0; i < NR; ++i) fin[i] = acc[R - 1 + M - 1 - m][i];
-        std::uint32_t raw[Ln::RAWW];
-        Ln::pack(fin, raw);
-        T* orow = out + z * plane_size + static_cast<std::int64_t>(y) * nx;
-        if (vec_ok && x + P <= nx) {
-          store_vec<Ln::RAWW>(orow + x, raw);
-        } else {
-          for (int j = 0; j < P; ++j)
-            if (x + j < nx) orow[x + j] = Ln::get(raw, j);
-        }
+        store_row<T, Ln>(out + z * plane_size + static_cast<std::int64_t>(y) * nx, x, nx, vec_ok,
+                         acc[R - 1 + M - 1 - m]);
       }
     }
     // Every output row moves M slots along the ring.
