@@ -31,16 +31,21 @@ Geo4 geo_of(const Array& a) {
   return g;
 }
 
-template <class L>
-__global__ void mask_kernel(const L* __restrict__ in, Geo4 g, std::int64_t label, std::int64_t n, bool* __restrict__ out) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+/// Element offset of the i-th element (C order) of a view of geometry g.
+__device__ __forceinline__ std::int64_t offset_of(const Geo4& g, std::int64_t i) {
   std::int64_t r = i, off = 0;
   for (int k = 3; k >= 0; --k) {
     off += (r % g.shape[k]) * g.stride[k];
     r /= g.shape[k];
   }
-  out[i] = static_cast<std::int64_t>(in[off]) == label;
+  return off;
+}
+
+template <class L>
+__global__ void mask_kernel(const L* __restrict__ in, Geo4 g, std::int64_t label, std::int64_t n, bool* __restrict__ out) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = static_cast<std::int64_t>(in[offset_of(g, i)]) == label;
 }
 
 template <class T>
@@ -48,12 +53,7 @@ __global__ void masked_kernel(const T* __restrict__ in, Geo4 g, const bool* __re
                               std::int64_t n, T* __restrict__ out) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  std::int64_t r = i, off = 0;
-  for (int k = 3; k >= 0; --k) {
-    off += (r % g.shape[k]) * g.stride[k];
-    r /= g.shape[k];
-  }
-  out[i] = mask[i / per_mask] ? in[off] : T(0);
+  out[i] = mask[i / per_mask] ? in[offset_of(g, i)] : T(0);
 }
 
 }  // namespace

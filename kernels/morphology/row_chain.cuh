@@ -317,6 +317,15 @@ CUSK_HD void fetch_rows(const T* const (&rows)[M], const bool (&inside)[M], bool
 
 // ---- the per-warp body ----------------------------------------------------------------------------
 
+/// The words a lane's row sees across its left and right edges (`sl`, `sr`), from the neighbour
+/// lanes' words (one shuffle each way).
+template <class Ln, class X>
+CUSK_HD void seams(const typename Ln::W (&r)[Ln::NR], X& xchg, typename Ln::W& sl, typename Ln::W& sr) {
+  const typename Ln::W ll = xchg.up(r[Ln::NR - 1]), rf = xchg.down(r[0]);
+  sl = seam_left<Ln>(ll, r[Ln::NR - 1]);
+  sr = seam_right<Ln>(r[0], rf);
+}
+
 /// One symmetric unit step of M rows' values (x -> op(x - 1, x, x + 1)), the pixels across the
 /// lane's edges from the neighbour lanes (one shuffle each way per row).
 template <class Ln, bool Max, int M, class X>
@@ -325,8 +334,8 @@ CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
   constexpr int NR = Ln::NR;
   CUSK_UNROLL
   for (int m = 0; m < M; ++m) {
-    const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-    const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
+    W sl, sr;
+    seams<Ln>(v[m], xchg, sl, sr);
     W n[NR];
     CUSK_UNROLL
     for (int i = 0; i < NR; ++i)
@@ -344,8 +353,8 @@ CUSK_HD void one_step_rows(typename Ln::W (&v)[M][Ln::NR], bool right, X& xchg) 
   constexpr int NR = Ln::NR;
   CUSK_UNROLL
   for (int m = 0; m < M; ++m) {
-    const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-    const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
+    W sl, sr;
+    seams<Ln>(v[m], xchg, sl, sr);
     W n[NR];
     CUSK_UNROLL
     for (int i = 0; i < NR; ++i)
