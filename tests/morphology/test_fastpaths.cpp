@@ -352,8 +352,9 @@ void expect_chain_matches(const Array& img, const Array& fp, bool is_max, ndimag
   int wh = 0;
   ASSERT_TRUE(chain::build_plan(footprint_runs(fp), plan, wh));
   // The general variant where the first run took another one.
-  if (plan.sym || plan.npl == 1)
+  if (plan.sym || plan.npl == 1) {
     EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 1));
+  }
 }
 
 const std::vector<ndimage::Mode> kNdModes = {ndimage::Mode::reflect, ndimage::Mode::constant, ndimage::Mode::nearest,
