@@ -356,7 +356,7 @@ class Pass1Run {
     if (want_w_) P_.iwsum = dev_zeros(S * C_ * nd_, DType::float64, dev_, stream_);
   }
 
-  Pass1Acc acc_for(int c0) const {
+  Pass1Acc acc_for(int c0) {
     Pass1Acc a{};
     a.cnt = P_.cnt.valid() ? ptr<u64>(P_.cnt) : nullptr;
     a.lo = P_.lo.valid() ? ptr<u64>(P_.lo) : nullptr;
