@@ -326,10 +326,10 @@ CUSK_HD void seams(const typename Ln::W (&r)[Ln::NR], X& xchg, typename Ln::W& s
   sr = seam_right<Ln>(r[0], rf);
 }
 
-/// One symmetric unit step of M rows' values (x -> op(x - 1, x, x + 1)), the pixels across the
-/// lane's edges from the neighbour lanes (one shuffle each way per row).
-template <class Ln, bool Max, int M, class X>
-CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
+/// One unit step of M rows' values: each word becomes f(left, word, right) of its neighbours in the
+/// row, the pixels across the lane's edges from the neighbour lanes.
+template <class Ln, int M, class X, class F>
+CUSK_HD void step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg, F f) {
   using W = typename Ln::W;
   constexpr int NR = Ln::NR;
   CUSK_UNROLL
@@ -338,31 +338,26 @@ CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
     seams<Ln>(v[m], xchg, sl, sr);
     W n[NR];
     CUSK_UNROLL
-    for (int i = 0; i < NR; ++i)
-      n[i] = Ln::template op3<Max>(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
+    for (int i = 0; i < NR; ++i) n[i] = f(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
     CUSK_UNROLL
     for (int i = 0; i < NR; ++i) v[m][i] = n[i];
   }
 }
 
-/// One one-sided unit step (asymmetric footprints only): rightwards (hi + 1: op(x, x + 1)) or
+/// A symmetric unit step (x -> op(x - 1, x, x + 1)).
+template <class Ln, bool Max, int M, class X>
+CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
+  using W = typename Ln::W;
+  step_rows<Ln, M>(v, xchg, [](W l, W c, W r) { return Ln::template op3<Max>(l, c, r); });
+}
+
+/// A one-sided unit step (asymmetric footprints only): rightwards (hi + 1: op(x, x + 1)) or
 /// leftwards (lo - 1: op(x - 1, x)).
 template <class Ln, bool Max, int M, class X>
 CUSK_HD void one_step_rows(typename Ln::W (&v)[M][Ln::NR], bool right, X& xchg) {
   using W = typename Ln::W;
-  constexpr int NR = Ln::NR;
-  CUSK_UNROLL
-  for (int m = 0; m < M; ++m) {
-    W sl, sr;
-    seams<Ln>(v[m], xchg, sl, sr);
-    W n[NR];
-    CUSK_UNROLL
-    for (int i = 0; i < NR; ++i)
-      n[i] = right ? Ln::template op<Max>(v[m][i], i == NR - 1 ? sr : v[m][i + 1])
-                   : Ln::template op<Max>(i == 0 ? sl : v[m][i - 1], v[m][i]);
-    CUSK_UNROLL
-    for (int i = 0; i < NR; ++i) v[m][i] = n[i];
-  }
+  step_rows<Ln, M>(v, xchg,
+                   [right](W l, W c, W r) { return right ? Ln::template op<Max>(c, r) : Ln::template op<Max>(l, c); });
 }
 
 /// Stores the lane's P samples of one output row (`orow`: the row's first sample) from its ring
