@@ -70,11 +70,80 @@ MaxTreePolicy max_tree_policy();
 
 // ---- color (per-pixel conversions) ---------------------------------------------------------------
 
+/// How the colour tile kernel (contiguous channel-last images) spreads its tiles of pixels over blocks.
+enum class ColorGrid {
+  automatic,           ///< by op and input dtype: ops light per pixel one tile per block, heavy ones persistent
+  one_tile_per_block,  ///< grid = tiles (rgb2gray, rgb2hed, the matrix conversions; rgb2lab from uint8)
+  persistent,          ///< one wave of resident blocks, each walking tiles with its next tile's loads in
+                       ///< flight (rgb2hsv, luv, the inverses, float inputs of the transcendental ops)
+};
+struct ColorPolicy {
+  ColorGrid grid = ColorGrid::automatic;
+};
+/// Sets the process-wide colour policy; returns the previous one.
+ColorPolicy set_color_policy(const ColorPolicy& policy);
+ColorPolicy color_policy();
+
 // ---- filters edge stencils -----------------------------------------------------------------------
+
+/// The kernel of a 2-D edge stencil (sobel, scharr, prewitt, roberts, laplace: radius 1; farid: 2).
+enum class StencilKernel {
+  automatic,       ///< radius 1: rows; float32 radius 2: separable_rows (rank-1 windows, else rows)
+  tile,            ///< shared-memory tiles; also the fallback for widths not a multiple of 4 and
+                   ///< misaligned views (and the only kernel of float64 radius 2)
+  rows,            ///< row strips in registers, halo columns by shuffles
+  separable_rows,  ///< rows, each row filtered along x once (float32 radius 2 rank-1 windows; else rows)
+};
+/// One choice per radius and dtype that has more than one kernel. Images the row kernels cannot
+/// take run the tile kernel whatever is asked, and images taller than its grid the row kernel.
+struct StencilPolicy {
+  StencilKernel r1_f32 = StencilKernel::automatic;
+  StencilKernel r1_f64 = StencilKernel::automatic;
+  StencilKernel r2_f32 = StencilKernel::automatic;
+};
+/// Sets the process-wide stencil policy; returns the previous one.
+StencilPolicy set_stencil_policy(const StencilPolicy& policy);
+StencilPolicy stencil_policy();
 
 // ---- ndimage separable 2-D filters ---------------------------------------------------------------
 
+/// The kernel of a fused separable 2-D correlation (gaussian) of float images, 3 .. 33 taps.
+enum class Separable2dKernel {
+  automatic,  ///< float32: tile below 17 taps, rows from 17; float64: tile; several planes: rows
+  tile,       ///< both passes from a shared-memory tile (low fixed costs: small windows)
+  rows,       ///< vertical pass streamed down row strips in registers (fewer instructions per tap);
+              ///< also the fallback for images taller than the tile kernel's grid
+};
+struct Separable2dPolicy {
+  Separable2dKernel f32 = Separable2dKernel::automatic;
+  Separable2dKernel f64 = Separable2dKernel::automatic;
+};
+/// Sets the process-wide separable 2-D policy; returns the previous one.
+Separable2dPolicy set_separable2d_policy(const Separable2dPolicy& policy);
+Separable2dPolicy separable2d_policy();
+
 // ---- wsi nvJPEG decoding -------------------------------------------------------------------------
+
+/// How device reads turn nvJPEG's output into RGB.
+enum class NvjpegColour {
+  automatic,   ///< exact
+  exact,       ///< nvJPEG's YCbCr planes, upsampled and converted as libjpeg-turbo does (the host's bytes)
+  nvjpeg_rgb,  ///< nvJPEG's own RGB (replicated or interpolated chroma: not the host's bytes, ~1.5x
+               ///< faster without stacking); also the fallback when nvJPEG refuses YCbCr output
+};
+/// The device reads' nvJPEG scheduler (builds with nvJPEG; no effect elsewhere). Zero fields: the
+/// defaults, the fastest settings measured on the H200.
+struct WsiNvjpegPolicy {
+  NvjpegColour colour = NvjpegColour::automatic;
+  int stack = 0;      ///< tiles of a level per nvJPEG image on the exact path (0: 8; 1: no stacking)
+  int batch = 0;      ///< largest batch of tiles per nvJPEG call (0: 128)
+  int depth = 0;      ///< batches in flight per feeder thread (0: 2)
+  int ramp = 0;       ///< a read's first batch, doubled per batch up to `batch` (0: 32; < 0: full batches)
+  int min_chunk = 0;  ///< hybrid reads: a smaller batch waits for the GPU's work in flight (0: 8)
+};
+/// Sets the process-wide nvJPEG policy; returns the previous one.
+WsiNvjpegPolicy set_wsi_nvjpeg_policy(const WsiNvjpegPolicy& policy);
+WsiNvjpegPolicy wsi_nvjpeg_policy();
 
 // ---- tiled ---------------------------------------------------------------------------------------
 

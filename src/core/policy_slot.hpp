@@ -28,3 +28,13 @@ class PolicySlot {
 };
 
 }  // namespace cuskimage::detail
+
+/// Defines a family's setter and getter of include/cuskimage/tuning.hpp over one PolicySlot; used
+/// inside namespace cuskimage::tuning: CUSK_TUNING_POLICY(ColorPolicy, color_policy) defines
+/// set_color_policy and color_policy.
+#define CUSK_TUNING_POLICY(Policy, name)                                     \
+  namespace {                                                                \
+  ::cuskimage::detail::PolicySlot<Policy> g_##name;                          \
+  }                                                                          \
+  Policy set_##name(const Policy& policy) { return g_##name.set(policy); }   \
+  Policy name() { return g_##name.get(); }

@@ -4,16 +4,7 @@
 #include "src/core/policy_slot.hpp"
 
 namespace cuskimage::tuning {
-namespace {
 
-cuskimage::detail::PolicySlot<MaxTreePolicy>& max_tree_slot() {
-  static cuskimage::detail::PolicySlot<MaxTreePolicy> slot;
-  return slot;
-}
-
-}  // namespace
-
-MaxTreePolicy set_max_tree_policy(const MaxTreePolicy& policy) { return max_tree_slot().set(policy); }
-MaxTreePolicy max_tree_policy() { return max_tree_slot().get(); }
+CUSK_TUNING_POLICY(MaxTreePolicy, max_tree_policy)
 
 }  // namespace cuskimage::tuning
