@@ -107,11 +107,9 @@ constexpr int warps_for() {
   return 4 * sizeof(Sm) <= 48 * 1024 ? 4 : 2 * sizeof(Sm) <= 48 * 1024 ? 2 : 1;
 }
 
-/// Pass-1 variants (host switches, label.cu): bit 0 wide loads (bool, uint8 and int8 images whose
-/// rows are 16-byte aligned: each lane loads its own row as two 16-byte words), bit 1 prefetch (the next
-/// tile's words are loaded before the current tile is labelled; only with wide loads).
+/// Pass-1 load modes (label.cu picks one per image): kLoadWide for bool, uint8 and int8 images
+/// whose rows are 16-byte aligned (each lane loads its own row as two 16-byte words), else 0.
 constexpr int kLoadWide = 1;
-constexpr int kLoadPrefetch = 2;
 
 /// Pass 1's shared memory for a variant: keys in shared memory only for non-bool tiles loaded a
 /// pixel per lane (wide loads keep a row's bytes in registers).
@@ -488,12 +486,6 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
   const std::uint32_t t0 = blockIdx.x * W + warp;
   constexpr bool kByte = sizeof(T) == 1 && std::is_integral_v<T>;  // bool, uint8, int8
   constexpr bool wide = kByte && (kMode & kLoadWide);
-  constexpr bool prefetch = wide && (kMode & kLoadPrefetch);
-  uint4 next_lo = make_uint4(0, 0, 0, 0), next_hi = next_lo;
-  if constexpr (prefetch) {
-    if (t0 < ntiles)
-      load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t0), lane, next_lo, next_hi);
-  }
   for (std::uint32_t t = t0; t < ntiles; t += step) {
     const TileAt a = tile_at<TY, TZ>(g, t);
     const bool row_in = row_inside<TY>(a, g, lane);
@@ -503,13 +495,7 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
     std::uint32_t E[NK][3];
     if constexpr (wide) {
       uint4 lo, hi;
-      if constexpr (prefetch) {
-        lo = next_lo;
-        hi = next_hi;
-        if (t + step < ntiles) load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t + step), lane, next_lo, next_hi);
-      } else {
-        load_row_wide<TY>(in, g, a, lane, lo, hi);
-      }
+      load_row_wide<TY>(in, g, a, lane, lo, hi);
       const std::uint32_t valid = !row_in ? 0u : a.X0 + 16 < g.nx ? kFull : 0xffffu;  // pixels inside the image
       if constexpr (kBin) {
         F = nonzero16(lo) | nonzero16(hi) << 16;
@@ -613,12 +599,12 @@ struct FaceRow {
 /// Z0 against Z0 - 1, offsets free in y and x), the y face (rows Y0 against Y0 - 1, offsets in z
 /// inside the tile, free in x) and the x face (column X0 against X0 - 1, offsets in z and y inside
 /// the tile), so every pair of neighbours in different tiles is seen once. Face rows are loaded
-/// one ahead of the unions (`pipe`). A union is skipped when the same root pair is this lane's for
+/// one ahead of the unions. A union is skipped when the same root pair is this lane's for
 /// an earlier offset, or the previous lane's for the same offset (by induction over lanes and
 /// offsets it is performed or implied there).
 template <class T, class I, int TY, int TZ>
 __global__ void __launch_bounds__(256, 4)
-    face_kernel(const T* __restrict__ in, I* parent, Faces f, Geom g, LabelKey key, int conn, int pipe) {
+    face_kernel(const T* __restrict__ in, I* parent, Faces f, Geom g, LabelKey key, int conn) {
   constexpr bool kBin = std::is_same_v<T, bool>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int nofs = conn >= 3 ? 9 : conn == 2 ? 5 : 1;
@@ -706,9 +692,8 @@ __global__ void __launch_bounds__(256, 4)
     load(0, cur);
     for (int i = 0; i < nrows; ++i) {
       FaceRow<I> nxt;
-      if (pipe && i + 1 < nrows) load(i + 1, nxt);
+      if (i + 1 < nrows) load(i + 1, nxt);
       join(cur);
-      if (!pipe && i + 1 < nrows) load(i + 1, nxt);
       cur = nxt;
     }
   }
