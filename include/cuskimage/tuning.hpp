@@ -6,9 +6,9 @@
 // the choice process-wide with the family's setter and restores it with the setter's previous value
 // (or `{}`):
 //
-//   auto old = cuskimage::tuning::set_label_policy({.grid = 2});  // force a variant
+//   auto old = cuskimage::tuning::set_regionprops_policy({.strip_rows = 16});  // force a variant
 //   ...
-//   cuskimage::tuning::set_label_policy(old);
+//   cuskimage::tuning::set_regionprops_policy(old);
 //
 // The library never reads the environment for these. A variant kept only as a fallback (e.g. for
 // images too large for the fast path) says so at its field. Setters are thread-safe; a kernel reads
