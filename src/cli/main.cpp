@@ -62,6 +62,17 @@ bool is_bool_literal(const std::string& text) {
   }
 }
 
+/// "-5", "-0.5", "-1e3", "-inf": a negative number is a value (a positional coordinate such as
+/// read-region's X), never an option.
+bool is_negative_number(const std::string& text) {
+  if (text.size() < 2 || text[0] != '-') return false;
+  try {
+    return std::holds_alternative<double>(parse_value("", Param::number("value", "0", ""), text));
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -145,8 +156,8 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::siz
       std::cout << c.help();
       return 0;
     }
-    if (!starts_with(a, "--") || a.size() == 2) {
-      if (starts_with(a, "-") && a.size() > 1 && a != "-")
+    if (!starts_with(a, "--") || a.size() == 2 || is_negative_number(a)) {
+      if (starts_with(a, "-") && a.size() > 1 && a != "-" && !is_negative_number(a))
         throw UsageError(c.name() + ": unknown option '" + a + "' (parameters are written --NAME VALUE)");
       positional.push_back(a);
       continue;
@@ -270,6 +281,13 @@ int run(const std::vector<std::string>& args) {
     if (a == "--version" || a == "-V") {
       std::cout << "cuskimage " << cuskimage::version << "\n";
       return 0;
+    }
+    if (a == "--check-options") {  // for the tests: every command's defaults against its options structs
+      const OptionsCheck r = Registry::instance().check_options();
+      for (const auto& msg : r.problems) std::cout << msg << "\n";
+      std::cout << Registry::instance().commands().size() << " commands, " << r.fields << " option fields, "
+                << r.problems.size() << " problems\n";
+      return r.problems.empty() ? 0 : 1;
     }
     if (a == "--list") {
       print_list(i + 1 < args.size() && !starts_with(args[i + 1], "-") ? args[i + 1] : "");
