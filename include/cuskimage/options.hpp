@@ -36,8 +36,9 @@ template <class S, class T>
 struct Field {
   using struct_type = S;
   using type = T;
+  using member_pointer = T S::*;
   const char* name;
-  T S::*member;
+  member_pointer member;
   const char* doc;
 };
 

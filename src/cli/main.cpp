@@ -33,7 +33,8 @@ usage:
 Arguments follow scikit-image's: image inputs are positional, in the function's order, and the
 output path comes last; keyword arguments are --NAME VALUE (or --NAME=VALUE) with scikit-image's
 names. Values:
-  numbers         --sigma 3   --amount 0.05   --low -1e3   (inf and nan accepted)
+  numbers         --sigma 3   --amount 0.05   --low -1e3   (inf and nan accepted; a negative
+                  number is a value, never an option: read-region SLIDE -5 10 512 512 OUT)
   booleans        --signed_float true   (true/false, True/False, 1/0, yes/no; a bare --flag is true)
   tuples          --n_tiles 8,8          (a single value where scikit-image accepts a scalar)
   nested pairs    --crop_width 1,2:3,4   is ((1, 2), (3, 4)): ':' separates the inner tuples
@@ -43,6 +44,9 @@ names. Values:
   enumerations    --mode reflect         (scikit-image's strings)
   dtypes          --dtype uint8
   unset           --seed none            (scikit-image's None, where that is the default)
+
+Keyword arguments are the fields of the function's options struct in the C++ headers (same names,
+defaults and types); `help` lists the fields that exist only in C++ (callables, devices, ...).
 
 Images are read and written with cuskimage's io (TIFF, PNG, JPEG, NPY; the format by extension).
 The input is moved to --device (default: cuda when a GPU is present, else cpu) and the function
