@@ -209,7 +209,8 @@ struct Codec<std::array<T, N>, std::enable_if_t<std::is_arithmetic_v<T> && !std:
   static std::array<T, N> read(Invocation& inv, const std::string& name) {
     const std::vector<T> v = Vec::read(inv, name);
     if (v.size() != N)
-      throw UsageError(inv.name() + ": parameter '--" + name + "' expects " + std::to_string(N) + " values");
+      throw UsageError(inv.name() + ": parameter '--" + name + "' expects " + std::to_string(N) + " values, got " +
+                       std::to_string(v.size()));
     std::array<T, N> out{};
     std::copy(v.begin(), v.end(), out.begin());
     return out;
