@@ -45,7 +45,8 @@ CUSK_CLI_COMMANDS(wsi) {
               .input("w", "width, pixels of the level")
               .input("h", "height, pixels of the level")
               .param(Param::integer("level", "0", "pyramid level"))
-              .options<wsi::ReadOptions>({"device"})  // the region is read on the host
+              // The region is read on the host (as before the options list): the device fields do not apply.
+              .options<wsi::ReadOptions>({"device", "nvjpeg", "hybrid"})
               .returns_image({"out"})
               .handler([](Invocation& inv) -> Result {
                 const wsi::Slide s = wsi::Slide::open(inv.input_path(0));
