@@ -236,7 +236,10 @@ CUSK_CLI_COMMANDS(util) {
                                             inv.stream());
               }));
 
-  // ---- scikit-image extras ------------------------------------------------------------------------
+}
+
+// ---- scikit-image extras ----------------------------------------------------------------------------
+CUSK_CLI_COMMANDS(util_extras) {
   reg.add(Command("util.slice_along_axes", "Slice an image along given axes: image[a:b] on each.")
               .input("image", "input image")
               .param(Param::pairs("slices", required, "one start,stop pair per axis: a0,b0:a1,b1 (negative from the end)"))
