@@ -133,7 +133,9 @@ if has wsi; then
   cat "$OUT/wsi_cucim.txt"
 fi
 if has compare; then
-  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json /tmp/bench/bench_*.json --markdown ${COMPARE_ARGS:-} \
+  # compare_rows.json: the same rows in bench/results' format (bench/compare/perf_tables.py update --rows).
+  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json /tmp/bench/bench_*.json --markdown \
+    --results-out "$OUT/compare_rows.json" ${COMPARE_ARGS:-} \
     >"$OUT/compare.md" 2>"$OUT/compare.err" || rc=1
   cat "$OUT/compare.md"; tail -5 "$OUT/compare.err"
 fi
