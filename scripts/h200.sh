@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs on the H200 host (device tool): both test tiers, compute-sanitizer memcheck on the GPU tier,
+# Runs on the H200 host (device tool): both test tiers, compute-sanitizer (memcheck, racecheck,
+# synccheck) on the GPU tier,
 # benchmarks and the CuPy/cuCIM/scikit-image comparison. Results go to $OUT.
 #   scripts/h200.sh [build|test|sanitize|bench|compare|all]...
 # Prefer binaries built here and packed by scripts/device-pack (carry .devpack): compiling there
@@ -52,16 +53,28 @@ if has test; then
   done
 fi
 if has sanitize; then
+  # compute-sanitizer over the GPU tier, one pass per tool (SANITIZE_TOOLS, default all three):
+  # memcheck (out-of-bounds and misaligned accesses, leaks of device memory), racecheck (shared-memory
+  # hazards between threads of a block), synccheck (barriers reached by part of a block, invalid
+  # warp masks). Each tool prints an exit line per binary and its summary counts; the logs are
+  # appended to one file (the device tool returns at most 8), a "== tool binary" line before each.
   : >"$OUT/sanitizer.log"
-  for t in $B/tests/test_*; do
-    [[ -z ${SANITIZE_ONLY:-} || " $SANITIZE_ONLY " == *" $(basename "$t") "* ]] || continue
-    # The legacy-stream tests (runs_without_legacy_stream: *Legacy*, *NonDefaultStream*, *AndStream*)
-    # are timing based (a 3 s deadline) and memcheck serialises kernels.
-    timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool memcheck --error-exitcode 99 "$t" \
-      --gtest_filter="${SANITIZE_FILTER:-Gpu*:-*Huge*:*Legacy*:*NonDefaultStream*:*AndStream*}" >>"$OUT/sanitizer.log" 2>&1
-    s=$?; echo "memcheck $(basename "$t"): exit $s"; [[ $s -eq 0 ]] || rc=1
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    log=/tmp/sanitizer-$tool.log
+    : >"$log"
+    for t in $B/tests/test_*; do
+      [[ -x $t && ! -d $t ]] || continue
+      [[ -z ${SANITIZE_ONLY:-} || " $SANITIZE_ONLY " == *" $(basename "$t") "* ]] || continue
+      # The legacy-stream tests (runs_without_legacy_stream: *Legacy*, *NonDefaultStream*, *AndStream*)
+      # are timing based (a 3 s deadline) and the sanitizers serialise kernels.
+      echo "== $tool $(basename "$t")" >>"$log"
+      timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$t" \
+        --gtest_filter="${SANITIZE_FILTER:-Gpu*:-*Huge*:*Legacy*:*NonDefaultStream*:*AndStream*}" >>"$log" 2>&1
+      s=$?; echo "$tool $(basename "$t"): exit $s"; [[ $s -eq 0 ]] || rc=1
+    done
+    echo "$tool: $(grep -E "(ERROR|RACECHECK) SUMMARY" "$log" | sed 's/^=* *//' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    cat "$log" >>"$OUT/sanitizer.log"
   done
-  grep -E "ERROR SUMMARY" "$OUT/sanitizer.log" | sort | uniq -c
 fi
 if has bench; then
   # All results in one archive: the device tool returns at most 8 files. BENCH_FILTER (a regex) and
@@ -120,7 +133,9 @@ if has wsi; then
   cat "$OUT/wsi_cucim.txt"
 fi
 if has compare; then
-  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json /tmp/bench/bench_*.json --markdown ${COMPARE_ARGS:-} \
+  # compare_rows.json: the same rows in bench/results' format (bench/compare/perf_tables.py update --rows).
+  PYTHONUNBUFFERED=1 timeout "${COMPARE_TIMEOUT:-420}" python3 bench/compare/compare.py --bench-json /tmp/bench/bench_*.json --markdown \
+    --results-out "$OUT/compare_rows.json" ${COMPARE_ARGS:-} \
     >"$OUT/compare.md" 2>"$OUT/compare.err" || rc=1
   cat "$OUT/compare.md"; tail -5 "$OUT/compare.err"
 fi

@@ -54,6 +54,9 @@ bool require_gpu(benchmark::State& state) {
 
 void run(benchmark::State& state, double bytes_moved, const std::function<void(const cuskimage::Stream&)>& op,
          int warmup) {
+  // The timing stream is non-blocking: it does not wait for inputs a benchmark's setup uploaded on
+  // another stream (Array::to, measure::label ...). Let the setup finish first.
+  CUSK_CUDA_CHECK(cudaDeviceSynchronize());
   cuskimage::Stream stream = cuskimage::Stream::create();
   cudaStream_t s = stream.handle();
   for (int i = 0; i < warmup; ++i) op(stream);

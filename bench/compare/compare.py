@@ -67,6 +67,8 @@ class Op:
     shapes   -- shapes to time (default: the standard shapes)
     make_input -- (xp, shape, dtype) -> array, or a tuple of arrays for an op with several inputs;
                 default: test_image, the deterministic texture
+    module   -- the module whose results table (bench/results/<module>.json) holds its rows;
+                default: the ops file's name (ops_filters_edges.py -> filters)
     """
     name: str
     dtype: str
@@ -77,6 +79,7 @@ class Op:
     shapes: tuple = STANDARD_SHAPES
     make_input: Optional[Callable[[Any, tuple, str], Any]] = None
     note: str = ""
+    module: str = ""  # the bench/results file its rows go to; default from the ops file's name
 
 
 class Libs:
@@ -136,6 +139,10 @@ def _try_import(name: str):
         return None
 
 
+# ops files whose name is not their module's
+MODULE_OF_FILE = {"threshold": "filters"}
+
+
 def load_ops(directory: pathlib.Path = HERE) -> list[Op]:
     """Every OPS list of ops_*.py beside this script, in file-name order."""
     ops: list[Op] = []
@@ -144,7 +151,10 @@ def load_ops(directory: pathlib.Path = HERE) -> list[Op]:
         spec = importlib.util.spec_from_file_location(f"cusk_compare_{path.stem}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        ops.extend(getattr(mod, "OPS", []))
+        default = MODULE_OF_FILE.get(path.stem[4:], path.stem[4:].split("_")[0])
+        for op in getattr(mod, "OPS", []):
+            op.module = op.module or default
+            ops.append(op)
     return ops
 
 
@@ -247,6 +257,7 @@ class OurResult:
     shape: Optional[tuple]
     ms: float
     cpu: bool  # our CPU backend (run_cpu) rather than the GPU
+    floor_ms: Optional[float] = None  # the harness's floor_ms counter (bytes moved / 4.2 TB/s)
 
 
 def parse_shape(text: str) -> Optional[tuple]:
@@ -286,6 +297,7 @@ def read_bench_json(paths: list[str]) -> list[OurResult]:
             continue
         by_name: dict[str, list] = {}
         medians: dict[str, float] = {}
+        floors: dict[str, Optional[float]] = {}
         for b in doc.get("benchmarks", []):
             if b.get("error_occurred") or b.get("skipped"):
                 continue
@@ -296,6 +308,7 @@ def read_bench_json(paths: list[str]) -> list[OurResult]:
                     medians[name] = b["real_time"] * scale
                 continue
             by_name.setdefault(name, []).append((b["real_time"] * scale, b.get("label", "")))
+            floors.setdefault(name, b.get("floor_ms"))
         for name in set(by_name) | set(medians):
             if name in medians:
                 ms = medians[name]
@@ -304,12 +317,19 @@ def read_bench_json(paths: list[str]) -> list[OurResult]:
                 ms = statistics.median(t for t, _ in by_name[name])
                 label = by_name[name][0][1]
             cpu = bool(re.search(r"(^|[/_])cpu($|[/_])", name, re.I)) or "cpu" in label.lower().split()
-            results.append(OurResult(name, parse_shape(label or "") or parse_shape(name), ms, cpu))
+            results.append(OurResult(name, parse_shape(label or "") or parse_shape(name), ms, cpu,
+                                     floors.get(name)))
     return results
 
 
 def match_ours(op: Op, shape: tuple, ours: list[OurResult], cpu: bool) -> Optional[float]:
     """Our time for `op` on `shape` (GPU, or CPU backend when cpu=True), None when not benchmarked."""
+    r = match_result(op, shape, ours, cpu)
+    return None if r is None else r.ms
+
+
+def match_result(op: Op, shape: tuple, ours: list[OurResult], cpu: bool) -> Optional[OurResult]:
+    """The benchmark result matching `op` on `shape`, None when not benchmarked."""
     pat = re.compile(op.bench, re.I)
     for r in sorted(ours, key=lambda r: r.name):
         m = pat.search(r.name)
@@ -319,7 +339,7 @@ def match_ours(op: Op, shape: tuple, ours: list[OurResult], cpu: bool) -> Option
         named = {DTYPE_ALIASES[t] for t in re.split(r"[^a-z0-9]+", rest) if t in DTYPE_ALIASES}
         if named and op.dtype not in named:
             continue
-        return r.ms
+        return r
     return None
 
 
@@ -344,6 +364,9 @@ class Row:
     cucim: Optional[float] = None
     skimage: Optional[float] = None
     notes: list = field(default_factory=list)
+    module: str = ""
+    bench: Optional[str] = None  # our benchmark's run name
+    floor: Optional[float] = None
 
 
 def fmt_shape(shape: tuple) -> str:
@@ -406,8 +429,11 @@ def measure(ops: list[Op], libs: Libs, ours: list[OurResult], args) -> list[Row]
         for shape in op.shapes:
             if args.shapes and fmt_shape(shape) not in args.shapes:
                 continue
-            row = Row(op.name, shape, op.dtype)
-            row.ours = match_ours(op, shape, ours, cpu=False)
+            row = Row(op.name, shape, op.dtype, module=op.module)
+            mine = match_result(op, shape, ours, cpu=False)
+            if mine is not None:
+                row.ours, row.floor = mine.ms, mine.floor_ms
+                row.bench = re.sub(r"/(manual|real)_time$", "", mine.name)
             row.ours_cpu = match_ours(op, shape, ours, cpu=True)
             make = op.make_input or test_image
             host = make(np, shape, op.dtype)
@@ -466,6 +492,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--no-skimage", action="store_true", help="skip the scikit-image column")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table (docs/PERFORMANCE.md)")
     ap.add_argument("--json-out", default=None, metavar="FILE", help="also write the raw rows as JSON")
+    ap.add_argument("--results-out", default=None, metavar="FILE",
+                    help="also write the rows in bench/results' format, for `perf_tables.py update --rows`")
     ap.add_argument("--list", action="store_true", help="list the ops and exit")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -516,7 +544,24 @@ def main(argv: Optional[list[str]] = None) -> int:
             json.dump([{"op": r.op, "shape": list(r.shape), "dtype": r.dtype, "cuskimage_ms": r.ours,
                         "cuskimage_cpu_ms": r.ours_cpu, "cupy_ms": r.cupy, "cucim_ms": r.cucim,
                         "skimage_ms": r.skimage, "notes": r.notes} for r in rows], f, indent=1)
+    if args.results_out:
+        with open(args.results_out, "w") as f:
+            json.dump(results_rows(rows, header), f, indent=1, ensure_ascii=False)
     return 0
+
+
+def results_rows(rows: list[Row], source: str) -> list[dict]:
+    """Rows as bench/results/<module>.json holds them (bench/compare/perf_tables.py); date and commit
+    are stamped by `perf_tables.py update`."""
+    out = []
+    for r in rows:
+        d = {"module": r.module, "op": r.op, "shape": fmt_shape(r.shape), "dtype": r.dtype, "ours": r.ours,
+             "floor": r.floor, "cupy": r.cupy, "cucim": r.cucim, "skimage": r.skimage,
+             "source": "compare.py: " + source}
+        if r.bench:
+            d["bench"] = r.bench
+        out.append(d)
+    return out
 
 
 if __name__ == "__main__":

@@ -24,5 +24,5 @@ OPS = [
     Op("distance_transform_edt blobs", "bool", r"BM_EdtDistances/",
        cupy=lambda L, x: L.ndi.distance_transform_edt(x),
        cucim=None,
-       skimage=lambda L, x: _scipy_edt(x), make_input=_blobs),
+       skimage=lambda L, x: _scipy_edt(x), make_input=_blobs, module="ndimage"),
 ]

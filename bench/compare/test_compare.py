@@ -168,8 +168,35 @@ class Ops(unittest.TestCase):
             self.assertIsNotNone(out, o.name)
 
 
+class ResultsRows(unittest.TestCase):
+    def test_modules_from_file_names(self):
+        ops = {o.name: o for o in compare.load_ops()}
+        self.assertEqual(ops["invert"].module, "util")
+        self.assertEqual(ops["sobel"].module, "filters")
+        self.assertEqual(ops["threshold_otsu"].module, "filters")  # ops_threshold.py
+        self.assertEqual(ops["distance_transform_edt blobs"].module, "ndimage")  # set on the op
+
+    def test_floor_and_bench_name_reach_the_rows(self):
+        doc = bench_doc([("BM_Invert_u8/2/manual_time", 0.04, "ms", {"label": "[8192, 8192]", "floor_ms": 0.032})])
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        ours = compare.read_bench_json([f.name])
+        self.assertAlmostEqual(ours[0].floor_ms, 0.032)
+        op = next(o for o in compare.load_ops() if o.name == "invert")
+        mine = compare.match_result(op, (8192, 8192), ours, cpu=False)
+        self.assertEqual(mine.name, "BM_Invert_u8/2/manual_time")
+        row = compare.Row("invert", (8192, 8192), "uint8", ours=0.04, cupy=0.3, module="util",
+                          bench="BM_Invert_u8/2", floor=0.032)
+        out = compare.results_rows([row], "versions")
+        self.assertEqual(out, [{"module": "util", "op": "invert", "shape": "8192x8192", "dtype": "uint8",
+                                "ours": 0.04, "floor": 0.032, "cupy": 0.3, "cucim": None, "skimage": None,
+                                "source": "compare.py: versions", "bench": "BM_Invert_u8/2"}])
+
+
 class Main(unittest.TestCase):
     def test_skimage_only_end_to_end(self):
+        if compare.Libs(want_gpu=False).skimage is None:
+            self.skipTest("scikit-image not installed")
         doc = bench_doc([("BM_Invert/uint8/512x512/manual_time", 0.01, "ms")])
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(doc, f)

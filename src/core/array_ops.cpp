@@ -18,8 +18,15 @@ void cpu_fill(Array& dst, const void* element) {
   dispatch<AllTypes>(dst.dtype(), "Array::fill", [&]<class T>() {
     T v;
     std::memcpy(&v, element, sizeof(T));
-    // The input operand is dst itself (never read): cpu_map only needs its layout.
-    cpu_map<T, T>(dst, dst, [v](T) { return v; });
+    // Writes only: dst may be uninitialised (Array::full), and loading such bytes as T is undefined
+    // behaviour (a bool byte other than 0 or 1), even if the value went unused.
+    const Layout L = layout_of({&dst});
+    T* base = static_cast<T*>(dst.data());
+    const std::int64_t step = L.shape.empty() ? 1 : L.strides[0].back();
+    for_each_row<1>(L, [&](std::int64_t, std::int64_t n, const std::int64_t* off) {
+      T* o = base + off[0];
+      for (std::int64_t j = 0; j < n; ++j) o[j * step] = v;
+    });
   });
 }
 
