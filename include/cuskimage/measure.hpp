@@ -13,6 +13,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/dtype.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::measure {
@@ -30,6 +31,10 @@ struct LabelOptions {
   /// int32 or int64. Unset: scikit-image's dtype, int32 for a bool image and int64 otherwise.
   std::optional<DType> dtype;
 };
+CUSK_OPTIONS(LabelOptions,
+             (background, "background value (default 0; 1 on a bool image labels the false pixels)"),
+             (connectivity, "maximum orthogonal hops between neighbours, 1..ndim (default ndim)"),
+             (dtype, "int32 or int64 (default: int32 for bool images, else int64)"))
 
 /// skimage.measure.label: neighbours (under `connectivity`) of the same value share a label; labels
 /// are 1..num, numbered by each region's first pixel in C (raster) order exactly as scikit-image
@@ -65,6 +70,7 @@ namespace cuskimage::measure {
 
 /// scikit-image's 'low' / 'high' choices of fully_connected and positive_orientation.
 enum class LowHigh { low, high };
+CUSK_ENUM(LowHigh, low, high)
 
 struct FindContoursOptions {
   /// Iso-value. Unset: (nanmin + nanmax) / 2 computed in the image's dtype as NumPy does (integer
@@ -78,6 +84,11 @@ struct FindContoursOptions {
   /// cast test); cells touching a false pixel (or a NaN) are skipped. Same device as the image.
   Array mask = {};
 };
+CUSK_OPTIONS(FindContoursOptions,
+             (level, "iso-value (default (min + max) / 2)"),
+             (fully_connected, "which side is 8-connected in saddles"),
+             (positive_orientation, "'low': contours wind counter-clockwise around low-valued islands"),
+             (mask, "bool mask; cells touching a false pixel are skipped"))
 
 /// skimage.measure.find_contours: iso-contours of a 2-D image at sub-pixel precision, as (K, 2)
 /// float64 (row, col) host arrays. The same contours, in the same order and orientation, with the
@@ -106,6 +117,9 @@ struct GridPointsInPolyOptions {
   /// Device of the result grid (one thread per grid point on CUDA).
   Device device = Device::cpu();
 };
+CUSK_OPTIONS(GridPointsInPolyOptions,
+             (binarize, "false: uint8 labels 0 out, 1 in, 2 vertex, 3 edge"),
+             (device, "device of the result grid"))
 
 /// skimage.measure.grid_points_in_poly: the test of points_in_poly for every (row, col) of a grid of
 /// `shape` (2 entries). `verts` is a host (M, 2) array.
@@ -121,6 +135,9 @@ struct SubdividePolygonOptions {
   int degree = 2;               // B-spline degree, 1..7
   bool preserve_ends = false;   // keep the first and last point of an open polygon
 };
+CUSK_OPTIONS(SubdividePolygonOptions,
+             (degree, "B-spline degree, 1..7"),
+             (preserve_ends, "keep the end points of an open chain"))
 
 /// skimage.measure.subdivide_polygon: one step of B-spline subdivision of the (N, 2) `coords`
 /// (closed when the first and last points are equal). Host function; float64 host array.
@@ -132,6 +149,7 @@ Array subdivide_polygon(const Array& coords, const SubdividePolygonOptions& opts
 
 /// How profile_line reduces the samples across the line width (scikit-image's reduce_func).
 enum class ProfileReduce { mean, none, custom };
+CUSK_ENUM(ProfileReduce, mean, none, custom)
 
 struct ProfileLineOptions {
   std::int64_t linewidth = 1;
@@ -145,6 +163,13 @@ struct ProfileLineOptions {
   /// ProfileReduce::custom: called on the `linewidth` samples of each point (host, in order).
   std::function<double(const std::vector<double>&)> reduce_func = {};
 };
+CUSK_OPTIONS(ProfileLineOptions,
+             (linewidth, "samples across the line"),
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how points outside the image are sampled"),
+             (cval, "value outside the image for mode constant"),
+             (reduce, "reduction across the width: mean, none (every sample) or custom (reduce_func)"),
+             (reduce_func, "the custom reduction of each point's samples"))
 
 /// skimage.measure.profile_line: intensities along the line src -> dst (both ends included,
 /// ceil(length + 1) points), `linewidth` parallel samples per point. 2-D images give (L,), 3-D
@@ -156,12 +181,16 @@ Array profile_line(const Array& image, std::pair<double, double> src, std::pair<
 
 /// The reductions of block_reduce (scikit-image's func: np.sum, np.mean, np.max, np.min, np.median).
 enum class BlockFunc { sum, mean, max, min, median };
+CUSK_ENUM(BlockFunc, sum, mean, max, min, median)
 
 struct BlockReduceOptions {
   BlockFunc func = BlockFunc::sum;
   /// Pad value (converted to the image's dtype) when a block size does not divide the shape.
   double cval = 0.0;
 };
+CUSK_OPTIONS(BlockReduceOptions,
+             (func, "reduction of each block"),
+             (cval, "padding value where the blocks overhang the image"))
 
 /// skimage.measure.block_reduce: `func` over non-overlapping blocks (`block_size`: one value for
 /// every axis or one per axis, each >= 1), padding the end of each axis with cval. dtypes as NumPy:
@@ -194,6 +223,7 @@ std::int64_t euler_number(const Array& image, std::optional<int> connectivity = 
 
 /// How blur_effect reduces the per-axis blur values.
 enum class BlurReduce { max, mean, min };
+CUSK_ENUM(BlurReduce, max, mean, min)
 
 struct BlurEffectOptions {
   std::int64_t h_size = 11;
@@ -201,6 +231,10 @@ struct BlurEffectOptions {
   std::optional<int> channel_axis;
   BlurReduce reduce = BlurReduce::max;
 };
+CUSK_OPTIONS(BlurEffectOptions,
+             (h_size, "size of the re-blurring filter"),
+             (channel_axis, "axis of the RGB channels"),
+             (reduce, "reduction of the per-axis values"))
 
 /// skimage.measure.blur_effect (Crete et al.): per-axis blur in [0, 1] reduced by opts.reduce.
 /// Filters (uniform_filter1d, sobel) and sums run on the image's device. Synchronises.
@@ -280,6 +314,11 @@ struct RegionpropsOptions {
   /// regionprops_table: joins a property name and element indices ("bbox-0", "moments-0-1").
   std::string separator = "-";
 };
+CUSK_OPTIONS(RegionpropsOptions,
+             (spacing, "pixel spacing per axis"),
+             (offset, "regionprops only: coordinates of the label image's origin"),
+             (extra_properties, "user properties (callables)"),
+             (separator, "joins a property name and element indices"))
 
 namespace detail {
 struct RegionSet;
@@ -409,6 +448,9 @@ struct MomentsOptions {
   /// Pixel spacing per axis (empty: 1).
   std::vector<double> spacing;
 };
+CUSK_OPTIONS(MomentsOptions,
+             (order, "maximum power per axis"),
+             (spacing, "pixel spacing per axis"))
 
 struct MomentsCentralOptions {
   /// Empty: the image's centroid.
@@ -416,6 +458,10 @@ struct MomentsCentralOptions {
   int order = 3;
   std::vector<double> spacing;
 };
+CUSK_OPTIONS(MomentsCentralOptions,
+             (center, "centre per axis (default: the centroid)"),
+             (order, "maximum power per axis"),
+             (spacing, "pixel spacing per axis"))
 
 /// Raw moments M[i, j, ...] = sum I(x) (x0 s0)^i (x1 s1)^j ..., shape (order+1,)*ndim; float32
 /// for float32 images, else float64 (accumulated in double on both backends). Any ndim >= 1.
@@ -457,7 +503,9 @@ namespace cuskimage::measure {
 // ---------------------------------------------------------------------------------------------
 
 enum class GradientDirection { descent, ascent };
+CUSK_ENUM(GradientDirection, descent, ascent)
 enum class MarchingCubesMethod { lewiner, lorensen };
+CUSK_ENUM(MarchingCubesMethod, lewiner, lorensen)
 
 struct MarchingCubesOptions {
   /// Iso-value. Unset: (min + max) / 2 of the volume as float32 (scikit-image's default); a set
@@ -479,6 +527,14 @@ struct MarchingCubesOptions {
   /// is marched when the mask is true at its far corner (as scikit-image tests it).
   Array mask = {};
 };
+CUSK_OPTIONS(MarchingCubesOptions,
+             (level, "iso-value (default (min + max) / 2)"),
+             (spacing, "voxel spacing per axis (z, y, x)"),
+             (gradient_direction, "descent: the object is brighter than the exterior"),
+             (step_size, "cube size in voxels"),
+             (allow_degenerate, "keep zero-area triangles"),
+             (method, "case resolution"),
+             (mask, "bool mask of the volume's shape"))
 
 struct MarchingCubesResult {
   Array verts;    // (V, 3) float32, (z, y, x) times spacing

@@ -8,6 +8,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/dtype.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::morphology {
@@ -76,6 +77,9 @@ struct FootprintOptions {
   DType dtype = DType::uint8;
   Decomposition decomposition = Decomposition::none;
 };
+CUSK_OPTIONS(FootprintOptions,
+             (dtype, "data type of the footprint"),
+             (decomposition, "None for one array, else a sequence of smaller footprints"))
 
 /// Keywords of disk and ball.
 struct SphereOptions {
@@ -85,6 +89,10 @@ struct SphereOptions {
   bool strict_radius = true;
   Decomposition decomposition = Decomposition::none;
 };
+CUSK_OPTIONS(SphereOptions,
+             (dtype, "data type of the footprint"),
+             (strict_radius, "false extends the radius by 0.5"),
+             (decomposition, "None for one array, else a sequence of smaller footprints"))
 
 /// Disk of Euclidean `radius` >= 0, shape (2r+1, 2r+1). decomposition: none, sequence (3x3
 /// elements from scikit-image's precomputed table, radius <= 250; approximate), crosses (cross-
@@ -133,6 +141,8 @@ struct PadFootprintOptions {
   /// Pad at the end of each even-sized axis (else at the front).
   bool pad_end = true;
 };
+CUSK_OPTIONS(PadFootprintOptions,
+             (pad_end, "pad at the end of each even axis (else at the front)"))
 /// The footprint zero-padded by one to an odd size along each even-sized axis (each element of a
 /// sequence).
 Array pad_footprint(const Array& footprint, const PadFootprintOptions& options = {});
@@ -177,12 +187,19 @@ struct GrayOptions {
   /// Value outside the image for mode constant (cast as scipy does).
   double cval = 0.0;
 };
+CUSK_OPTIONS(GrayOptions,
+             (footprint, "footprint array (.npy path, non-zero = in); default: the cross of connectivity 1"),
+             (mode, "how the image is extended beyond its edges ('ignore': outside pixels never win)"),
+             (cval, "value outside the edges for mode 'constant'"))
 
 /// Keywords of the binary_* functions: mode is one of max, min, ignore.
 struct BinaryOptions {
   Footprint footprint = {};
   MorphMode mode = MorphMode::ignore;
 };
+CUSK_OPTIONS(BinaryOptions,
+             (footprint, "footprint array (.npy path, non-zero = in); default: the cross of connectivity 1"),
+             (mode, "border handling: 'max' (outside is true), 'min' (false), 'ignore'"))
 
 /// Grey morphology; the result has the image's shape and dtype.
 Array erosion(const Array& image, const GrayOptions& opts = {}, const Stream& stream = {});
@@ -224,6 +241,7 @@ void binary_closing_into(const Array& image, Array& out, const BinaryOptions& op
 // =================================================================================================
 
 enum class ReconstructionMethod { dilation, erosion };
+CUSK_ENUM(ReconstructionMethod, dilation, erosion)
 
 /// Keywords of reconstruction.
 struct ReconstructionOptions {
@@ -236,6 +254,10 @@ struct ReconstructionOptions {
   /// documented per-axis centre for any ndim.
   std::vector<std::int64_t> offset = {};
 };
+CUSK_OPTIONS(ReconstructionOptions,
+             (method, "reconstruction by dilation or erosion"),
+             (footprint, "neighbourhood (.npy, non-zero = in); default: all ones 3^ndim"),
+             (offset, "index of the footprint's centre; default: its middle"))
 
 /// Morphological reconstruction by dilation (seed <= mask) or erosion (seed >= mask): the fixed
 /// point of rec = min(mask, dilation(rec)) (max / erosion), with every pixel p pushing its value
@@ -263,6 +285,11 @@ struct LocalExtremaOptions {
   /// Pixels on the image border may be extrema (the image is padded with its minimum).
   bool allow_borders = true;
 };
+CUSK_OPTIONS(LocalExtremaOptions,
+             (footprint, "3^ndim neighbourhood (.npy, non-zero = in); default from connectivity"),
+             (connectivity, "neighbour connectivity, 1..ndim; 0 (None): ndim"),
+             (indices, "the int64 (k, ndim) coordinates instead of the mask"),
+             (allow_borders, "pixels on the border may be extrema"))
 
 /// Local maxima: connected plateaus (footprint adjacency, equal values) whose neighbours are all
 /// strictly lower, found with scikit-image's two-stage scan (a plateau qualifies only if one of
@@ -278,6 +305,8 @@ struct HExtremaOptions {
   /// None: the full 3^ndim footprint (reconstruction's default).
   Array footprint = {};
 };
+CUSK_OPTIONS(HExtremaOptions,
+             (footprint, "footprint (.npy, non-zero = in); default: all ones 3^ndim"))
 
 /// Maxima of height >= h (uint8 0/1), scikit-image's algorithm: reconstruction by dilation of
 /// image - h (integer images: clipped at the dtype minimum; float images and integer images with a
@@ -300,6 +329,11 @@ struct FloodOptions {
   /// flood_fill only: fill the image itself (it must then be a writable array).
   bool in_place = false;
 };
+CUSK_OPTIONS(FloodOptions,
+             (footprint, "footprint (.npy, odd lengths, non-zero = in); default from connectivity"),
+             (connectivity, "neighbour connectivity, 1..ndim; 0 (None): ndim"),
+             (tolerance, "accept |value - seed value| <= tolerance; default: equal values"),
+             (in_place, "flood_fill only: fill the image itself"))
 
 /// Bool mask of the pixels reachable from `seed_point` (negative indices count from the end)
 /// through pixels within tolerance, stepping along the footprint's offsets. Dtypes: bool, uint8,
@@ -322,6 +356,10 @@ struct RemoveSmallObjectsOptions {
   /// Bool images: scipy's generate_binary_structure(ndim, connectivity) (< 1: no neighbours).
   int connectivity = 1;
 };
+CUSK_OPTIONS(RemoveSmallObjectsOptions,
+             (max_size, "objects of at most this many pixels are removed"),
+             (min_size, "deprecated: remove objects of at most this many pixels instead"),
+             (connectivity, "neighbour connectivity for bool input, 1..ndim"))
 
 /// Removes connected components (bool input) or labels (integer input: each label's pixel count,
 /// connectivity unused) of size <= max_size; the result has the input's dtype. Dtypes: bool,
@@ -343,6 +381,10 @@ struct RemoveSmallHolesOptions {
   std::optional<std::int64_t> area_threshold = {};
   int connectivity = 1;
 };
+CUSK_OPTIONS(RemoveSmallHolesOptions,
+             (max_size, "holes of at most this many pixels are filled"),
+             (area_threshold, "deprecated: fill holes of at most this many pixels instead"),
+             (connectivity, "neighbour connectivity, 1..ndim"))
 
 /// Fills holes (connected components of the background) of size <= max_size; returns bool.
 /// Dtypes as remove_small_objects (non-zero = foreground).
@@ -362,12 +404,15 @@ void remove_small_holes_into(const Array& ar, Array& out, const RemoveSmallHoles
 
 /// skeletonize's `method`: None (Zhang for 2-D, Lee for 3-D), 'zhang' (2-D only), 'lee'.
 enum class SkeletonMethod { none, zhang, lee };
+CUSK_ENUM(SkeletonMethod, none, zhang, lee)
 /// Parses "zhang", "lee", "None"/"none"; anything else is InvalidArgument (scikit-image's ValueError).
 SkeletonMethod skeleton_method_from_name(std::string_view name);
 
 struct SkeletonizeOptions {
   SkeletonMethod method = SkeletonMethod::none;
 };
+CUSK_OPTIONS(SkeletonizeOptions,
+             (method, "'zhang' (2-D) or 'lee' (2-D and 3-D); None: zhang for 2-D, lee for 3-D"))
 
 /// Skeleton of a 2-D or 3-D binary image. Zhang (scikit-image's _fast_skeletonize: its 256-entry
 /// lookup table, two parallel sub-iterations until nothing changes; 2-D). Lee (Lee, Kashyap & Chu
@@ -385,6 +430,8 @@ struct ThinOptions {
   /// Negative values are InvalidArgument (scikit-image silently returns the image unthinned).
   std::int64_t max_num_iter = 0;
 };
+CUSK_OPTIONS(ThinOptions,
+             (max_num_iter, "upper bound on the iterations; 0 (None): until stable"))
 
 /// Morphological thinning of a 2-D binary image (Guo & Hall 1989, two sub-iterations, each a
 /// parallel lookup of the 8-neighbourhood in the G123 / G123' tables built from the paper's
@@ -405,6 +452,10 @@ struct ConvexHullOptions {
   /// Keep pixels whose centre lies on the hull's boundary (else only strictly inside).
   bool include_borders = true;
 };
+CUSK_OPTIONS(ConvexHullOptions,
+             (offset_coordinates, "represent pixels by their edge midpoints"),
+             (tolerance, "N-d inclusion tolerance (unused in 2-D)"),
+             (include_borders, "keep pixels whose centre is on the hull's boundary"))
 
 /// Convex hull image of a 2-D binary image: the pixels whose centre lies in the convex hull of the
 /// foreground (exact integer geometry, so equal to scikit-image's Qhull + grid_points_in_poly).
@@ -429,6 +480,8 @@ struct ConvexHullObjectOptions {
   /// 1: 4-connected objects, 2: 8-connected.
   int connectivity = 2;
 };
+CUSK_OPTIONS(ConvexHullObjectOptions,
+             (connectivity, "1: 4-connected objects, 2: 8-connected"))
 
 /// Union of the convex hull images of each object (skimage.measure.label: connected pixels of the
 /// same non-zero value, so touching objects of different values are separate). 2-D only, as
@@ -454,6 +507,8 @@ struct IsotropicOptions {
   /// Empty: unit spacing; else one value or one per axis.
   std::vector<double> spacing = {};
 };
+CUSK_OPTIONS(IsotropicOptions,
+             (spacing, "spacing of the elements, one value or one per axis"))
 
 Array isotropic_erosion(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
 Array isotropic_dilation(const Array& image, double radius, const IsotropicOptions& opts = {}, const Stream& stream = {});
@@ -480,6 +535,10 @@ struct MedialAxisOptions {
   /// the default is seed 0.)
   std::uint64_t rng = 0;
 };
+CUSK_OPTIONS(MedialAxisOptions,
+             (mask, "only pixels where the mask is non-zero are used"),
+             (return_distance, "also return the distance transform"),
+             (rng, "seed of numpy's default_rng used for tie-breaking"))
 
 struct MedialAxisResult {
   Array skeleton;  // bool, the image's shape
@@ -530,6 +589,8 @@ struct MaxTree {
 struct MaxTreeOptions {
   int connectivity = 1;
 };
+CUSK_OPTIONS(MaxTreeOptions,
+             (connectivity, "orthogonal steps to a neighbour, 1..ndim"))
 
 MaxTree max_tree(const Array& image, const MaxTreeOptions& opts = {}, const Stream& stream = {});
 
@@ -543,6 +604,11 @@ struct AreaFilterOptions {
   Array parent = {};
   Array tree_traverser = {};
 };
+CUSK_OPTIONS(AreaFilterOptions,
+             (area_threshold, "smallest area (pixels) kept"),
+             (connectivity, "orthogonal steps to a neighbour, 1..ndim"),
+             (parent, "precomputed max-tree parent (int64), given with tree_traverser"),
+             (tree_traverser, "precomputed max-tree traverser (int64), given with parent"))
 
 /// Keywords of diameter_opening / diameter_closing (diameter: the longest bounding-box side).
 struct DiameterFilterOptions {
@@ -551,6 +617,11 @@ struct DiameterFilterOptions {
   Array parent = {};
   Array tree_traverser = {};
 };
+CUSK_OPTIONS(DiameterFilterOptions,
+             (diameter_threshold, "smallest bounding-box side kept"),
+             (connectivity, "orthogonal steps to a neighbour, 1..ndim"),
+             (parent, "precomputed max-tree parent (int64), given with tree_traverser"),
+             (tree_traverser, "precomputed max-tree traverser (int64), given with parent"))
 
 /// Removes bright (opening) or dark (closing) structures whose area / diameter is below the
 /// threshold. Closings filter util::invert(image) and invert back, as scikit-image (floats:
@@ -565,6 +636,10 @@ struct MaxTreeLocalMaximaOptions {
   Array parent = {};
   Array tree_traverser = {};
 };
+CUSK_OPTIONS(MaxTreeLocalMaximaOptions,
+             (connectivity, "orthogonal steps to a neighbour, 1..ndim"),
+             (parent, "precomputed max-tree parent (int64), given with tree_traverser"),
+             (tree_traverser, "precomputed max-tree traverser (int64), given with parent"))
 
 /// Local maxima labelled 1, 2, ... in scikit-image's order (uint64, as scikit-image), 0 elsewhere.
 Array max_tree_local_maxima(const Array& image, const MaxTreeLocalMaximaOptions& opts = {},
@@ -580,6 +655,10 @@ struct RemoveObjectsByDistanceOptions {
   /// Empty: unit spacing; else one positive value per axis.
   std::vector<double> spacing = {};
 };
+CUSK_OPTIONS(RemoveObjectsByDistanceOptions,
+             (priority, "1-D priority per label (default: object sizes)"),
+             (p_norm, "Minkowski p-norm (>= 1; inf allowed)"),
+             (spacing, "pixel spacing, one per axis"))
 
 /// Removes objects (pixels sharing a non-zero label) in priority order until the remaining ones are
 /// more than min_distance apart (objects at distance <= min_distance of a kept object go).

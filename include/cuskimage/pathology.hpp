@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::pathology {
 
@@ -33,6 +34,9 @@ struct ImageToAbsorbanceOptions {
   /// float32 or float64.
   DType dtype = DType::float32;
 };
+CUSK_OPTIONS(ImageToAbsorbanceOptions,
+             (source_intensity, "transmitted light intensity"),
+             (dtype, "float32 or float64"))
 /// cucim image_to_absorbance: -log(clip(image, lo, source_intensity) / source_intensity) in `dtype`;
 /// lo = 1 for integer images, source_intensity / 255 for float images. Any shape.
 Array image_to_absorbance(const Array& image, const ImageToAbsorbanceOptions& opts = {}, const Stream& stream = {});
@@ -42,6 +46,9 @@ struct AbsorbanceToImageOptions {
   /// Output dtype: integers are clipped to their range and rounded half to even; floats are not.
   DType dtype = DType::uint8;
 };
+CUSK_OPTIONS(AbsorbanceToImageOptions,
+             (source_intensity, "transmitted light intensity"),
+             (dtype, "output dtype"))
 /// cucim absorbance_to_image: exp(-absorbance) * source_intensity. Integer absorbance is taken as
 /// float32 (NumPy's promotion with float16 would give float16 for 8-bit types; we do not have it).
 Array absorbance_to_image(const Array& absorbance, const AbsorbanceToImageOptions& opts = {},
@@ -50,6 +57,7 @@ Array absorbance_to_image(const Array& absorbance, const AbsorbanceToImageOption
 // ---- Macenko stain extraction and normalisation -------------------------------------------------
 
 enum class ImageType { intensity, absorbance };
+CUSK_ENUM(ImageType, intensity, absorbance)
 
 struct StainExtractionOptions {
   /// Transmitted light intensity (image_type == intensity only).
@@ -62,6 +70,12 @@ struct StainExtractionOptions {
   int channel_axis = -1;
   ImageType image_type = ImageType::intensity;
 };
+CUSK_OPTIONS(StainExtractionOptions,
+             (source_intensity, "transmitted light intensity"),
+             (alpha, "percentile of the robust angle extremes"),
+             (beta, "optical density threshold of transparent pixels"),
+             (channel_axis, "RGB axis"),
+             (image_type, "input kind"))
 /// cucim stain_extraction_pca (Macenko et al., ISBI 2009): the (3, 2) float32 matrix whose columns
 /// are the unit H and E absorbance vectors. Everything runs on the input's device (optical density,
 /// transparent mask, covariance by a fixed-order reduction, a one-thread 3x3 Jacobi
@@ -86,6 +100,14 @@ struct NormalizeColorsPcaOptions {
   ImageType image_type = ImageType::intensity;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(NormalizeColorsPcaOptions,
+             (source_intensity, "transmitted light intensity"),
+             (alpha, "100 - alpha is the percentile of the maximum concentrations"),
+             (beta, "optical density threshold of transparent pixels"),
+             (ref_stain_coeff, "reference stain matrix, row-major (3, 2): R_H,R_E,G_H,G_E,B_H,B_E"),
+             (ref_max_conc, "reference maximum concentrations (H, E)"),
+             (image_type, "input kind"),
+             (channel_axis, "RGB axis"))
 /// cucim normalize_colors_pca: Macenko fit (stain_extraction_pca), concentrations by the
 /// pseudo-inverse of the stain matrix, rescaling to ref_max_conc by the (100 - alpha) percentile
 /// and reconstruction with ref_stain_coeff. uint8 result of the input's shape. Fit and apply stay on
@@ -107,6 +129,9 @@ struct ReinhardOptions {
   LabStats target;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(ReinhardOptions,
+             (target, "target LAB means and standard deviations"),
+             (channel_axis, "RGB axis"))
 /// Reinhard et al. (2001) colour transfer in CIE-LAB: every channel of the image is standardised
 /// with its own mean and standard deviation (computed on the device, no host round trip; a channel
 /// of zero spread maps to the target mean), rescaled to the target's and converted back with
@@ -137,6 +162,13 @@ struct ColorJitterOptions {
   /// Seed of the factors and of the order of the four operations.
   std::uint64_t seed = 0;
 };
+CUSK_OPTIONS(ColorJitterOptions,
+             (brightness, "factor range [max(0, 1 - v), 1 + v], or lo,hi"),
+             (contrast, "factor range [max(0, 1 - v), 1 + v], or lo,hi"),
+             (saturation, "factor range [max(0, 1 - v), 1 + v], or lo,hi"),
+             (hue, "shift range [-v, v] within [-0.5, 0.5], or lo,hi"),
+             (channel_axis, "RGB axis: last, or the one before the spatial axes (channel-first)"),
+             (seed, "seed of the random draws (same result on CPU and GPU)"))
 
 /// One draw of the jitter: the order of the operations (0 brightness, 1 contrast, 2 saturation,
 /// 3 hue) and their factors (unset: skipped). Apply it with adjust_colors for a fixed jitter.
@@ -168,6 +200,9 @@ struct RandomOptions {
   /// Batches (N, ...): one decision for the whole batch instead of one per image (color jitter).
   bool whole_batch = false;
 };
+CUSK_OPTIONS(RandomOptions,
+             (prob, "probability of applying the transform"),
+             (whole_batch, "one decision for the whole batch"))
 /// cucim rand_color_jitter: with probability prob the image (or each image of a batch, unless
 /// whole_batch) gets color_jitter with its own draw; otherwise it is returned unchanged (shared).
 /// cuCIM ignores prob for single images and whole batches; we apply it everywhere.
@@ -177,6 +212,7 @@ Array rand_color_jitter(const Array& image, const ColorJitterOptions& opts = {},
 // ---- intensity (cucim.core.operations.intensity) ------------------------------------------------
 
 enum class NormalizeType { range, atan };
+CUSK_ENUM(NormalizeType, range, atan)
 /// cucim normalize_data: float32 norm_factor * (x - min_value) (range) or norm_factor *
 /// atan(x - min_value) (atan), norm_factor = norm_constant / (max_value - min_value); the result
 /// is cast back to the input dtype (Array::astype) unless it is float32. Any shape.
@@ -190,6 +226,12 @@ struct ScaleIntensityRangeOptions {
   double b_min = 0, b_max = 0;  // target range
   bool clip = false;
 };
+CUSK_OPTIONS(ScaleIntensityRangeOptions,
+             (a_min, "original range min"),
+             (a_max, "original range max"),
+             (b_min, "target range min"),
+             (b_max, "target range max"),
+             (clip, "clip to [b_min, b_max]"))
 /// cucim scale_intensity_range: float32 x * scale - offset (scale = (b_max - b_min) / (a_max -
 /// a_min), offset = a_min * scale - b_min), clipped to [b_min, b_max] when clip; cast back as
 /// normalize_data. Any shape.
@@ -200,12 +242,16 @@ enum class ZoomInterpolation {
   nearest,   // input pixel floor((o + 0.5) / z)
   bilinear,  // half-pixel centres, edge clamped
 };
+CUSK_ENUM(ZoomInterpolation, area, nearest, bilinear)
 struct ZoomOptions {
   ZoomInterpolation interpolation = ZoomInterpolation::area;
   /// Axes (H, W) of the planes; default: the last two (cuCIM's (C, H, W) and (N, C, H, W)). Use
   /// {0, 1} or {-3, -2} for channel-last images.
   std::array<int, 2> spatial_axis = {-2, -1};
 };
+CUSK_OPTIONS(ZoomOptions,
+             (interpolation, "resampling"),
+             (spatial_axis, "the two spatial axes"))
 /// cucim zoom: resamples every plane to floor(H * z0) x floor(W * z1), then centre-crops (zoom in)
 /// or centre-places and edge-pads (zoom out) back to H x W, so the shape is unchanged. The
 /// computation is float32; the result is cast to the input dtype (astype). Both factors must zoom the
@@ -221,6 +267,12 @@ struct RandZoomOptions {
   std::uint64_t seed = 0;
   ZoomOptions zoom = {};
 };
+CUSK_OPTIONS(RandZoomOptions,
+             (min_zoom, "minimum factor (one value or one per axis)"),
+             (max_zoom, "maximum factor (one value or one per axis)"),
+             (prob, "probability of zooming"),
+             (seed, "seed of the random draws"),
+             (zoom, "zoom's options (ZoomOptions)"))
 /// cucim rand_zoom: with probability prob, zoom with factors drawn uniformly in [min, max].
 Array rand_zoom(const Array& image, const RandZoomOptions& opts = {}, const Stream& stream = {});
 
@@ -236,6 +288,9 @@ struct RandFlipOptions {
   double prob = 0.1;
   std::uint64_t seed = 0;
 };
+CUSK_OPTIONS(RandFlipOptions,
+             (prob, "probability of flipping"),
+             (seed, "seed of the random draw"))
 /// cucim rand_image_flip: image_flip with probability prob, else the input (shared).
 Array rand_image_flip(const Array& image, const std::vector<int>& spatial_axis, const RandFlipOptions& opts = {},
                       const Stream& stream = {});
@@ -246,6 +301,10 @@ struct RandRotate90Options {
   int max_k = 3;
   std::uint64_t seed = 0;
 };
+CUSK_OPTIONS(RandRotate90Options,
+             (prob, "probability of rotating"),
+             (max_k, "largest number of quarter turns"),
+             (seed, "seed of the random draws"))
 /// cucim rand_image_rotate_90: image_rotate_90 by a random k with probability prob, else the input.
 Array rand_image_rotate_90(const Array& image, const std::array<int, 2>& spatial_axis,
                            const RandRotate90Options& opts = {}, const Stream& stream = {});

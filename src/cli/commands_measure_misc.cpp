@@ -5,6 +5,7 @@
 //   cuskimage measure.euler_number mask.png --connectivity 1
 // Contours are a CSV table (contour, row, col; one row per point, contours in scikit-image's order)
 // or a JSON list of [[row, col], ...] lists; scalars print as JSON; polygons as [[row, col], ...].
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,21 @@
 namespace cuskimage::cli {
 namespace {
 
-measure::LowHigh low_high(const std::string& s) { return s == "high" ? measure::LowHigh::high : measure::LowHigh::low; }
-
 nlohmann::json pairs_json(const Array& a) { return array_to_json(a.to(Device::cpu())); }
 
-ndimage::Mode mode_of(const std::string& s) { return ndimage::mode_from_name(s); }
+/// scikit-image's reduce_func of profile_line: 'mean' or None (every sample). The C++ options split
+/// it into `reduce` and a custom callable `reduce_func`, so the command line's keyword is its own.
+struct ProfileLineReduce {
+  measure::ProfileReduce reduce_func = measure::ProfileLineOptions{}.reduce;
+};
+CUSK_OPTIONS(ProfileLineReduce, (reduce_func, "reduction across the width"))
+
+/// blur_effect's reduce_func: a reduction of the per-axis values, or None (the list, from
+/// blur_effect_axes).
+struct BlurEffectReduce {
+  std::optional<measure::BlurReduce> reduce_func = measure::BlurEffectOptions{}.reduce;
+};
+CUSK_OPTIONS(BlurEffectReduce, (reduce_func, "reduction of the per-axis values (none: the list)"))
 
 /// The optional trailing mask input (Invocation input 2 or 1).
 Array optional_input(Invocation& inv, std::size_t i) { return inv.num_inputs() > i ? inv.input(i).share() : Array(); }
@@ -29,21 +40,13 @@ CUSK_CLI_COMMANDS(measure_misc) {
   reg.add(Command("measure.find_contours",
                   "Iso-valued contours of a 2-D image (marching squares, sub-pixel), in scikit-image's order.")
               .input("image", "2-D image")
-              .param(Param::number("level", "none", "iso-value (default (min + max) / 2)"))
-              .param(Param::choice("fully_connected", {"low", "high"}, "low", "which side is 8-connected in saddles"))
-              .param(Param::choice("positive_orientation", {"low", "high"}, "low",
-                                   "'low': contours wind counter-clockwise around low-valued islands"))
-              .param(Param::array("mask", "none", "bool mask; cells touching a false pixel are skipped"))
+              .options<measure::FindContoursOptions>()
               .param(Param::choice("format", {"csv", "json"}, "csv",
                                    "csv: a table contour,row,col; json: a list of [[row, col], ...] contours"))
               .returns_table("one row per contour point: contour, row, col")
               .handler([](Invocation& inv) -> Result {
-                measure::FindContoursOptions o;
-                o.level = inv.opt_number("level");
-                o.fully_connected = low_high(inv.string("fully_connected"));
-                o.positive_orientation = low_high(inv.string("positive_orientation"));
-                if (inv.has("mask")) o.mask = inv.array("mask").share();
-                const auto contours = measure::find_contours(inv.input(0), o, inv.stream());
+                const auto contours =
+                    measure::find_contours(inv.input(0), inv.options<measure::FindContoursOptions>(), inv.stream());
                 if (inv.string("format") == "json") {
                   nlohmann::json all = nlohmann::json::array();
                   for (const auto& c : contours) all.push_back(array_to_json(c));
@@ -79,13 +82,13 @@ CUSK_CLI_COMMANDS(measure_misc) {
   reg.add(Command("measure.grid_points_in_poly", "Mask of the grid points inside (or on) a polygon.")
               .input("verts", "(M, 2) polygon vertices (.npy)")
               .param(Param::ints("shape", required, "grid shape rows,cols"))
-              .param(Param::boolean("binarize", "true", "false: uint8 labels 0 out, 1 in, 2 vertex, 3 edge"))
+              .options<measure::GridPointsInPolyOptions>({"device"})  // --device
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 const auto s = inv.ints("shape");
-                return measure::grid_points_in_poly(Shape(s.begin(), s.end()), inv.input(0),
-                                                    {.binarize = inv.flag("binarize"), .device = inv.device()},
-                                                    inv.stream());
+                auto o = inv.options<measure::GridPointsInPolyOptions>();
+                o.device = inv.device();
+                return measure::grid_points_in_poly(Shape(s.begin(), s.end()), inv.input(0), o, inv.stream());
               }));
 
   reg.add(Command("measure.approximate_polygon", "Douglas-Peucker approximation of a polygonal chain.")
@@ -98,55 +101,39 @@ CUSK_CLI_COMMANDS(measure_misc) {
 
   reg.add(Command("measure.subdivide_polygon", "One step of B-spline subdivision of a polygonal chain.")
               .input("coords", "(N, 2) coordinates (.npy); closed when the first and last points are equal")
-              .param(Param::integer("degree", "2", "B-spline degree, 1..7"))
-              .param(Param::boolean("preserve_ends", "false", "keep the end points of an open chain"))
+              .options<measure::SubdividePolygonOptions>()
               .returns_value("[[row, col], ...]")
               .handler([](Invocation& inv) -> Result {
-                return pairs_json(measure::subdivide_polygon(
-                    inv.input(0), {.degree = static_cast<int>(inv.integer("degree")),
-                                   .preserve_ends = inv.flag("preserve_ends")}));
+                return pairs_json(
+                    measure::subdivide_polygon(inv.input(0), inv.options<measure::SubdividePolygonOptions>()));
               }));
 
   reg.add(Command("measure.profile_line", "Intensity profile along a line (linewidth samples averaged).")
               .input("image", "2-D image or 3-D channel-last image")
               .param(Param::numbers("src", required, "start point row,col"))
               .param(Param::numbers("dst", required, "end point row,col"))
-              .param(Param::integer("linewidth", "1", "samples across the line"))
-              .param(Param::integer("order", "none", "spline order 0..5 (default 0 for bool, else 1)"))
-              .param(Param::choice("mode", {"reflect", "mirror", "nearest", "constant", "wrap"}, "reflect",
-                                   "how points outside the image are sampled"))
-              .param(Param::number("cval", "0", "value outside the image for mode constant"))
-              .param(Param::choice("reduce_func", {"mean", "none"}, "mean", "reduction across the width"))
+              .options<measure::ProfileLineOptions>({"reduce", "reduce_func"})  // as ProfileLineReduce
+              .choices("mode", {"reflect", "mirror", "nearest", "constant", "wrap"})
+              .options<ProfileLineReduce>()
+              .choices("reduce_func", {"mean", "none"})
               .returns_value("the profile (nested lists)")
               .handler([](Invocation& inv) -> Result {
                 const auto s = inv.numbers("src"), d = inv.numbers("dst");
                 if (s.size() != 2 || d.size() != 2)
                   throw UsageError("measure.profile_line: --src and --dst take two numbers each (row,col)");
-                measure::ProfileLineOptions o;
-                o.linewidth = inv.integer("linewidth");
-                if (auto q = inv.opt_integer("order")) o.order = static_cast<int>(*q);
-                o.mode = mode_of(inv.string("mode"));
-                o.cval = inv.number("cval");
-                o.reduce = inv.string("reduce_func") == "none" ? measure::ProfileReduce::none
-                                                                : measure::ProfileReduce::mean;
+                auto o = inv.options<measure::ProfileLineOptions>();
+                o.reduce = inv.options<ProfileLineReduce>().reduce_func;
                 return pairs_json(measure::profile_line(inv.input(0), {s[0], s[1]}, {d[0], d[1]}, o, inv.stream()));
               }));
 
   reg.add(Command("measure.block_reduce", "Down-sample by applying a function to non-overlapping blocks.")
               .input("image", "N-d image")
               .param(Param::ints("block_size", "2", "block extent: one value or one per axis"))
-              .param(Param::choice("func", {"sum", "mean", "max", "min", "median"}, "sum", "reduction of each block"))
-              .param(Param::number("cval", "0", "padding value where the blocks overhang the image"))
+              .options<measure::BlockReduceOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                const std::string f = inv.string("func");
-                const measure::BlockFunc fn = f == "mean"   ? measure::BlockFunc::mean
-                                              : f == "max"  ? measure::BlockFunc::max
-                                              : f == "min"  ? measure::BlockFunc::min
-                                              : f == "median" ? measure::BlockFunc::median
-                                                            : measure::BlockFunc::sum;
                 return measure::block_reduce(inv.input(0), inv.ints("block_size"),
-                                             {.func = fn, .cval = inv.number("cval")}, inv.stream());
+                                             inv.options<measure::BlockReduceOptions>(), inv.stream());
               }));
 
   reg.add(Command("measure.shannon_entropy", "Shannon entropy of the image's values.")
@@ -187,20 +174,14 @@ CUSK_CLI_COMMANDS(measure_misc) {
 
   reg.add(Command("measure.blur_effect", "Blur metric in [0, 1] (Crete et al.).")
               .input("image", "image (grey, or colour with --channel_axis)")
-              .param(Param::integer("h_size", "11", "size of the re-blurring filter"))
-              .param(Param::integer("channel_axis", "none", "axis of the RGB channels"))
-              .param(Param::choice("reduce_func", {"max", "mean", "min", "none"}, "max",
-                                   "reduction of the per-axis values (none: the list)"))
+              .options<measure::BlurEffectOptions>({"reduce"})  // as BlurEffectReduce
+              .options<BlurEffectReduce>()
               .returns_value("the blur metric (or the per-axis list)")
               .handler([](Invocation& inv) -> Result {
-                measure::BlurEffectOptions o;
-                o.h_size = inv.integer("h_size");
-                if (auto a = inv.opt_integer("channel_axis")) o.channel_axis = static_cast<int>(*a);
-                const std::string r = inv.string("reduce_func");
-                if (r == "none") return nlohmann::json(measure::blur_effect_axes(inv.input(0), o, inv.stream()));
-                o.reduce = r == "mean" ? measure::BlurReduce::mean
-                           : r == "min" ? measure::BlurReduce::min
-                                        : measure::BlurReduce::max;
+                auto o = inv.options<measure::BlurEffectOptions>();
+                const auto r = inv.options<BlurEffectReduce>().reduce_func;
+                if (!r) return nlohmann::json(measure::blur_effect_axes(inv.input(0), o, inv.stream()));
+                o.reduce = *r;
                 return nlohmann::json(measure::blur_effect(inv.input(0), o, inv.stream()));
               }));
 

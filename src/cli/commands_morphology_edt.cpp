@@ -16,12 +16,10 @@ Command isotropic(const std::string& name, const std::string& summary, IsoFn fn)
   return Command("morphology." + name, summary)
       .input("image", "binary input image (non-zero = true)")
       .param(Param::number("radius", required, "radius of the (Euclidean) footprint"))
-      .param(Param::numbers("spacing", "none", "spacing of the elements, one value or one per axis"))
+      .options<morphology::IsotropicOptions>()
       .returns_image()
       .handler([fn](Invocation& inv) -> Result {
-        morphology::IsotropicOptions o;
-        if (inv.has("spacing")) o.spacing = inv.numbers("spacing");
-        return fn(inv.input(0), inv.number("radius"), o, inv.stream());
+        return fn(inv.input(0), inv.number("radius"), inv.options<morphology::IsotropicOptions>(), inv.stream());
       });
 }
 
@@ -37,14 +35,11 @@ CUSK_CLI_COMMANDS(morphology_edt) {
   reg.add(Command("morphology.medial_axis", "Medial axis of a 2-D binary image (scikit-image's exact result for the seed).")
               .input("image", "binary 2-D image (non-zero = foreground)")
               .optional_input("mask", "only pixels where the mask is non-zero are used")
-              .param(Param::integer("rng", "0", "seed of numpy's default_rng used for tie-breaking"))
+              .options<morphology::MedialAxisOptions>({"mask", "return_distance"})  // the input; one output
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                morphology::MedialAxisOptions o;
+                auto o = inv.options<morphology::MedialAxisOptions>();
                 if (inv.num_inputs() > 1) o.mask = inv.input(1).share();
-                const std::int64_t seed = inv.integer("rng");
-                if (seed < 0) throw UsageError(inv.name() + ": --rng must be a non-negative integer");
-                o.rng = static_cast<std::uint64_t>(seed);
                 return std::move(morphology::medial_axis(inv.input(0), o, inv.stream()).skeleton);
               }));
 }

@@ -4,11 +4,10 @@
 //   cuskimage morphology.binary_closing mask.png out.npy --footprint fp.npy --mode max
 // The footprint is a single array file (non-zero = in); unset, it is the connectivity-1 cross.
 // Decomposed footprints are C++-API only.
-#include <functional>
 #include <string>
-#include <vector>
 
 #include "cuskimage/morphology.hpp"
+#include "src/cli/codec_morphology.hpp"
 #include "src/cli/registry.hpp"
 
 namespace cuskimage::cli {
@@ -16,43 +15,24 @@ namespace {
 
 using namespace cuskimage::morphology;
 
-Param footprint_param() {
-  return Param::array("footprint", "none", "footprint array (.npy path, non-zero = in); default: the cross of connectivity 1");
-}
-
-Footprint footprint(Invocation& inv) {
-  return inv.has("footprint") ? Footprint(inv.array("footprint").share()) : Footprint();
-}
-
 using GrayFn = Array (*)(const Array&, const GrayOptions&, const Stream&);
 using BinaryFn = Array (*)(const Array&, const BinaryOptions&, const Stream&);
 
 Command gray(const std::string& name, const std::string& summary, GrayFn fn) {
   return Command("morphology." + name, summary)
       .input("image", "input image")
-      .param(footprint_param())
-      .param(Param::choice("mode", {"reflect", "constant", "nearest", "mirror", "wrap", "max", "min", "ignore"},
-                           "reflect", "how the image is extended beyond its edges ('ignore': outside pixels never win)"))
-      .param(Param::number("cval", "0.0", "value outside the edges for mode 'constant'"))
+      .options<GrayOptions>()
       .returns_image()
-      .handler([fn](Invocation& inv) -> Result {
-        return fn(inv.input(0),
-                  {.footprint = footprint(inv), .mode = morph_mode_from_name(inv.string("mode")), .cval = inv.number("cval")},
-                  inv.stream());
-      });
+      .handler([fn](Invocation& inv) -> Result { return fn(inv.input(0), inv.options<GrayOptions>(), inv.stream()); });
 }
 
 Command binary(const std::string& name, const std::string& summary, BinaryFn fn) {
   return Command("morphology." + name, summary)
       .input("image", "input image (non-zero = true)")
-      .param(footprint_param())
-      .param(Param::choice("mode", {"max", "min", "ignore"}, "ignore",
-                           "border handling: 'max' (outside is true), 'min' (false), 'ignore'"))
+      .options<BinaryOptions>()
+      .choices("mode", {"max", "min", "ignore"})
       .returns_image()
-      .handler([fn](Invocation& inv) -> Result {
-        return fn(inv.input(0), {.footprint = footprint(inv), .mode = morph_mode_from_name(inv.string("mode"))},
-                  inv.stream());
-      });
+      .handler([fn](Invocation& inv) -> Result { return fn(inv.input(0), inv.options<BinaryOptions>(), inv.stream()); });
 }
 
 }  // namespace

@@ -69,42 +69,30 @@ CUSK_CLI_COMMANDS(measure_regionprops) {
               .input("label_image", "2-D or 3-D integer label image (0 is background)")
               .param(Param::array("intensity_image", "none", "intensity image (label shape, optional trailing channel axis)"))
               .param(Param::string("properties", "label,bbox", "comma-separated scikit-image property names"))
-              .param(Param::numbers("spacing", "none", "pixel spacing per axis"))
-              .param(Param::string("separator", "-", "joins a property name and element indices"))
+              .options<measure::RegionpropsOptions>({"offset"})  // regionprops only
               .returns_table("one row per region")
               .handler([](Invocation& inv) -> Result {
                 const Array none;
-                measure::RegionpropsOptions o;
-                o.spacing = opt_numbers(inv, "spacing");
-                o.separator = inv.string("separator");
                 const auto t = measure::regionprops_table(inv.input(0), opt_array(inv, "intensity_image", none),
-                                                          split_commas(inv.string("properties")), o, inv.stream());
+                                                          split_commas(inv.string("properties")),
+                                                          inv.options<measure::RegionpropsOptions>(), inv.stream());
                 return Result(to_cli_table(t));
               }));
 
   reg.add(Command("measure.moments", "Raw image moments up to `order` along every axis.")
               .input("image", "image (any dimension)")
-              .param(Param::integer("order", "3", "maximum power per axis"))
-              .param(Param::numbers("spacing", "none", "pixel spacing per axis"))
+              .options<measure::MomentsOptions>()
               .returns_value("moments, nested lists of shape (order+1,)*ndim")
               .handler([](Invocation& inv) -> Result {
-                return json_of(inv, measure::moments(inv.input(0),
-                                                     {.order = static_cast<int>(inv.integer("order")),
-                                                      .spacing = opt_numbers(inv, "spacing")},
-                                                     inv.stream()));
+                return json_of(inv, measure::moments(inv.input(0), inv.options<measure::MomentsOptions>(), inv.stream()));
               }));
 
   reg.add(Command("measure.moments_central", "Central image moments (about `center`, default the centroid).")
               .input("image", "image (any dimension)")
-              .param(Param::numbers("center", "none", "centre per axis (default: the centroid)"))
-              .param(Param::integer("order", "3", "maximum power per axis"))
-              .param(Param::numbers("spacing", "none", "pixel spacing per axis"))
+              .options<measure::MomentsCentralOptions>()
               .returns_value("central moments, nested lists")
               .handler([](Invocation& inv) -> Result {
-                return json_of(inv, measure::moments_central(inv.input(0),
-                                                             {.center = opt_numbers(inv, "center"),
-                                                              .order = static_cast<int>(inv.integer("order")),
-                                                              .spacing = opt_numbers(inv, "spacing")},
+                return json_of(inv, measure::moments_central(inv.input(0), inv.options<measure::MomentsCentralOptions>(),
                                                              inv.stream()));
               }));
 

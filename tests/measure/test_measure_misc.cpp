@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -331,6 +332,50 @@ TEST(MeasureMiscCli, ScalarsAndImages) {
   EXPECT_ARRAY_EQ(golden("block_u8_max"), cuskimage::io::imread(out));
   EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.block_reduce", g("block_u8"), out, "--func", "mode"}).rc, 2);
   EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.perimeter", g("perim_b3")}).rc, 1);
+}
+
+/// The numbers of a JSON value printed by the tool, in order.
+std::vector<double> json_numbers(std::string text) {
+  for (char& c : text)
+    if (c == '[' || c == ']' || c == ',') c = ' ';
+  std::istringstream is(text);
+  std::vector<double> out;
+  for (double v; is >> v;) out.push_back(v);
+  return out;
+}
+
+// The keywords the commands take from their options structs reach the library: reduce_func (one
+// keyword on the command line, `reduce` plus a callable in C++), grid_points_in_poly's binarize
+// (its device comes from --device), block_reduce's default func.
+TEST(MeasureMiscCli, KeywordsFromTheStructs) {
+  const auto g = [](const std::string& n) { return cusktest::golden_path("measure_misc/" + n + ".npy"); };
+  auto r = cuskclitest::run_cli_cpu({"measure.blur_effect", g("profile_cam"), "--reduce_func", "none"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  const auto axes = json_numbers(r.out), want_axes = golden("blur_cam_axes").to_vector<double>();
+  ASSERT_EQ(axes.size(), want_axes.size()) << r.out;
+  for (std::size_t i = 0; i < axes.size(); ++i) EXPECT_TRUE(rel_near(want_axes[i], axes[i]));
+  r = cuskclitest::run_cli_cpu({"measure.blur_effect", g("profile_cam"), "--h_size", "5"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_TRUE(rel_near(gscalar("blur_cam_h5"), std::stod(r.out)));
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.blur_effect", g("profile_cam"), "--reduce_func", "median"}).rc, 2);
+
+  r = cuskclitest::run_cli_cpu({"measure.profile_line", g("profile_astro"), "--src", "3,4", "--dst", "60,50",
+                                "--linewidth", "2", "--reduce_func", "none"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_EQ(json_numbers(r.out), golden("profile_astro_none").to_vector<double>());
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"measure.profile_line", g("profile_astro"), "--src", "3,4", "--dst", "60,50",
+                                      "--reduce_func", "custom"})
+                .rc,
+            2);
+
+  const std::string out = cusktest::temp_path("grid_cli.npy");
+  r = cuskclitest::run_cli_cpu({"measure.grid_points_in_poly", g("grid_square"), out, "--shape", "6,6", "--binarize",
+                                "false"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_ARRAY_EQ(golden("grid_square_labels"), cuskimage::io::imread(out));
+  r = cuskclitest::run_cli_cpu({"measure.block_reduce", g("block_u8"), out, "--block_size", "2,4"});
+  ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
+  EXPECT_ARRAY_EQ(golden("block_u8_sum"), cuskimage::io::imread(out));
 }
 
 // ---- GPU tier: goldens on the device and device == CPU on random inputs -------------------------

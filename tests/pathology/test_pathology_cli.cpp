@@ -37,6 +37,41 @@ TEST(PathologyCli, CommandsMatchTheLibrary) {
   EXPECT_TRUE(cuskclitest::contains(r.out, "[[0.5464")) << r.out;
 }
 
+// Keywords the commands take from the options structs: the reference stain matrix (six numbers,
+// row-major), jitter ranges, the random options, zoom's options nested in rand_zoom's.
+TEST(PathologyCli, KeywordsFromTheStructs) {
+  const std::string out = cusktest::temp_path("path_cli_kw.npy");
+  const path::NormalizeColorsPcaOptions ref{.ref_stain_coeff = {{{0.6, 0.2}, {0.7, 0.8}, {0.4, 0.55}}},
+                                            .ref_max_conc = {1.5, 1.2}};
+  auto r = run_cli_cpu({"pathology.normalize_colors_pca", in("in_he"), out, "--ref_stain_coeff",
+                        "0.6,0.2,0.7,0.8,0.4,0.55", "--ref_max_conc", "1.5,1.2"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(path::normalize_colors_pca(golden("in_he"), ref), cuskimage::io::imread(out));
+  r = run_cli_cpu({"pathology.rand_color_jitter", in("in_batch"), out, "--contrast", "0.5,1.5", "--prob", "1",
+                   "--whole_batch", "true", "--seed", "9"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(path::rand_color_jitter(golden("in_batch"), {.contrast = path::JitterRange(0.5, 1.5), .seed = 9},
+                                          {.prob = 1, .whole_batch = true}),
+                  cuskimage::io::imread(out));
+  r = run_cli_cpu({"pathology.rand_zoom", in("in_zoom"), out, "--min_zoom", "1.2", "--max_zoom", "1.6", "--prob", "1",
+                   "--seed", "4", "--interpolation", "bilinear"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(path::rand_zoom(golden("in_zoom"), {.min_zoom = {1.2},
+                                                      .max_zoom = {1.6},
+                                                      .prob = 1,
+                                                      .seed = 4,
+                                                      .zoom = {.interpolation = path::ZoomInterpolation::bilinear}}),
+                  cuskimage::io::imread(out));
+  r = run_cli_cpu({"pathology.scale_intensity_range", in("in_intensity"), out, "--a_min", "0", "--a_max", "255",
+                   "--b_min", "-1", "--b_max", "1", "--clip", "true"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_ARRAY_EQ(golden("scale_clip"), cuskimage::io::imread(out));
+  // A matrix or range of the wrong size is a usage error.
+  EXPECT_EQ(run_cli_cpu({"pathology.normalize_colors_pca", in("in_he"), out, "--ref_stain_coeff", "1,2,3"}).rc, 2);
+  EXPECT_EQ(run_cli_cpu({"pathology.color_jitter", in("in_rgb"), out, "--hue", "0,0.1,0.2"}).rc, 2);
+  EXPECT_EQ(run_cli_cpu({"pathology.zoom", in("in_zoom"), out, "--zoom_factor", "2", "--spatial_axis", "0"}).rc, 2);
+}
+
 TEST(PathologyCli, BadParametersFail) {
   const std::string out = cusktest::temp_path("path_cli_bad.npy");
   EXPECT_NE(run_cli_cpu({"pathology.color_jitter", in("in_rgb"), out, "--hue", "0.7"}).rc, 0);
