@@ -80,7 +80,7 @@ void BM_RidgeScaleKernel_f32(benchmark::State& st) {
   const double bytes = static_cast<double>(img.size()) * 4.0 * (static_cast<double>(h.size()) + 2.0);
   cuskbench::run(st, bytes, [&](const Stream& s) {
     cuskimage::detail::DeviceGuard g(img.device().index());
-    fd::cuda_ridge_scale<float>(h, out, p, state, s.handle());
+    fd::cuda_ridge_scale<float>(h, out, p, state, s);
   });
 }
 

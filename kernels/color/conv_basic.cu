@@ -30,10 +30,10 @@ bool cuda_pixel_basic(Op op, const PixelParams& p, const Array& in, Array& out, 
   }
 }
 
-void cuda_pixel(Op op, const PixelParams& p, const Array& in, Array& out, cudaStream_t stream) {
+void cuda_pixel(Op op, const PixelParams& p, const Array& in, Array& out, const Stream& stream) {
   if (in.size() == 0 || out.size() == 0) return;
-  if (cuda_pixel_basic(op, p, in, out, stream)) return;
-  if (!cuda_pixel_cie(op, p, in, out, stream)) throw InvalidArgument("color: internal: unknown pixel op");
+  if (cuda_pixel_basic(op, p, in, out, stream.handle())) return;
+  if (!cuda_pixel_cie(op, p, in, out, stream.handle())) throw InvalidArgument("color: internal: unknown pixel op");
 }
 
 }  // namespace cuskimage::color::detail

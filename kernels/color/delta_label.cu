@@ -146,14 +146,14 @@ Indexer pixel_indexer(const Array& ranks, const Array& image) {
 }  // namespace
 
 void cuda_delta_e(DeltaKind kind, const DeltaParams& p, const Array& lab1, const Array& lab2, Array& out,
-                  cudaStream_t stream) {
+                  const Stream& stream) {
   const std::int64_t n = out.size();
   if (n == 0) return;
   const Array a_px = lab1.index(lab1.ndim() - 1, 0);
   const Array b_px = lab2.index(lab2.ndim() - 1, 0);
   const Layout L = layout_of({&out, &a_px, &b_px});
   cuskimage::detail::dispatch<Types<float, double>>(out.dtype(), "color.deltaE", [&]<class T>() {
-    delta_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream>>>(
+    delta_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream.handle()>>>(
         kind, p, static_cast<const T*>(lab1.data()), L.indexer(1), lab1.strides().back(),
         static_cast<const T*>(lab2.data()), L.indexer(2), lab2.strides().back(), static_cast<T*>(out.data()),
         L.indexer(0), n);
@@ -161,9 +161,7 @@ void cuda_delta_e(DeltaKind kind, const DeltaParams& p, const Array& lab1, const
   });
 }
 
-void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank,
-                      cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, Array& bg_rank, const Stream& s) {
   const std::int64_t n = labels.size();
   const Device dev = labels.device();
   const auto* lp = static_cast<const std::int64_t*>(labels.data());
@@ -172,46 +170,45 @@ void cuda_label_ranks(const Array& labels, std::int64_t bg_label, Array& ranks, 
   auto* sp = static_cast<std::int64_t*>(sorted.data());
   auto* cp = static_cast<std::int64_t*>(count.data());
   std::size_t bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, lp, sp, n, 0, 64, stream));
+  CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, lp, sp, n, 0, 64, s.handle()));
   {
     Array temp = scratch(bytes, dev, s);
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, lp, sp, n, 0, 64, stream));
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), bytes, lp, sp, n, 0, 64, s.handle()));
   }
   {
     // heads[i] = 1 where a run of equal sorted labels starts; count = its inclusive sum.
     Array heads = Array::empty({n}, DType::int64, dev, s);
     auto* hp = static_cast<std::int64_t*>(heads.data());
-    run_heads_kernel<<<pixel_blocks(n), kPixThreads, 0, stream>>>(sp, hp, n);
+    run_heads_kernel<<<pixel_blocks(n), kPixThreads, 0, s.handle()>>>(sp, hp, n);
     CUSK_CUDA_CHECK_LAUNCH();
     bytes = 0;
-    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, hp, cp, n, stream));
+    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, hp, cp, n, s.handle()));
     Array temp = scratch(bytes, dev, s);
-    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, hp, cp, n, stream));
+    CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, hp, cp, n, s.handle()));
   }
-  rank_kernel<<<pixel_blocks(n), kPixThreads, 0, stream>>>(lp, sp, cp, static_cast<std::int64_t*>(ranks.data()), n);
+  rank_kernel<<<pixel_blocks(n), kPixThreads, 0, s.handle()>>>(lp, sp, cp, static_cast<std::int64_t*>(ranks.data()), n);
   CUSK_CUDA_CHECK_LAUNCH();
-  bg_rank_kernel<<<1, 1, 0, stream>>>(sp, cp, n, bg_label, static_cast<std::int64_t*>(bg_rank.data()));
+  bg_rank_kernel<<<1, 1, 0, s.handle()>>>(sp, cp, n, bg_label, static_cast<std::int64_t*>(bg_rank.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-std::int64_t cuda_label_count(const Array& ranks, cudaStream_t stream) {
-  const Stream s(stream);
+std::int64_t cuda_label_count(const Array& ranks, const Stream& s) {
   const std::int64_t n = ranks.size();
   if (n == 0) return 0;
   Array mx = Array::empty({1}, DType::int64, ranks.device(), s);
   const auto* rp = static_cast<const std::int64_t*>(ranks.data());
   std::size_t bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, rp, static_cast<std::int64_t*>(mx.data()), n, stream));
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, rp, static_cast<std::int64_t*>(mx.data()), n, s.handle()));
   Array temp = scratch(bytes, ranks.device(), s);
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, rp, static_cast<std::int64_t*>(mx.data()), n, stream));
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, rp, static_cast<std::int64_t*>(mx.data()), n, s.handle()));
   std::int64_t host = 0;
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&host, mx.data(), sizeof(host), cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&host, mx.data(), sizeof(host), cudaMemcpyDeviceToHost, s.handle()));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
   return host + 1;
 }
 
-void cuda_label_overlay(const Array& ranks, const Array& bg_rank, const Array& palette, const Array& image,
-                        Array& out, const OverlayParams& p, cudaStream_t stream) {
+void cuda_label_overlay(const Array& ranks, const Array& bg_rank, const Array& palette, const Array& image, Array& out,
+                        const OverlayParams& p, const Stream& stream) {
   const std::int64_t n = ranks.size();
   if (n == 0) return;
   const auto* rp = static_cast<const std::int64_t*>(ranks.data());
@@ -219,26 +216,26 @@ void cuda_label_overlay(const Array& ranks, const Array& bg_rank, const Array& p
   const auto* pal = static_cast<const double*>(palette.data());
   auto* op = static_cast<double*>(out.data());
   if (!image.valid()) {
-    overlay_kernel<double, false><<<pixel_blocks(n), kPixThreads, 0, stream>>>(rp, bp, pal, nullptr, Indexer{}, 0,
-                                                                                op, n, p);
+    overlay_kernel<double, false>
+        <<<pixel_blocks(n), kPixThreads, 0, stream.handle()>>>(rp, bp, pal, nullptr, Indexer{}, 0, op, n, p);
     CUSK_CUDA_CHECK_LAUNCH();
     return;
   }
   const Indexer ii = pixel_indexer(ranks, image);
   cuskimage::detail::dispatch<Types<float, double>>(image.dtype(), "color.label2rgb", [&]<class T>() {
-    overlay_kernel<T, true><<<pixel_blocks(n), kPixThreads, 0, stream>>>(
+    overlay_kernel<T, true><<<pixel_blocks(n), kPixThreads, 0, stream.handle()>>>(
         rp, bp, pal, static_cast<const T*>(image.data()), ii, image.strides().back(), op, n, p);
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void cuda_label_sums(const Array& ranks, const Array& image, Array& sums, cudaStream_t stream) {
+void cuda_label_sums(const Array& ranks, const Array& image, Array& sums, const Stream& stream) {
   const std::int64_t n = ranks.size();
   if (n == 0) return;
   const Indexer ii = pixel_indexer(ranks, image);
   cuskimage::detail::dispatch<Types<std::uint8_t, std::uint16_t, float, double>>(
       image.dtype(), "color.label2rgb", [&]<class T>() {
-        sums_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream>>>(
+        sums_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream.handle()>>>(
             static_cast<const std::int64_t*>(ranks.data()), static_cast<const T*>(image.data()), ii,
             image.strides().back(), static_cast<double*>(sums.data()), n);
         CUSK_CUDA_CHECK_LAUNCH();
@@ -246,13 +243,13 @@ void cuda_label_sums(const Array& ranks, const Array& image, Array& sums, cudaSt
 }
 
 void cuda_label_avg(const Array& ranks, const Array& bg_rank, const Array& sums, const double bg[3], Array& out,
-                    cudaStream_t stream) {
+                    const Stream& stream) {
   const std::int64_t n = ranks.size();
   if (n == 0) return;
   const Bg3 b{{bg[0], bg[1], bg[2]}};
   cuskimage::detail::dispatch<Types<std::uint8_t, std::uint16_t, float, double>>(
       out.dtype(), "color.label2rgb", [&]<class T>() {
-        avg_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream>>>(
+        avg_kernel<T><<<pixel_blocks(n), kPixThreads, 0, stream.handle()>>>(
             static_cast<const std::int64_t*>(ranks.data()), static_cast<const std::int64_t*>(bg_rank.data()),
             static_cast<const double*>(sums.data()), b, static_cast<T*>(out.data()), n);
         CUSK_CUDA_CHECK_LAUNCH();

@@ -16,21 +16,21 @@ __global__ void fill_kernel(U* __restrict__ out, Indexer oi, std::int64_t n, boo
     out[contiguous ? i : oi.offset(i)] = v;
 }
 
-void cuda_convert(const Array& src, Array& dst, cudaStream_t stream) {
+void cuda_convert(const Array& src, Array& dst, const Stream& stream) {
   dispatch<AllTypes>(src.dtype(), "Array::astype", [&]<class In>() {
     dispatch<AllTypes>(dst.dtype(), "Array::astype",
-                       [&]<class Out>() { cuda_map<In, Out>(src, dst, Convert<Out, In>{}, stream); });
+                       [&]<class Out>() { cuda_map<In, Out>(src, dst, Convert<Out, In>{}, stream.handle()); });
   });
 }
 
-void cuda_fill(Array& dst, const void* element, cudaStream_t stream) {
+void cuda_fill(Array& dst, const void* element, const Stream& stream) {
   // Fill needs only the element's bytes: one kernel per width, not per dtype.
   auto run = [&]<class U>() {
     U v;
     std::memcpy(&v, element, sizeof(U));
     const Layout L = layout_of({&dst});
-    fill_kernel<U><<<map_blocks(L.size()), kMapThreads, 0, stream>>>(static_cast<U*>(dst.data()), L.indexer(0),
-                                                                     L.size(), L.contiguous(0), v);
+    fill_kernel<U><<<map_blocks(L.size()), kMapThreads, 0, stream.handle()>>>(static_cast<U*>(dst.data()), L.indexer(0),
+                                                                              L.size(), L.contiguous(0), v);
     CUSK_CUDA_CHECK_LAUNCH();
   };
   switch (dst.itemsize()) {

@@ -272,8 +272,7 @@ struct NormalizeFn {
 };
 
 template <class T, int D>
-void run(const Array& image, Array& out, const ClaheParams& p, cudaStream_t stream) {
-  const Stream s(stream);
+void run(const Array& image, Array& out, const ClaheParams& p, const Stream& s) {
   const Device dev = image.device();
   ClaheGeom<D> g{};
   Src<T, D> src{static_cast<const T*>(image.data()), {}};
@@ -291,12 +290,12 @@ void run(const Array& image, Array& out, const ClaheParams& p, cudaStream_t stre
 
   // 1. range
   Array range = Array::empty({2}, DType::float64, dev, s);
-  cuda_minmax(image, Array{}, range, stream);
+  cuda_minmax(image, Array{}, range, s);
   const auto* rg = static_cast<const double*>(range.data());
 
   // 2. region histograms
   Array hist = Array::empty({ntiles * nb}, DType::uint64, dev, s);
-  CUSK_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, static_cast<std::size_t>(ntiles * nb) * 8, stream));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, static_cast<std::size_t>(ntiles * nb) * 8, s.handle()));
   int devi = 0, sms = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&devi));
   CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, devi));
@@ -308,8 +307,9 @@ void run(const Array& image, Array& out, const ClaheParams& p, cudaStream_t stre
   const std::int64_t rows_per_chunk = (rows + chunks - 1) / chunks;
   const bool shared = nb <= kMaxSharedBins;
   const dim3 hb(32, 8);
-  region_hist_kernel<T, D><<<static_cast<unsigned>(ntiles * chunks), hb, shared ? nb * sizeof(unsigned) : 0, stream>>>(
-      src, g, rg, chunks, rows_per_chunk, shared, static_cast<unsigned long long*>(hist.data()));
+  region_hist_kernel<T, D>
+      <<<static_cast<unsigned>(ntiles * chunks), hb, shared ? nb * sizeof(unsigned) : 0, s.handle()>>>(
+          src, g, rg, chunks, rows_per_chunk, shared, static_cast<unsigned long long*>(hist.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 
   // 3. clip + map
@@ -318,37 +318,36 @@ void run(const Array& image, Array& out, const ClaheParams& p, cudaStream_t stre
   const double scale = double(kGrayLevels - 1) / double(ke);
   Array lut = Array::empty({ntiles * nb}, DType::uint16, dev, s);
   const bool clip_shared = nb <= kMaxSharedClipBins;
-  clip_map_kernel<<<static_cast<unsigned>(ntiles), kClipThreads, clip_shared ? nb * sizeof(long long) : 0, stream>>>(
-      static_cast<unsigned long long*>(hist.data()), nb, clim, scale, clip_shared,
-      static_cast<std::uint16_t*>(lut.data()));
+  clip_map_kernel<<<static_cast<unsigned>(ntiles), kClipThreads, clip_shared ? nb * sizeof(long long) : 0,
+                    s.handle()>>>(static_cast<unsigned long long*>(hist.data()), nb, clim, scale, clip_shared,
+                                  static_cast<std::uint16_t*>(lut.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 
   // 4. interpolation
   Array res = Array::empty(image.shape(), DType::uint16, dev, s);
   Array cmm = Array::empty({2}, DType::uint32, dev, s);
-  CUSK_CUDA_CHECK(cudaMemsetAsync(cmm.data(), 0xff, 4, stream));
-  CUSK_CUDA_CHECK(cudaMemsetAsync(static_cast<unsigned char*>(cmm.data()) + 4, 0, 4, stream));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(cmm.data(), 0xff, 4, s.handle()));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(static_cast<unsigned char*>(cmm.data()) + 4, 0, 4, s.handle()));
   const dim3 ib(32, 8);
   const std::int64_t sx = g.shape[D - 1], sy = g.shape[D - 2];
   const std::int64_t nz = D == 3 ? g.shape[0] : 1;
   const dim3 ig(static_cast<unsigned>((sx + 31) / 32), static_cast<unsigned>(std::min<std::int64_t>((sy + 7) / 8, 65535)),
                 static_cast<unsigned>(std::min<std::int64_t>(nz, 65535)));
-  interpolate_kernel<T, D><<<ig, ib, 0, stream>>>(src, g, rg, static_cast<const std::uint16_t*>(lut.data()),
-                                                  static_cast<std::uint16_t*>(res.data()),
-                                                  static_cast<unsigned int*>(cmm.data()));
+  interpolate_kernel<T, D><<<ig, ib, 0, s.handle()>>>(src, g, rg, static_cast<const std::uint16_t*>(lut.data()),
+                                                      static_cast<std::uint16_t*>(res.data()),
+                                                      static_cast<unsigned int*>(cmm.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 
   // 5. normalization
   const auto* cp = static_cast<const unsigned int*>(cmm.data());
   if (out.dtype() == DType::float32)
-    cuskimage::detail::cuda_map<std::uint16_t, float>(res, out, NormalizeFn<float>{cp}, stream);
-  else
-    cuskimage::detail::cuda_map<std::uint16_t, double>(res, out, NormalizeFn<double>{cp}, stream);
+    cuskimage::detail::cuda_map<std::uint16_t, float>(res, out, NormalizeFn<float>{cp}, s.handle());
+  else cuskimage::detail::cuda_map<std::uint16_t, double>(res, out, NormalizeFn<double>{cp}, s.handle());
 }
 
 }  // namespace
 
-void cuda_clahe(const Array& image, Array& out, const ClaheParams& p, cudaStream_t stream) {
+void cuda_clahe(const Array& image, Array& out, const ClaheParams& p, const Stream& stream) {
   for (int d = 0; d < image.ndim(); ++d)
     if (image.shape(d) >= (std::int64_t(1) << 30) || p.kernel_size[d] >= (std::int64_t(1) << 30))
       cuskimage::detail::fail<NotSupported>("exposure.equalize_adapthist", "axes of 2^30 pixels or more are not supported on CUDA");

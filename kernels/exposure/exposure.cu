@@ -51,8 +51,8 @@ int grid_for(std::int64_t n) {
   return static_cast<int>(std::clamp<std::int64_t>(want, 1, std::int64_t(sms) * 4));
 }
 
-Array scratch(std::size_t bytes, Device dev, cudaStream_t stream) {
-  return cuskimage::detail::buf::scratch(bytes, dev, Stream(stream));
+Array scratch(std::size_t bytes, Device dev, const Stream& stream) {
+  return cuskimage::detail::buf::scratch(bytes, dev, stream);
 }
 
 // ---- min / max ------------------------------------------------------------------------------------
@@ -101,16 +101,17 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <class T>
-void minmax_t(const Array& image, const Array& mask, Array& range, cudaStream_t stream) {
+void minmax_t(const Array& image, const Array& mask, Array& range, const Stream& stream) {
   const std::int64_t n = image.size();
   const int blocks = grid_for(n);
   Array partials = scratch(sizeof(MinMaxAcc) * blocks, image.device(), stream);
   const bool masked = mask.valid();
-  minmax_kernel<T><<<blocks, kThreads, 0, stream>>>(reader<T>(image), masked ? reader<bool>(mask) : Reader<bool>{},
-                                                    masked, n, static_cast<MinMaxAcc*>(partials.data()));
+  minmax_kernel<T><<<blocks, kThreads, 0, stream.handle()>>>(reader<T>(image),
+                                                             masked ? reader<bool>(mask) : Reader<bool>{}, masked, n,
+                                                             static_cast<MinMaxAcc*>(partials.data()));
   CUSK_CUDA_CHECK_LAUNCH();
-  minmax_finish_kernel<<<1, kThreads, 0, stream>>>(static_cast<const MinMaxAcc*>(partials.data()), blocks,
-                                                   static_cast<double*>(range.data()));
+  minmax_finish_kernel<<<1, kThreads, 0, stream.handle()>>>(static_cast<const MinMaxAcc*>(partials.data()), blocks,
+                                                            static_cast<double*>(range.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -329,8 +330,7 @@ struct Sorted {
   Array keys, order, rid;
 };
 
-Sorted sort_runs(const Array& a, bool with_order, cudaStream_t stream) {
-  const Stream s(stream);
+Sorted sort_runs(const Array& a, bool with_order, const Stream& s) {
   const Device dev = a.device();
   const std::int64_t n = a.size();
   const Array k0 = a.astype(DType::float64, s);
@@ -342,35 +342,35 @@ Sorted sort_runs(const Array& a, bool with_order, cudaStream_t stream) {
   auto* kout = static_cast<double*>(r.keys.data());
   if (with_order) {
     Array o0 = Array::empty({n}, DType::int64, dev, s);
-    iota_kernel<<<g, kThreads, 0, stream>>>(static_cast<std::int64_t*>(o0.data()), n);
+    iota_kernel<<<g, kThreads, 0, s.handle()>>>(static_cast<std::int64_t*>(o0.data()), n);
     CUSK_CUDA_CHECK_LAUNCH();
     r.order = Array::empty({n}, DType::int64, dev, s);
     const auto* oin = static_cast<const std::int64_t*>(o0.data());
     auto* oout = static_cast<std::int64_t*>(r.order.data());
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, oin, oout, n, 0, 64, stream));
-    Array tmp = scratch(bytes, dev, stream);
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, kin, kout, oin, oout, n, 0, 64, stream));
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, kin, kout, oin, oout, n, 0, 64, s.handle()));
+    Array tmp = scratch(bytes, dev, s);
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp.data(), bytes, kin, kout, oin, oout, n, 0, 64, s.handle()));
   } else {
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, kin, kout, n, 0, 64, stream));
-    Array tmp = scratch(bytes, dev, stream);
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp.data(), bytes, kin, kout, n, 0, 64, stream));
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, kin, kout, n, 0, 64, s.handle()));
+    Array tmp = scratch(bytes, dev, s);
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp.data(), bytes, kin, kout, n, 0, 64, s.handle()));
   }
   Array head = Array::empty({n}, DType::int64, dev, s);
-  heads_kernel<<<g, kThreads, 0, stream>>>(kout, n, static_cast<std::int64_t*>(head.data()));
+  heads_kernel<<<g, kThreads, 0, s.handle()>>>(kout, n, static_cast<std::int64_t*>(head.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   r.rid = Array::empty({n}, DType::int64, dev, s);
   const auto* hp = static_cast<const std::int64_t*>(head.data());
   auto* rp = static_cast<std::int64_t*>(r.rid.data());
   bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, hp, rp, n, stream));
-  Array tmp = scratch(bytes, dev, stream);
-  CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp.data(), bytes, hp, rp, n, stream));
+  CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, hp, rp, n, s.handle()));
+  Array tmp = scratch(bytes, dev, s);
+  CUSK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(tmp.data(), bytes, hp, rp, n, s.handle()));
   return r;
 }
 
 }  // namespace
 
-void cuda_minmax(const Array& image, const Array& mask, Array& range, cudaStream_t stream) {
+void cuda_minmax(const Array& image, const Array& mask, Array& range, const Stream& stream) {
   if (image.dtype() == DType::bool_) {
     minmax_t<bool>(image, mask, range, stream);
     return;
@@ -378,36 +378,37 @@ void cuda_minmax(const Array& image, const Array& mask, Array& range, cudaStream
   dispatch<ImageTypes>(image.dtype(), "exposure", [&]<class T>() { minmax_t<T>(image, mask, range, stream); });
 }
 
-void cuda_rescale(const Array& image, Array& out, const RescaleSpec& spec, const Array& range, cudaStream_t stream) {
+void cuda_rescale(const Array& image, Array& out, const RescaleSpec& spec, const Array& range, const Stream& stream) {
   dispatch<ImageTypes>(image.dtype(), "exposure.rescale_intensity", [&]<class T>() {
     const auto* rg = static_cast<const double*>(range.data());
-    if (out.dtype() == image.dtype()) cuda_map<T, T>(image, out, RescaleFn<T, T>{spec, rg}, stream);
-    else cuda_map<T, comp_t<T>>(image, out, RescaleFn<T, comp_t<T>>{spec, rg}, stream);
+    if (out.dtype() == image.dtype()) cuda_map<T, T>(image, out, RescaleFn<T, T>{spec, rg}, stream.handle());
+    else cuda_map<T, comp_t<T>>(image, out, RescaleFn<T, comp_t<T>>{spec, rg}, stream.handle());
   });
 }
 
-void cuda_adjust(const Array& image, Array& out, AdjustKind kind, double a, double b, cudaStream_t stream) {
+void cuda_adjust(const Array& image, Array& out, AdjustKind kind, double a, double b, const Stream& stream) {
   if (kind == AdjustKind::gamma && image.dtype() == DType::uint8) {
-    cuda_map<std::uint8_t, std::uint8_t>(image, out, LutFn{gamma_lut(a, b)}, stream);
+    cuda_map<std::uint8_t, std::uint8_t>(image, out, LutFn{gamma_lut(a, b)}, stream.handle());
     return;
   }
   dispatch<ImageTypes>(image.dtype(), "exposure.adjust", [&]<class T>() {
     using C = comp_t<T>;
     double scale = 1.0;
     if constexpr (std::is_integral_v<T>) scale = static_cast<double>(std::numeric_limits<T>::max());
-    cuda_map<T, T>(image, out, AdjustOp<T>{kind, static_cast<C>(scale), static_cast<C>(a), static_cast<C>(b)}, stream);
+    cuda_map<T, T>(image, out, AdjustOp<T>{kind, static_cast<C>(scale), static_cast<C>(a), static_cast<C>(b)},
+                   stream.handle());
   });
 }
 
 void cuda_histogram(const Array& image, const Array& mask, std::int64_t channels, std::int64_t lo, std::int64_t nbins,
-                    const Array* range, Array& counts, cudaStream_t stream) {
+                    const Array* range, Array& counts, const Stream& stream) {
   const std::int64_t total = channels * nbins;
-  CUSK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, static_cast<std::size_t>(total) * 8, stream));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, static_cast<std::size_t>(total) * 8, stream.handle()));
   dispatch<ImageTypes>(image.dtype(), "exposure.histogram", [&]<class T>() {
     const std::int64_t n = image.size();
     const bool shared = total <= kMaxSharedBins;
     const bool masked = mask.valid();
-    hist_kernel<T><<<grid_for(n), kThreads, shared ? total * sizeof(unsigned int) : 0, stream>>>(
+    hist_kernel<T><<<grid_for(n), kThreads, shared ? total * sizeof(unsigned int) : 0, stream.handle()>>>(
         reader<T>(image), masked ? reader<bool>(mask) : Reader<bool>{}, masked, n, channels, lo, nbins,
         range ? static_cast<const double*>(range->data()) : nullptr, shared,
         static_cast<unsigned long long*>(counts.data()));
@@ -415,69 +416,71 @@ void cuda_histogram(const Array& image, const Array& mask, std::int64_t channels
   });
 }
 
-void cuda_float_centers(const Array* range, std::int64_t nbins, Array& centers, cudaStream_t stream) {
+void cuda_float_centers(const Array* range, std::int64_t nbins, Array& centers, const Stream& stream) {
   dispatch<Types<float, double>>(centers.dtype(), "exposure.histogram", [&]<class T>() {
     const int blocks = static_cast<int>(std::min<std::int64_t>((nbins + kThreads - 1) / kThreads, 1024));
-    centers_kernel<T><<<blocks, kThreads, 0, stream>>>(range ? static_cast<const double*>(range->data()) : nullptr,
-                                                       nbins, static_cast<T*>(centers.data()));
+    centers_kernel<T><<<blocks, kThreads, 0, stream.handle()>>>(
+        range ? static_cast<const double*>(range->data()) : nullptr, nbins, static_cast<T*>(centers.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void cuda_counts_to(const Array& counts, Array& out, bool cumulative, cudaStream_t stream) {
+void cuda_counts_to(const Array& counts, Array& out, bool cumulative, const Stream& stream) {
   const auto rows = static_cast<unsigned>(counts.shape(0));
   const std::int64_t nb = counts.shape(1);
   const auto* c = static_cast<const std::int64_t*>(counts.data());
   if (out.dtype() == DType::float32)
-    counts_to_kernel<float><<<rows, kThreads, 0, stream>>>(c, nb, cumulative, static_cast<float*>(out.data()));
+    counts_to_kernel<float><<<rows, kThreads, 0, stream.handle()>>>(c, nb, cumulative, static_cast<float*>(out.data()));
   else
-    counts_to_kernel<double><<<rows, kThreads, 0, stream>>>(c, nb, cumulative, static_cast<double*>(out.data()));
+    counts_to_kernel<double>
+        <<<rows, kThreads, 0, stream.handle()>>>(c, nb, cumulative, static_cast<double*>(out.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 void cuda_equalize_apply(const Array& image, std::int64_t lo, const Array& range, const Array& cdf, Array& out,
-                         cudaStream_t stream) {
+                         const Stream& stream) {
   const auto* rg = static_cast<const double*>(range.data());
   dispatch<ImageTypes>(image.dtype(), "exposure.equalize_hist", [&]<class T>() {
     auto go = [&]<class F>() {
       const F* fp = static_cast<const F*>(cdf.data());
-      if constexpr (std::is_integral_v<T>) cuda_map<T, F>(image, out, EqualizeIntFn<T, F>{lo, rg, fp}, stream);
-      else cuda_map<T, F>(image, out, EqualizeFloatFn<T, F>{rg, fp, cdf.size()}, stream);
+      if constexpr (std::is_integral_v<T>) cuda_map<T, F>(image, out, EqualizeIntFn<T, F>{lo, rg, fp}, stream.handle());
+      else cuda_map<T, F>(image, out, EqualizeFloatFn<T, F>{rg, fp, cdf.size()}, stream.handle());
     };
     if (out.dtype() == DType::float32) go.template operator()<float>();
     else go.template operator()<double>();
   });
 }
 
-void cuda_rgb_to_hsv(const Array& rgb, Array& hsv, cudaStream_t stream) {
+void cuda_rgb_to_hsv(const Array& rgb, Array& hsv, const Stream& stream) {
   dispatch<ImageTypes>(rgb.dtype(), "exposure.equalize_adapthist", [&]<class T>() {
     const std::int64_t C = rgb.shape(-1), n = rgb.size() / C;
-    colour_kernel<T, 0><<<grid_for(n), kThreads, 0, stream>>>(reader<T>(rgb), C, n, static_cast<comp_t<T>*>(hsv.data()));
+    colour_kernel<T, 0>
+        <<<grid_for(n), kThreads, 0, stream.handle()>>>(reader<T>(rgb), C, n, static_cast<comp_t<T>*>(hsv.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void cuda_hsv_to_rgb(const Array& hsv, Array& rgb, cudaStream_t stream) {
+void cuda_hsv_to_rgb(const Array& hsv, Array& rgb, const Stream& stream) {
   dispatch<Types<float, double>>(hsv.dtype(), "exposure.equalize_adapthist", [&]<class F>() {
     const std::int64_t n = hsv.size() / 3;
-    hsv_rgb_kernel<F><<<grid_for(n), kThreads, 0, stream>>>(static_cast<const F*>(hsv.data()), n,
-                                                            static_cast<F*>(rgb.data()));
+    hsv_rgb_kernel<F><<<grid_for(n), kThreads, 0, stream.handle()>>>(static_cast<const F*>(hsv.data()), n,
+                                                                     static_cast<F*>(rgb.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void cuda_rgb_to_gray(const Array& rgb, Array& out, cudaStream_t stream) {
+void cuda_rgb_to_gray(const Array& rgb, Array& out, const Stream& stream) {
   dispatch<ImageTypes>(rgb.dtype(), "exposure.is_low_contrast", [&]<class T>() {
     const std::int64_t C = rgb.shape(-1), n = rgb.size() / C;
-    colour_kernel<T, 1><<<grid_for(n), kThreads, 0, stream>>>(reader<T>(rgb), C, n, static_cast<comp_t<T>*>(out.data()));
+    colour_kernel<T, 1>
+        <<<grid_for(n), kThreads, 0, stream.handle()>>>(reader<T>(rgb), C, n, static_cast<comp_t<T>*>(out.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
 std::vector<double> cuda_order_statistics(const Array& image, const std::vector<std::int64_t>& positions,
-                                          cudaStream_t stream) {
-  const Stream s(stream);
-  const Sorted sorted = sort_runs(image, false, stream);
+                                          const Stream& s) {
+  const Sorted sorted = sort_runs(image, false, s);
   std::vector<double> r;
   std::vector<Array> picks;
   for (auto p : positions) picks.push_back(sorted.keys.slice({Slice{p, p + 1}}).to(Device::cpu(), s));
@@ -486,34 +489,33 @@ std::vector<double> cuda_order_statistics(const Array& image, const std::vector<
   return r;
 }
 
-void cuda_match(const Array& source, const Array& tmpl, Array& out, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_match(const Array& source, const Array& tmpl, Array& out, const Stream& s) {
   const Device dev = source.device();
   const std::int64_t n = source.size(), m = tmpl.size();
-  const Sorted src = sort_runs(source, true, stream);
-  const Sorted tp = sort_runs(tmpl, false, stream);
+  const Sorted src = sort_runs(source, true, s);
+  const Sorted tp = sort_runs(tmpl, false, s);
   Array q = Array::empty({n}, DType::float64, dev, s);
   Array tq = Array::empty({m}, DType::float64, dev, s);
   Array tv = Array::empty({m}, DType::float64, dev, s);
   const auto* srid = static_cast<const std::int64_t*>(src.rid.data());
   const auto* trid = static_cast<const std::int64_t*>(tp.rid.data());
-  run_ends_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const double*>(src.keys.data()), srid, n,
-                                                        static_cast<double*>(q.data()), nullptr);
+  run_ends_kernel<<<grid_for(n), kThreads, 0, s.handle()>>>(static_cast<const double*>(src.keys.data()), srid, n,
+                                                            static_cast<double*>(q.data()), nullptr);
   CUSK_CUDA_CHECK_LAUNCH();
-  run_ends_kernel<<<grid_for(m), kThreads, 0, stream>>>(static_cast<const double*>(tp.keys.data()), trid, m,
-                                                        static_cast<double*>(tq.data()), static_cast<double*>(tv.data()));
+  run_ends_kernel<<<grid_for(m), kThreads, 0, s.handle()>>>(static_cast<const double*>(tp.keys.data()), trid, m,
+                                                            static_cast<double*>(tq.data()),
+                                                            static_cast<double*>(tv.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   Array mapped = Array::empty({n}, DType::float64, dev, s);
   // The run counts are the last run ids; kernels read them from device memory.
-  interp_runs_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const double*>(q.data()), srid + (n - 1),
-                                                           static_cast<const double*>(tq.data()),
-                                                           static_cast<const double*>(tv.data()), trid + (m - 1),
-                                                           static_cast<double*>(mapped.data()));
+  interp_runs_kernel<<<grid_for(n), kThreads, 0, s.handle()>>>(
+      static_cast<const double*>(q.data()), srid + (n - 1), static_cast<const double*>(tq.data()),
+      static_cast<const double*>(tv.data()), trid + (m - 1), static_cast<double*>(mapped.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   const auto L = layout_of({&out});
-  scatter_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const std::int64_t*>(src.order.data()), srid,
-                                                       static_cast<const double*>(mapped.data()), n,
-                                                       static_cast<double*>(out.data()), L.indexer(0), L.contiguous(0));
+  scatter_kernel<<<grid_for(n), kThreads, 0, s.handle()>>>(
+      static_cast<const std::int64_t*>(src.order.data()), srid, static_cast<const double*>(mapped.data()), n,
+      static_cast<double*>(out.data()), L.indexer(0), L.contiguous(0));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

@@ -115,14 +115,13 @@ CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long
 
 /// Runs `exec(handle)` on `stream` with a work area from the pool.
 template <class Exec>
-void run_plan(CachedPlan& plan, cudaStream_t stream, Exec&& exec) {
+void run_plan(CachedPlan& plan, const Stream& s, Exec&& exec) {
   int dev = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  const Stream s(stream);
   Array work = Array::empty({static_cast<std::int64_t>(plan.work_size ? plan.work_size : 1)}, DType::uint8,
                             Device::cuda(dev), s);
   std::lock_guard<std::mutex> lock(plan.mutex);
-  cufft_check(cufftSetStream(plan.handle, stream), "cufftSetStream");
+  cufft_check(cufftSetStream(plan.handle, s.handle()), "cufftSetStream");
   cufft_check(cufftSetWorkArea(plan.handle, work.data()), "cufftSetWorkArea");
   exec(plan.handle);
 }
@@ -248,7 +247,7 @@ std::vector<LeadGroup> lead_groups(const ButterworthGain& g, std::int64_t channe
 }
 
 template <class T>
-void lead_c2c(const std::vector<LeadGroup>& groups, T* spec, int dir, cudaStream_t stream) {
+void lead_c2c(const std::vector<LeadGroup>& groups, T* spec, int dir, const Stream& stream) {
   for (const auto& grp : groups)
     run_plan(plan_for(Cufft<T>::c2c, grp.extents, grp.stride, grp.stride), stream, [&](cufftHandle h) {
       for (long long o = 0; o < grp.outer; ++o)
@@ -257,7 +256,7 @@ void lead_c2c(const std::vector<LeadGroup>& groups, T* spec, int dir, cudaStream
 }
 
 template <class T>
-void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, cudaStream_t stream) {
+void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, const Stream& s) {
   const int rank = p.gain.rank;
   const std::int64_t half = p.padded_size / p.gain.n[rank - 1] * p.gain.half_last();
   // The real transforms cover the last min(rank, 3) axes, batched over channels and leading axes.
@@ -266,7 +265,6 @@ void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, cud
   std::int64_t lead = 1;
   for (int d = 0; d < rank - tail; ++d) lead *= p.gain.n[d];
   const std::vector<LeadGroup> groups = lead_groups(p.gain, p.channels, half / lead);
-  const Stream s(stream);
   const Device dev = out.device();
   Array work = Array::empty({p.channels * p.padded_size}, dtype_v<T>, dev, s);
   Array spec = Array::empty({p.channels * half, 2}, dtype_v<T>, dev, s);
@@ -274,31 +272,31 @@ void butterworth_t(const Array& image, Array& out, const ButterworthPlan& p, cud
   T* sp = spec.data<T>();
   const std::int64_t total = p.channels * p.padded_size;
   dispatch<InTypes>(image.dtype(), "filters.butterworth", [&]<class In>() {
-    gather_kernel<In, T><<<grid_for(total), kThreads, 0, stream>>>(static_cast<const In*>(image.data()), p.gather, w,
-                                                                   total);
+    gather_kernel<In, T>
+        <<<grid_for(total), kThreads, 0, s.handle()>>>(static_cast<const In*>(image.data()), p.gather, w, total);
     CUSK_CUDA_CHECK_LAUNCH();
   });
-  run_plan(plan_for(Cufft<T>::r2c, n, p.channels * lead), stream,
+  run_plan(plan_for(Cufft<T>::r2c, n, p.channels * lead), s,
            [&](cufftHandle h) { cufft_check(Cufft<T>::fwd(h, w, sp), "R2C"); });
-  lead_c2c<T>(groups, sp, CUFFT_FORWARD, stream);
+  lead_c2c<T>(groups, sp, CUFFT_FORWARD, s);
   const std::int64_t ns = p.channels * half;
-  gain_kernel<T><<<grid_for(ns), kThreads, 0, stream>>>(reinterpret_cast<Cplx<T>*>(sp), p.gain, half, ns);
+  gain_kernel<T><<<grid_for(ns), kThreads, 0, s.handle()>>>(reinterpret_cast<Cplx<T>*>(sp), p.gain, half, ns);
   CUSK_CUDA_CHECK_LAUNCH();
-  lead_c2c<T>(groups, sp, CUFFT_INVERSE, stream);
-  run_plan(plan_for(Cufft<T>::c2r, n, p.channels * lead), stream,
+  lead_c2c<T>(groups, sp, CUFFT_INVERSE, s);
+  run_plan(plan_for(Cufft<T>::c2r, n, p.channels * lead), s,
            [&](cufftHandle h) { cufft_check(Cufft<T>::inv(h, sp, w), "C2R"); });
   const std::int64_t m = out.size();
-  scatter_kernel<T><<<grid_for(m), kThreads, 0, stream>>>(
+  scatter_kernel<T><<<grid_for(m), kThreads, 0, s.handle()>>>(
       w, p.scatter, static_cast<T>(1.0 / static_cast<double>(p.padded_size)), out.data<T>(), m);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void lpi_spectrum_t(const Array& src, Array& spec, cudaStream_t stream) {
+void lpi_spectrum_t(const Array& src, Array& spec, const Stream& stream) {
   const std::int64_t o0 = spec.shape(0), o1 = spec.shape(1), total = o0 * o1;
   auto* sp = reinterpret_cast<Cplx<T>*>(spec.data<T>());
   dispatch<InTypes>(src.dtype(), "filters.LPIFilter2D", [&]<class In>() {
-    pad_complex_kernel<In, T><<<grid_for(total), kThreads, 0, stream>>>(
+    pad_complex_kernel<In, T><<<grid_for(total), kThreads, 0, stream.handle()>>>(
         static_cast<const In*>(src.data()), src.shape(0), src.shape(1), src.strides()[0], src.strides()[1], o1, sp,
         total);
     CUSK_CUDA_CHECK_LAUNCH();
@@ -309,17 +307,17 @@ void lpi_spectrum_t(const Array& src, Array& spec, cudaStream_t stream) {
 
 template <class T>
 void lpi_finish_t(Array& G, const Array& F, const LpiSpectral& spc, const LpiCrop& crop, Array& out,
-                  cudaStream_t stream) {
+                  const Stream& stream) {
   const std::int64_t total = crop.o0 * crop.o1;
   auto* g = reinterpret_cast<Cplx<T>*>(G.data<T>());
-  spectral_kernel<T><<<grid_for(total), kThreads, 0, stream>>>(g, reinterpret_cast<const Cplx<T>*>(F.data<T>()), spc,
-                                                               total);
+  spectral_kernel<T>
+      <<<grid_for(total), kThreads, 0, stream.handle()>>>(g, reinterpret_cast<const Cplx<T>*>(F.data<T>()), spc, total);
   CUSK_CUDA_CHECK_LAUNCH();
   run_plan(plan_for(Cufft<T>::c2c, {crop.o0, crop.o1}, 1), stream,
            [&](cufftHandle h) { cufft_check(Cufft<T>::cc(h, G.data<T>(), CUFFT_INVERSE), "inverse C2C"); });
   const std::int64_t m = crop.rows * crop.cols;
-  crop_abs_kernel<T><<<grid_for(m), kThreads, 0, stream>>>(g, crop, static_cast<T>(1.0 / static_cast<double>(total)),
-                                                           out.data<T>(), m);
+  crop_abs_kernel<T><<<grid_for(m), kThreads, 0, stream.handle()>>>(
+      g, crop, static_cast<T>(1.0 / static_cast<double>(total)), out.data<T>(), m);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -333,7 +331,7 @@ void lpi_finish_t(Array& G, const Array& F, const LpiSpectral& spc, const LpiCro
 
 }  // namespace
 
-void cuda_butterworth(const Array& image, Array& out, const ButterworthPlan& plan, cudaStream_t stream) {
+void cuda_butterworth(const Array& image, Array& out, const ButterworthPlan& plan, const Stream& stream) {
 #if CUSK_HAVE_CUFFT
   if (out.dtype() == DType::float32) butterworth_t<float>(image, out, plan, stream);
   else butterworth_t<double>(image, out, plan, stream);
@@ -343,7 +341,7 @@ void cuda_butterworth(const Array& image, Array& out, const ButterworthPlan& pla
 #endif
 }
 
-void cuda_lpi_spectrum(const Array& src, Array& spec, cudaStream_t stream) {
+void cuda_lpi_spectrum(const Array& src, Array& spec, const Stream& stream) {
 #if CUSK_HAVE_CUFFT
   if (spec.dtype() == DType::float32) lpi_spectrum_t<float>(src, spec, stream);
   else lpi_spectrum_t<double>(src, spec, stream);
@@ -354,7 +352,7 @@ void cuda_lpi_spectrum(const Array& src, Array& spec, cudaStream_t stream) {
 }
 
 void cuda_lpi_finish(Array& G, const Array& F, const LpiSpectral& sp, const LpiCrop& crop, Array& out,
-                     cudaStream_t stream) {
+                     const Stream& stream) {
 #if CUSK_HAVE_CUFFT
   if (out.dtype() == DType::float32) lpi_finish_t<float>(G, F, sp, crop, out, stream);
   else lpi_finish_t<double>(G, F, sp, crop, out, stream);

@@ -56,8 +56,7 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class T, class I>
-void hysteresis_typed(const Array& in, Array& out, double low, double high, cudaStream_t stream) {
-  const Stream s(stream);
+void hysteresis_typed(const Array& in, Array& out, double low, double high, const Stream& s) {
   const std::int64_t n = in.size();
   CclGeom g{1, 1, 1};
   std::int64_t* dims[3] = {&g.nz, &g.ny, &g.nx};
@@ -67,31 +66,31 @@ void hysteresis_typed(const Array& in, Array& out, double low, double high, cuda
   I* p = static_cast<I*>(parent.data());
   const T* ip = static_cast<const T*>(in.data());
   const unsigned nb = blocks_for(n);
-  ccl_init<I><<<nb, 256, 0, stream>>>(p, g, LowMask<T>{ip, low});
+  ccl_init<I><<<nb, 256, 0, s.handle()>>>(p, g, LowMask<T>{ip, low});
   CUSK_CUDA_CHECK_LAUNCH();
-  ccl_merge<I><<<nb, 256, 0, stream>>>(p, g);
+  ccl_merge<I><<<nb, 256, 0, s.handle()>>>(p, g);
   CUSK_CUDA_CHECK_LAUNCH();
-  ccl_flatten<I><<<nb, 256, 0, stream>>>(p, g);
+  ccl_flatten<I><<<nb, 256, 0, s.handle()>>>(p, g);
   CUSK_CUDA_CHECK_LAUNCH();
   auto* m = static_cast<std::uint8_t*>(mark.data());
-  mark_kernel<T, I><<<nb, 256, 0, stream>>>(ip, p, m, n, high);
+  mark_kernel<T, I><<<nb, 256, 0, s.handle()>>>(ip, p, m, n, high);
   CUSK_CUDA_CHECK_LAUNCH();
-  output_kernel<I><<<nb, 256, 0, stream>>>(p, m, static_cast<bool*>(out.data()), n);
+  output_kernel<I><<<nb, 256, 0, s.handle()>>>(p, m, static_cast<bool*>(out.data()), n);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 template <class T>
-void cuda_greater(const Array& in, Array& out, double t, bool f32, cudaStream_t stream) {
+void cuda_greater(const Array& in, Array& out, double t, bool f32, const Stream& stream) {
   if (in.size() == 0) return;
-  greater_kernel<T><<<blocks_for(in.size()), 256, 0, stream>>>(static_cast<const T*>(in.data()),
-                                                                static_cast<bool*>(out.data()), in.size(), t, f32);
+  greater_kernel<T><<<blocks_for(in.size()), 256, 0, stream.handle()>>>(
+      static_cast<const T*>(in.data()), static_cast<bool*>(out.data()), in.size(), t, f32);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void cuda_hysteresis(const Array& in, Array& out, double low, double high, cudaStream_t stream) {
+void cuda_hysteresis(const Array& in, Array& out, double low, double high, const Stream& stream) {
   if (in.size() == 0) return;
   if (in.size() < (std::int64_t(1) << 31))
     hysteresis_typed<T, std::int32_t>(in, out, low, high, stream);
@@ -99,9 +98,9 @@ void cuda_hysteresis(const Array& in, Array& out, double low, double high, cudaS
     hysteresis_typed<T, std::int64_t>(in, out, low, high, stream);
 }
 
-#define CUSK_HYST_CUDA(T)                                                                  \
-  template void cuda_greater<T>(const Array&, Array&, double, bool, cudaStream_t);         \
-  template void cuda_hysteresis<T>(const Array&, Array&, double, double, cudaStream_t);
+#define CUSK_HYST_CUDA(T)                                                           \
+  template void cuda_greater<T>(const Array&, Array&, double, bool, const Stream&); \
+  template void cuda_hysteresis<T>(const Array&, Array&, double, double, const Stream&);
 CUSK_HYST_CUDA(bool)
 CUSK_HYST_CUDA(std::uint8_t)
 CUSK_HYST_CUDA(std::int8_t)

@@ -46,10 +46,10 @@ unsigned blocks_for(std::int64_t total) {
 }
 
 template <class T>
-Array to_device_bytes(const std::vector<T>& v, Device dev, cudaStream_t stream) {
+Array to_device_bytes(const std::vector<T>& v, Device dev, const Stream& stream) {
   std::vector<std::uint8_t> bytes(std::max<std::size_t>(v.size(), 1) * sizeof(T));
   if (!v.empty()) std::memcpy(bytes.data(), v.data(), v.size() * sizeof(T));
-  return Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(dev, Stream(stream));
+  return Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(dev, stream);
 }
 
 // ---- correlate_sparse --------------------------------------------------------------------------
@@ -189,7 +189,7 @@ __global__ void scatter_ranks_kernel(const T* __restrict__ sorted, const std::in
 }  // namespace
 
 template <class F>
-void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& P, cudaStream_t stream) {
+void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& P, const Stream& stream) {
   const int nd = in.ndim();
   std::vector<SparseTerm> terms(P.val.size());
   Dims3 before{{0, 0, 0}};
@@ -200,7 +200,7 @@ void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& P, cud
     terms[t] = tm;
   }
   const Array dt = to_device_bytes(terms, in.device(), stream);
-  sparse_kernel<F><<<blocks_for(out.size()), 256, 0, stream>>>(
+  sparse_kernel<F><<<blocks_for(out.size()), 256, 0, stream.handle()>>>(
       static_cast<const F*>(in.data()), static_cast<F*>(out.data()), dims_of(in.shape()), dims_of(out.shape()), before,
       P.valid, P.mode, static_cast<const SparseTerm*>(dt.data()), static_cast<int>(terms.size()));
   CUSK_CUDA_CHECK_LAUNCH();
@@ -208,9 +208,8 @@ void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& P, cud
 
 template <class F>
 void cuda_mean_std_threshold(const Array& in, Array& out, const MeanStdPlan& P, LocalKind kind, double k, double r,
-                             cudaStream_t stream) {
+                             const Stream& s) {
   const int nd = in.ndim();
-  const Stream s(stream);
   Shape ps(nd);
   Dims3 before{{0, 0, 0}}, w{{0, 0, 0}};
   for (int d = 0; d < nd; ++d) {
@@ -223,27 +222,25 @@ void cuda_mean_std_threshold(const Array& in, Array& out, const MeanStdPlan& P, 
   const Dims3 pd = dims_of(ps);
   auto* ip = static_cast<double*>(I.data());
   auto* ip2 = static_cast<double*>(I2.data());
-  pad_square_kernel<F><<<blocks_for(I.size()), 256, 0, stream>>>(static_cast<const F*>(in.data()), ip, ip2,
-                                                                  dims_of(in.shape()), pd, before);
+  pad_square_kernel<F><<<blocks_for(I.size()), 256, 0, s.handle()>>>(static_cast<const F*>(in.data()), ip, ip2,
+                                                                     dims_of(in.shape()), pd, before);
   CUSK_CUDA_CHECK_LAUNCH();
   for (int d = 0; d < nd; ++d) {
     std::int64_t inner = 1;
     for (int e = d + 1; e < nd; ++e) inner *= ps[e];
     const std::int64_t n = ps[d], outer = I.size() / (n * inner);
-    cumsum_kernel<<<blocks_for(outer * inner), 256, 0, stream>>>(ip, ip2, outer, n, inner);
+    cumsum_kernel<<<blocks_for(outer * inner), 256, 0, s.handle()>>>(ip, ip2, outer, n, inner);
     CUSK_CUDA_CHECK_LAUNCH();
   }
-  combine_kernel<F><<<blocks_for(out.size()), 256, 0, stream>>>(ip, ip2, static_cast<F*>(out.data()),
-                                                                 dims_of(out.shape()), pd, w, nd,
-                                                                 static_cast<double>(P.total), kind, k, r);
+  combine_kernel<F><<<blocks_for(out.size()), 256, 0, s.handle()>>>(
+      ip, ip2, static_cast<F*>(out.data()), dims_of(out.shape()), pd, w, nd, static_cast<double>(P.total), kind, k, r);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class F>
-void cuda_subtract(const Array& in, Array& out, double offset, cudaStream_t stream) {
-  subtract_kernel<F><<<blocks_for(in.size()), 256, 0, stream>>>(static_cast<const F*>(in.data()),
-                                                                 static_cast<F*>(out.data()), in.size(),
-                                                                 static_cast<F>(offset));
+void cuda_subtract(const Array& in, Array& out, double offset, const Stream& stream) {
+  subtract_kernel<F><<<blocks_for(in.size()), 256, 0, stream.handle()>>>(
+      static_cast<const F*>(in.data()), static_cast<F*>(out.data()), in.size(), static_cast<F>(offset));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -300,14 +297,14 @@ Array cuda_rank_order(const Array& in, Array& labels, const Stream& s) {
   return uniq.slice({Slice{0, static_cast<std::int64_t>(last + 1)}}).copy(s);
 }
 
-template void cuda_correlate_sparse<float>(const Array&, Array&, const SparsePlan&, cudaStream_t);
-template void cuda_correlate_sparse<double>(const Array&, Array&, const SparsePlan&, cudaStream_t);
+template void cuda_correlate_sparse<float>(const Array&, Array&, const SparsePlan&, const Stream&);
+template void cuda_correlate_sparse<double>(const Array&, Array&, const SparsePlan&, const Stream&);
 template void cuda_mean_std_threshold<float>(const Array&, Array&, const MeanStdPlan&, LocalKind, double, double,
-                                             cudaStream_t);
+                                             const Stream&);
 template void cuda_mean_std_threshold<double>(const Array&, Array&, const MeanStdPlan&, LocalKind, double, double,
-                                              cudaStream_t);
-template void cuda_subtract<float>(const Array&, Array&, double, cudaStream_t);
-template void cuda_subtract<double>(const Array&, Array&, double, cudaStream_t);
+                                              const Stream&);
+template void cuda_subtract<float>(const Array&, Array&, double, const Stream&);
+template void cuda_subtract<double>(const Array&, Array&, double, const Stream&);
 #define CUSK_RANK_ORDER_CUDA(T) template Array cuda_rank_order<T>(const Array&, Array&, const Stream&);
 CUSK_RANK_ORDER_CUDA(std::uint8_t)
 CUSK_RANK_ORDER_CUDA(std::int8_t)

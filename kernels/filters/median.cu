@@ -592,29 +592,29 @@ __global__ void __launch_bounds__(256)
 }
 
 template <class T, int F>
-void launch_net(const T* ip, T* op, const Geom& g, Mode mode, T cval, cudaStream_t stream) {
+void launch_net(const T* ip, T* op, const Geom& g, Mode mode, T cval, const Stream& stream) {
   constexpr int cols = MedPack<T>::lanes * kBX;
   const dim3 grid(static_cast<unsigned>((g.nx + cols - 1) / cols),
                   static_cast<unsigned>((g.ny + kTileRows - 1) / kTileRows), static_cast<unsigned>(g.nz));
-  median_net_kernel<T, F><<<grid, dim3(kBX, kBY), 0, stream>>>(ip, op, g, mode, cval);
+  median_net_kernel<T, F><<<grid, dim3(kBX, kBY), 0, stream.handle()>>>(ip, op, g, mode, cval);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void launch_rows5(const T* ip, T* op, const Geom& g, Mode mode, T cval, cudaStream_t stream) {
+void launch_rows5(const T* ip, T* op, const Geom& g, Mode mode, T cval, const Stream& stream) {
   const dim3 grid(static_cast<unsigned>((g.nx + 127) / 128), static_cast<unsigned>((g.ny + k5Rows - 1) / k5Rows),
                   static_cast<unsigned>(g.nz));
   // Two-sample loads / stores at even columns need an even row length and aligned bases.
   const bool vec_ok = g.nx % 2 == 0 && reinterpret_cast<std::uintptr_t>(ip) % (2 * sizeof(T)) == 0;
   const bool pair_ok = g.nx % 2 == 0 && reinterpret_cast<std::uintptr_t>(op) % (2 * sizeof(T)) == 0;
-  median5_rows_kernel<T><<<grid, dim3(32, k5Warps), 0, stream>>>(ip, op, g, mode, cval, vec_ok, pair_ok);
+  median5_rows_kernel<T><<<grid, dim3(32, k5Warps), 0, stream.handle()>>>(ip, op, g, mode, cval, vec_ok, pair_ok);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 template <class T>
-void cuda_median(const Array& in, Array& out, const MedianPlan& P, cudaStream_t stream) {
+void cuda_median(const Array& in, Array& out, const MedianPlan& P, const Stream& stream) {
   if (in.size() == 0) return;
   const int nd = in.ndim();
   Geom g{1, 1, 1};
@@ -651,19 +651,18 @@ void cuda_median(const Array& in, Array& out, const MedianPlan& P, cudaStream_t 
   }
   std::vector<std::uint8_t> bytes(taps.size() * sizeof(Tap3));
   std::memcpy(bytes.data(), taps.data(), bytes.size());
-  const Array dtaps =
-      Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(in.device(), Stream(stream));
+  const Array dtaps = Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(in.device(), stream);
   const auto* tp = static_cast<const Tap3*>(dtaps.data());
   const std::int64_t total = in.size();
   const unsigned nb = static_cast<unsigned>(std::clamp<std::int64_t>((total + 255) / 256, 1, 1 << 22));
   if (cval_exact)
-    median_radix_kernel<T, T><<<nb, 256, 0, stream>>>(ip, op, g, tp, K, P.mode, P.skip_outside, P.cval);
+    median_radix_kernel<T, T><<<nb, 256, 0, stream.handle()>>>(ip, op, g, tp, K, P.mode, P.skip_outside, P.cval);
   else
-    median_radix_kernel<T, double><<<nb, 256, 0, stream>>>(ip, op, g, tp, K, P.mode, P.skip_outside, P.cval);
+    median_radix_kernel<T, double><<<nb, 256, 0, stream.handle()>>>(ip, op, g, tp, K, P.mode, P.skip_outside, P.cval);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-#define CUSK_MEDIAN_CUDA(T) template void cuda_median<T>(const Array&, Array&, const MedianPlan&, cudaStream_t);
+#define CUSK_MEDIAN_CUDA(T) template void cuda_median<T>(const Array&, Array&, const MedianPlan&, const Stream&);
 CUSK_MEDIAN_CUDA(std::uint8_t)
 CUSK_MEDIAN_CUDA(std::int8_t)
 CUSK_MEDIAN_CUDA(std::uint16_t)

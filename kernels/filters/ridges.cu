@@ -137,34 +137,35 @@ RidgePixels<T, N> pixels_of(const std::vector<Array>& h, int ndim, bool negate) 
 }
 
 template <class T, int N>
-void scale_n(const std::vector<Array>& h, Array& out, const RidgeScale& p, RidgeState& st, cudaStream_t stream) {
+void scale_n(const std::vector<Array>& h, Array& out, const RidgeScale& p, RidgeState& st, const Stream& stream) {
   const RidgePixels<T, N> px = pixels_of<T, N>(h, p.ndim, p.negate);
   const std::int64_t n = out.size();
   if (n == 0) return;
   const unsigned grid = grid_for(n);
   double* scalars = static_cast<double*>(st.scalars.data());
   const bool reduce = p.kind == RidgeKind::meijering || (p.kind == RidgeKind::frangi && p.gamma_from == GammaFrom::compute);
-  if (reduce) CUSK_CUDA_CHECK(cudaMemsetAsync(scalars, 0, sizeof(double), stream));
+  if (reduce) CUSK_CUDA_CHECK(cudaMemsetAsync(scalars, 0, sizeof(double), stream.handle()));
   if (p.kind == RidgeKind::frangi && p.gamma_from == GammaFrom::compute) {
-    frangi_smax_kernel<T, N><<<grid, kThreads, 0, stream>>>(px, n, scalars);
+    frangi_smax_kernel<T, N><<<grid, kThreads, 0, stream.handle()>>>(px, n, scalars);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   T* scratch = p.kind == RidgeKind::meijering ? static_cast<T*>(st.scratch.data()) : nullptr;
-  ridge_scale_kernel<T, N><<<grid, kThreads, 0, stream>>>(px, n, p.kind, ridge_coeffs<T>(p), p.gamma_from,
-                                                          p.hessian_final, scalars, static_cast<T*>(out.data()), scratch);
+  ridge_scale_kernel<T, N><<<grid, kThreads, 0, stream.handle()>>>(
+      px, n, p.kind, ridge_coeffs<T>(p), p.gamma_from, p.hessian_final, scalars, static_cast<T*>(out.data()), scratch);
   CUSK_CUDA_CHECK_LAUNCH();
   if (p.kind == RidgeKind::meijering) {
-    meijering_update_kernel<T><<<grid, kThreads, 0, stream>>>(scratch, static_cast<T*>(out.data()), n, scalars);
+    meijering_update_kernel<T>
+        <<<grid, kThreads, 0, stream.handle()>>>(scratch, static_cast<T*>(out.data()), n, scalars);
     CUSK_CUDA_CHECK_LAUNCH();
   }
 }
 
 template <class T, int N>
-void eigvals_n(const std::vector<Array>& h, int ndim, Array& out, cudaStream_t stream) {
+void eigvals_n(const std::vector<Array>& h, int ndim, Array& out, const Stream& stream) {
   const std::int64_t n = h[0].size();
   if (n == 0) return;
-  eigvals_kernel<T, N><<<grid_for(n), kThreads, 0, stream>>>(pixels_of<T, N>(h, ndim, false), n,
-                                                              static_cast<T*>(out.data()));
+  eigvals_kernel<T, N>
+      <<<grid_for(n), kThreads, 0, stream.handle()>>>(pixels_of<T, N>(h, ndim, false), n, static_cast<T*>(out.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -172,22 +173,23 @@ void eigvals_n(const std::vector<Array>& h, int ndim, Array& out, cudaStream_t s
 
 template <class T>
 void cuda_ridge_scale(const std::vector<Array>& h, Array& out, const RidgeScale& p, RidgeState& st,
-                      cudaStream_t stream) {
+                      const Stream& stream) {
   if (p.ndim == 2) return scale_n<T, 2>(h, out, p, st, stream);
   if (p.ndim == 3) return scale_n<T, 3>(h, out, p, st, stream);
   return scale_n<T, 0>(h, out, p, st, stream);
 }
 
 template <class T>
-void cuda_hessian_eigvals(const std::vector<Array>& elems, int n, Array& out, cudaStream_t stream) {
+void cuda_hessian_eigvals(const std::vector<Array>& elems, int n, Array& out, const Stream& stream) {
   if (n == 2) return eigvals_n<T, 2>(elems, n, out, stream);
   if (n == 3) return eigvals_n<T, 3>(elems, n, out, stream);
   return eigvals_n<T, 0>(elems, n, out, stream);
 }
 
-template void cuda_ridge_scale<float>(const std::vector<Array>&, Array&, const RidgeScale&, RidgeState&, cudaStream_t);
-template void cuda_ridge_scale<double>(const std::vector<Array>&, Array&, const RidgeScale&, RidgeState&, cudaStream_t);
-template void cuda_hessian_eigvals<float>(const std::vector<Array>&, int, Array&, cudaStream_t);
-template void cuda_hessian_eigvals<double>(const std::vector<Array>&, int, Array&, cudaStream_t);
+template void cuda_ridge_scale<float>(const std::vector<Array>&, Array&, const RidgeScale&, RidgeState&, const Stream&);
+template void cuda_ridge_scale<double>(const std::vector<Array>&, Array&, const RidgeScale&, RidgeState&,
+                                       const Stream&);
+template void cuda_hessian_eigvals<float>(const std::vector<Array>&, int, Array&, const Stream&);
+template void cuda_hessian_eigvals<double>(const std::vector<Array>&, int, Array&, const Stream&);
 
 }  // namespace cuskimage::filters::detail

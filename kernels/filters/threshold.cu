@@ -263,8 +263,7 @@ __global__ void __launch_bounds__(kSelectThreads)
 }
 
 template <class T>
-void run(const Array& image, const SelectParams& p, std::vector<double>& result, cudaStream_t stream) {
-  const Stream s(stream);
+void run(const Array& image, const SelectParams& p, std::vector<double>& result, const Stream& s) {
   const Layout L = layout_of({&image});
   const std::int64_t n = L.size();
   const Reader<T> rd{static_cast<const T*>(image.data()), L.indexer(0), L.contiguous(0)};
@@ -272,27 +271,27 @@ void run(const Array& image, const SelectParams& p, std::vector<double>& result,
   const std::int64_t nb = std::is_integral_v<T> ? full_range_bins<T>() : p.nbins;
   Array counts = Array::empty({nb}, DType::uint64, image.device(), s);
   auto* cp = static_cast<unsigned long long*>(counts.data());
-  CUSK_CUDA_CHECK(cudaMemsetAsync(cp, 0, static_cast<std::size_t>(nb) * sizeof(unsigned long long), stream));
+  CUSK_CUDA_CHECK(cudaMemsetAsync(cp, 0, static_cast<std::size_t>(nb) * sizeof(unsigned long long), s.handle()));
   Array info_buf = Array::empty({static_cast<std::int64_t>(sizeof(RangeInfo<T>))}, DType::uint8, image.device(), s);
   auto* info = static_cast<RangeInfo<T>*>(info_buf.data());
 
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     const bool vec = rd.contiguous && reinterpret_cast<std::uintptr_t>(rd.p) % 16 == 0;
-    hist_u8_kernel<<<blocks_for(n, 64), kThreads, 0, stream>>>(rd, n, vec, cp);
+    hist_u8_kernel<<<blocks_for(n, 64), kThreads, 0, s.handle()>>>(rd, n, vec, cp);
     CUSK_CUDA_CHECK_LAUNCH();
   } else if constexpr (std::is_integral_v<T>) {
-    hist_int_kernel<T><<<blocks_for(n, 16), kThreads, 0, stream>>>(rd, n, cp);
+    hist_int_kernel<T><<<blocks_for(n, 16), kThreads, 0, s.handle()>>>(rd, n, cp);
     CUSK_CUDA_CHECK_LAUNCH();
   } else {
     const int rb = blocks_for(n, 16);
     Array partials = Array::empty({rb * static_cast<std::int64_t>(sizeof(Range<T>))}, DType::uint8, image.device(), s);
     auto* pp = static_cast<Range<T>*>(partials.data());
-    range_kernel<T><<<rb, kThreads, 0, stream>>>(rd, n, pp);
+    range_kernel<T><<<rb, kThreads, 0, s.handle()>>>(rd, n, pp);
     CUSK_CUDA_CHECK_LAUNCH();
-    range_finish_kernel<T><<<1, kThreads, 0, stream>>>(pp, rb, first, info);
+    range_finish_kernel<T><<<1, kThreads, 0, s.handle()>>>(pp, rb, first, info);
     CUSK_CUDA_CHECK_LAUNCH();
     const bool shared = nb <= kMaxSharedBins;
-    hist_float_kernel<T><<<blocks_for(n, 16), kThreads, shared ? nb * sizeof(unsigned int) : 0, stream>>>(
+    hist_float_kernel<T><<<blocks_for(n, 16), kThreads, shared ? nb * sizeof(unsigned int) : 0, s.handle()>>>(
         rd, n, nb, shared, info, cp);
     CUSK_CUDA_CHECK_LAUNCH();
   }
@@ -301,8 +300,9 @@ void run(const Array& image, const SelectParams& p, std::vector<double>& result,
   Array scratch = Array::empty({select_scratch_doubles(nb)}, DType::float64, image.device(), s);
   Array cur = Array::empty({std::max<std::int64_t>(p.classes, 1)}, DType::int64, image.device(), s);
   Array res = Array::zeros({res_len}, DType::float64, image.device(), s);
-  select_kernel<T><<<1, kSelectThreads, 0, stream>>>(p, cp, info, first, static_cast<double*>(scratch.data()),
-                                                     static_cast<std::int64_t*>(cur.data()), static_cast<double*>(res.data()));
+  select_kernel<T><<<1, kSelectThreads, 0, s.handle()>>>(p, cp, info, first, static_cast<double*>(scratch.data()),
+                                                         static_cast<std::int64_t*>(cur.data()),
+                                                         static_cast<double*>(res.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   const Array host = res.to(Device::cpu(), s);
   const double* hp = static_cast<const double*>(host.data());
@@ -312,7 +312,7 @@ void run(const Array& image, const SelectParams& p, std::vector<double>& result,
 }  // namespace
 
 void cuda_histogram_threshold(const Array& image, const SelectParams& p, std::vector<double>& result,
-                              cudaStream_t stream) {
+                              const Stream& stream) {
   cuskimage::detail::dispatch<cuskimage::detail::Types<std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, float, double>>(
       image.dtype(), "filters.threshold", [&]<class T>() { run<T>(image, p, result, stream); });
 }

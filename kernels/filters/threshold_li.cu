@@ -129,64 +129,65 @@ __global__ void __launch_bounds__(kThreads) gap_kernel(const T* __restrict__ s, 
 
 /// Reduces the image with `op` to one Acc on the host (one synchronization).
 template <class T, class Acc, class Op>
-Acc reduce(const Array& image, const Op& op, cudaStream_t stream) {
-  const Stream s(stream);
+Acc reduce(const Array& image, const Op& op, const Stream& s) {
   const Layout L = layout_of({&image});
   const std::int64_t n = L.size();
   const Reader<T> rd{static_cast<const T*>(image.data()), L.indexer(0), L.contiguous(0)};
   const int g = grid_for(n);
   Array buf = Array::empty({static_cast<std::int64_t>((g + 1) * sizeof(Acc))}, DType::uint8, image.device(), s);
   Acc* parts = static_cast<Acc*>(buf.data());
-  reduce_kernel<T, Acc, Op><<<g, kThreads, 0, stream>>>(rd, n, op, parts);
+  reduce_kernel<T, Acc, Op><<<g, kThreads, 0, s.handle()>>>(rd, n, op, parts);
   CUSK_CUDA_CHECK_LAUNCH();
-  finish_kernel<Acc, Op><<<1, kThreads, 0, stream>>>(parts, g, op, Op::identity(), parts + g);
+  finish_kernel<Acc, Op><<<1, kThreads, 0, s.handle()>>>(parts, g, op, Op::identity(), parts + g);
   CUSK_CUDA_CHECK_LAUNCH();
   Acc out;
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&out, parts + g, sizeof(Acc), cudaMemcpyDeviceToHost, stream));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&out, parts + g, sizeof(Acc), cudaMemcpyDeviceToHost, s.handle()));
   s.synchronize();
   return out;
 }
 
 }  // namespace
 
-LiStats cuda_li_stats(const Array& image, cudaStream_t stream) {
+LiStats cuda_li_stats(const Array& image, const Stream& stream) {
   return cuskimage::detail::dispatch<Floats>(image.dtype(), "filters.threshold_li", [&]<class T>() {
     const StatsAcc a = reduce<T, StatsAcc>(image, StatsOp{}, stream);
     return LiStats{a.lo_nn, a.hi_nn, a.lo_f, a.hi_f, static_cast<long long>(a.n_nn), static_cast<long long>(a.n_f)};
   });
 }
 
-LiSums cuda_li_sums(const Array& image, double min, double t, cudaStream_t stream) {
+LiSums cuda_li_sums(const Array& image, double min, double t, const Stream& stream) {
   return cuskimage::detail::dispatch<Floats>(image.dtype(), "filters.threshold_li", [&]<class T>() {
     const SumsAcc a = reduce<T, SumsAcc>(image, SumsOp<T>{static_cast<T>(min), static_cast<T>(t)}, stream);
     return LiSums{a.sf, a.sb, static_cast<long long>(a.nf), static_cast<long long>(a.nb)};
   });
 }
 
-double cuda_li_min_gap(const Array& image, double min, cudaStream_t stream) {
+double cuda_li_min_gap(const Array& image, double min, const Stream& stream) {
   return cuskimage::detail::dispatch<Floats>(image.dtype(), "filters.threshold_li", [&]<class T>() -> double {
-    const Stream s(stream);
     const std::int64_t n = image.size();
-    const Array keys = image.contiguous(s);
-    Array sorted = Array::empty({n}, image.dtype(), image.device(), s);
+    const Array keys = image.contiguous(stream);
+    Array sorted = Array::empty({n}, image.dtype(), image.device(), stream);
     std::size_t temp_bytes = 0;
     CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, static_cast<const T*>(keys.data()),
-                                                   static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8), stream));
+                                                   static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8),
+                                                   stream.handle()));
     Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 1))}, DType::uint8,
-                              image.device(), s);
+                              image.device(), stream);
     CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, static_cast<const T*>(keys.data()),
-                                                   static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8), stream));
+                                                   static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8),
+                                                   stream.handle()));
     const int g = grid_for(n);
-    Array buf = Array::empty({g + 1}, DType::float64, image.device(), s);
+    Array buf = Array::empty({g + 1}, DType::float64, image.device(), stream);
     double* parts = static_cast<double*>(buf.data());
-    gap_kernel<T><<<g, kThreads, 0, stream>>>(static_cast<const T*>(sorted.data()), n, static_cast<T>(min), parts);
+    gap_kernel<T>
+        <<<g, kThreads, 0, stream.handle()>>>(static_cast<const T*>(sorted.data()), n, static_cast<T>(min), parts);
     CUSK_CUDA_CHECK_LAUNCH();
-    finish_kernel<double, MinOp><<<1, kThreads, 0, stream>>>(parts, g, MinOp{}, std::numeric_limits<double>::infinity(),
-                                                             parts + g);
+    finish_kernel<double, MinOp>
+        <<<1, kThreads, 0, stream.handle()>>>(parts, g, MinOp{}, std::numeric_limits<double>::infinity(), parts + g);
     CUSK_CUDA_CHECK_LAUNCH();
     double out = 0;
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(&out, parts + g, sizeof(double), cudaMemcpyDeviceToHost, stream));
-    s.synchronize();
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(&out, parts + g, sizeof(double), cudaMemcpyDeviceToHost, stream.handle()));
+    stream.synchronize();
     return out;
   });
 }

@@ -24,12 +24,12 @@ __global__ void __launch_bounds__(256)
 
 }  // namespace
 
-void cuda_window(Array& out, const WindowGeom& g, const std::vector<double>& w, cudaStream_t stream) {
-  const Array dw = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(out.device(), Stream(stream));
+void cuda_window(Array& out, const WindowGeom& g, const std::vector<double>& w, const Stream& stream) {
+  const Array dw = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(out.device(), stream);
   const std::int64_t total = out.size();
   const unsigned nb = static_cast<unsigned>(std::clamp<std::int64_t>((total + 255) / 256, 1, 1 << 20));
-  window_kernel<<<nb, 256, 0, stream>>>(static_cast<double*>(out.data()), total, g,
-                                        static_cast<const double*>(dw.data()));
+  window_kernel<<<nb, 256, 0, stream.handle()>>>(static_cast<double*>(out.data()), total, g,
+                                                 static_cast<const double*>(dw.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

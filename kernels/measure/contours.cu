@@ -102,8 +102,7 @@ __global__ void __launch_bounds__(kThreads) emit_kernel(const T* __restrict__ v,
 
 template <class T>
 std::vector<ContourSegment> cuda_contour_segments(const Array& image, const Array& mask, double level,
-                                                  bool vertex_connect_high, cudaStream_t stream) {
-  const Stream s(stream);
+                                                  bool vertex_connect_high, const Stream& s) {
   Grid g{};
   g.cols = image.shape(1);
   g.ccols = g.cols - 1;
@@ -117,34 +116,34 @@ std::vector<ContourSegment> cuda_contour_segments(const Array& image, const Arra
   Array counts = Array::empty({2 * (blocks + 1)}, DType::int64, image.device(), s);
   auto* block_counts = static_cast<std::int64_t*>(counts.data());
   auto* block_offsets = block_counts + (blocks + 1);
-  CUSK_CUDA_CHECK(cudaMemsetAsync(block_counts + blocks, 0, sizeof(std::int64_t), stream));
-  count_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(v, m, g, block_counts);
+  CUSK_CUDA_CHECK(cudaMemsetAsync(block_counts + blocks, 0, sizeof(std::int64_t), s.handle()));
+  count_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, s.handle()>>>(v, m, g, block_counts);
   CUSK_CUDA_CHECK_LAUNCH();
   std::size_t tmp_bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, block_counts, block_offsets, blocks + 1, stream));
+  CUSK_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, tmp_bytes, block_counts, block_offsets, blocks + 1, s.handle()));
   Array tmp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(tmp_bytes, 1))}, DType::uint8,
                            image.device(), s);
   CUSK_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(tmp.data(), tmp_bytes, block_counts, block_offsets, blocks + 1, stream));
+      cub::DeviceScan::ExclusiveSum(tmp.data(), tmp_bytes, block_counts, block_offsets, blocks + 1, s.handle()));
   std::int64_t total = 0;
-  CUSK_CUDA_CHECK(
-      cudaMemcpyAsync(&total, block_offsets + blocks, sizeof(total), cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&total, block_offsets + blocks, sizeof(total), cudaMemcpyDeviceToHost, s.handle()));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
   std::vector<ContourSegment> segs(static_cast<std::size_t>(total));
   if (total == 0) return segs;
   Array dev = Array::empty({total * 4}, DType::float64, image.device(), s);
   auto* out = static_cast<ContourSegment*>(dev.data());
-  emit_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(v, m, g, block_offsets, out);
+  emit_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, s.handle()>>>(v, m, g, block_offsets, out);
   CUSK_CUDA_CHECK_LAUNCH();
   CUSK_CUDA_CHECK(cudaMemcpyAsync(segs.data(), out, static_cast<std::size_t>(total) * sizeof(ContourSegment),
-                                  cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaStreamSynchronize(stream));
+                                  cudaMemcpyDeviceToHost, s.handle()));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(s.handle()));
   return segs;
 }
 
-#define CUSK_CONTOURS_CUDA(T)                                                                              \
+#define CUSK_CONTOURS_CUDA(T)                                                                             \
   template std::vector<ContourSegment> cuda_contour_segments<T>(const Array&, const Array&, double, bool, \
-                                                                cudaStream_t);
+                                                                const Stream&);
 CUSK_FOR_EACH_DTYPE(CUSK_CONTOURS_CUDA)
 #undef CUSK_CONTOURS_CUDA
 

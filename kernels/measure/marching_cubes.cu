@@ -172,12 +172,11 @@ __global__ void __launch_bounds__(kThreads) face_kernel(McGrid g, std::int64_t n
   }
 }
 
-void exclusive_scan(std::int64_t* in, std::int64_t* out, std::int64_t n, Device device, cudaStream_t stream) {
-  const Stream s(stream);
+void exclusive_scan(std::int64_t* in, std::int64_t* out, std::int64_t n, Device device, const Stream& s) {
   std::size_t bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream));
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, s.handle()));
   Array tmp = cuskimage::detail::buf::scratch(bytes, device, s);
-  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, in, out, n, stream));
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp.data(), bytes, in, out, n, s.handle()));
 }
 
 // ---- degenerate faces: union-find over the vertices a zero-length face edge joins ----------------
@@ -286,8 +285,8 @@ McArrays cuda_remove_degenerate(const McArrays& m, Device device, const Stream& 
   CUSK_CUDA_CHECK_LAUNCH();
   if (nv > 0) roots_kernel<<<grid_of(nv), kThreads, 0, stream>>>(parent, nv, keep);
   CUSK_CUDA_CHECK_LAUNCH();
-  exclusive_scan(keep, vpos, nv + 1, device, stream);
-  exclusive_scan(face_ok, fpos, nf + 1, device, stream);
+  exclusive_scan(keep, vpos, nv + 1, device, s);
+  exclusive_scan(face_ok, fpos, nf + 1, device, s);
   std::int64_t totals[2] = {0, 0};
   CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[0], vpos + nv, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
   CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[1], fpos + nf, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
@@ -324,8 +323,8 @@ McArrays cuda_marching_cubes(const McGrid& g, const double spacing[3], bool desc
   CUSK_CUDA_CHECK(cudaMemsetAsync(bt + blocks, 0, sizeof(std::int64_t), stream));
   count_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(g, n, bv, bt);
   CUSK_CUDA_CHECK_LAUNCH();
-  exclusive_scan(bv, ov, blocks + 1, device, stream);
-  exclusive_scan(bt, ot, blocks + 1, device, stream);
+  exclusive_scan(bv, ov, blocks + 1, device, s);
+  exclusive_scan(bt, ot, blocks + 1, device, s);
   std::int64_t totals[2] = {0, 0};
   CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[0], ov + blocks, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
   CUSK_CUDA_CHECK(cudaMemcpyAsync(&totals[1], ot + blocks, sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));

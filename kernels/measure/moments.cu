@@ -104,9 +104,8 @@ int grid1(std::int64_t n) { return static_cast<int>((n + 255) / 256); }
 }  // namespace
 
 void cuda_moments(const Array& image, const std::vector<double>& spacing, const double* center, int order, Array& out,
-                  cudaStream_t s) {
+                  const Stream& stream) {
   const int nd = image.ndim();
-  const Stream stream(s);
   const int P = order + 1;
   Shape cur = image.shape();
   Array A;  // the intermediate after each contraction
@@ -122,12 +121,14 @@ void cuda_moments(const Array& image, const std::vector<double>& spacing, const 
     if (cols > 0 && n > 0) {
       if (ax == 0) {
         cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(image.dtype(), "measure.moments", [&]<class T>() {
-          contract_kernel<T><<<grid, 256, 0, s>>>(static_cast<const T*>(image.data()), pre, n, post, P, chunk, spacing[ax],
-                                                  center, ax, static_cast<double*>(next.data()));
+          contract_kernel<T><<<grid, 256, 0, stream.handle()>>>(static_cast<const T*>(image.data()), pre, n, post, P,
+                                                                chunk, spacing[ax], center, ax,
+                                                                static_cast<double*>(next.data()));
         });
       } else {
-        contract_kernel<double><<<grid, 256, 0, s>>>(static_cast<const double*>(A.data()), pre, n, post, P, chunk, spacing[ax],
-                                                     center, ax, static_cast<double*>(next.data()));
+        contract_kernel<double><<<grid, 256, 0, stream.handle()>>>(static_cast<const double*>(A.data()), pre, n, post,
+                                                                   P, chunk, spacing[ax], center, ax,
+                                                                   static_cast<double*>(next.data()));
       }
       CUSK_CUDA_CHECK(cudaGetLastError());
     }
@@ -136,13 +137,13 @@ void cuda_moments(const Array& image, const std::vector<double>& spacing, const 
   }
 }
 
-void cuda_centroid_from_m1(const Array& m1, Array& out, cudaStream_t s) {
-  centroid_kernel<<<1, 32, 0, s>>>(static_cast<const double*>(m1.data()), m1.ndim(), static_cast<double*>(out.data()));
+void cuda_centroid_from_m1(const Array& m1, Array& out, const Stream& s) {
+  centroid_kernel<<<1, 32, 0, s.handle()>>>(static_cast<const double*>(m1.data()), m1.ndim(),
+                                            static_cast<double*>(out.data()));
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_moments_coords(const Array& coords, const double* center, int order, Array& out, cudaStream_t s) {
-  const Stream stream(s);
+void cuda_moments_coords(const Array& coords, const double* center, int order, Array& out, const Stream& stream) {
   const std::int64_t K = coords.shape(0);
   const int D = static_cast<int>(coords.shape(1));
   const Array c = coords.contiguous(stream);
@@ -150,42 +151,44 @@ void cuda_moments_coords(const Array& coords, const double* center, int order, A
   Array mean;
   if (!center) {
     mean = Array::zeros({std::max(D, 1)}, DType::float64, coords.device(), stream);
-    if (K > 0) coords_mean_kernel<<<grid1(K), 256, 0, s>>>(x, K, D, static_cast<double*>(mean.data()));
+    if (K > 0) coords_mean_kernel<<<grid1(K), 256, 0, stream.handle()>>>(x, K, D, static_cast<double*>(mean.data()));
     center = static_cast<const double*>(mean.data());
   }
   const std::int64_t M = out.size();
   if (K > 0 && M > 0) {
     const std::int64_t chunk = chunk_for(K);
     const dim3 grid(static_cast<unsigned>(grid1(M)), static_cast<unsigned>((K + chunk - 1) / chunk));
-    coords_kernel<<<grid, 256, 0, s>>>(x, K, D, order + 1, M, chunk, center, static_cast<double*>(out.data()));
+    coords_kernel<<<grid, 256, 0, stream.handle()>>>(x, K, D, order + 1, M, chunk, center,
+                                                     static_cast<double*>(out.data()));
   }
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_moments_normalized(const Array& mu, int order, double scale, Array& out, cudaStream_t s) {
+void cuda_moments_normalized(const Array& mu, int order, double scale, Array& out, const Stream& s) {
   const std::int64_t n = mu.size();
   if (n > 0)
-    normalized_kernel<<<grid1(n), 256, 0, s>>>(static_cast<const double*>(mu.data()), n, mu.ndim(), mu.shape(0), order,
-                                               scale, static_cast<double*>(out.data()));
+    normalized_kernel<<<grid1(n), 256, 0, s.handle()>>>(static_cast<const double*>(mu.data()), n, mu.ndim(),
+                                                        mu.shape(0), order, scale, static_cast<double*>(out.data()));
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_zero_outside_order(Array& mu, int order, cudaStream_t s) {
+void cuda_zero_outside_order(Array& mu, int order, const Stream& s) {
   const std::int64_t n = mu.size();
   if (n > 0)
-    zero_outside_kernel<<<grid1(n), 256, 0, s>>>(static_cast<double*>(mu.data()), n, mu.ndim(), mu.shape(0), order);
+    zero_outside_kernel<<<grid1(n), 256, 0, s.handle()>>>(static_cast<double*>(mu.data()), n, mu.ndim(), mu.shape(0),
+                                                          order);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_moments_hu(const Array& nu, Array& out, cudaStream_t s) {
-  hu_kernel<<<1, 1, 0, s>>>(static_cast<const double*>(nu.data()), static_cast<int>(nu.shape(1)),
-                            static_cast<double*>(out.data()));
+void cuda_moments_hu(const Array& nu, Array& out, const Stream& s) {
+  hu_kernel<<<1, 1, 0, s.handle()>>>(static_cast<const double*>(nu.data()), static_cast<int>(nu.shape(1)),
+                                     static_cast<double*>(out.data()));
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_inertia_tensor(const Array& mu, Array& out, cudaStream_t s) {
-  inertia_kernel<<<1, 1, 0, s>>>(static_cast<const double*>(mu.data()), mu.ndim(), static_cast<int>(mu.shape(0)),
-                                 static_cast<double*>(out.data()));
+void cuda_inertia_tensor(const Array& mu, Array& out, const Stream& s) {
+  inertia_kernel<<<1, 1, 0, s.handle()>>>(static_cast<const double*>(mu.data()), mu.ndim(),
+                                          static_cast<int>(mu.shape(0)), static_cast<double*>(out.data()));
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -576,16 +576,13 @@ Array run_order(const Array& labels, std::int64_t max_label, std::int64_t total,
 
 }  // namespace
 
-Array cuda_region_order(const Array& labels, std::int64_t max_label, std::int64_t total, cudaStream_t handle) {
-  const Stream s(handle);
+Array cuda_region_order(const Array& labels, std::int64_t max_label, std::int64_t total, const Stream& s) {
   if (labels.dtype() == DType::int32) return run_order<std::int32_t>(labels, max_label, total, s);
   return run_order<std::int64_t>(labels, max_label, total, s);
 }
 
 Array cuda_order_coords(const Array& order, std::int64_t total, const Shape& shape,
-                        const std::vector<std::int64_t>& offset, const std::vector<double>* spacing,
-                        cudaStream_t handle) {
-  const Stream s(handle);
+                        const std::vector<std::int64_t>& offset, const std::vector<double>* spacing, const Stream& s) {
   const int nd = static_cast<int>(shape.size());
   Array out = Array::empty({total, nd}, spacing ? DType::float64 : DType::int64, order.device(), s);
   if (total == 0) return out;
@@ -597,16 +594,14 @@ Array cuda_order_coords(const Array& order, std::int64_t total, const Shape& sha
     c.sp[a] = spacing ? (*spacing)[a] : 1.0;
   }
   if (spacing)
-    coords_kernel<true><<<blocks_for(total), 256, 0, handle>>>(cptr<std::int64_t>(order), total, c, out.data());
-  else
-    coords_kernel<false><<<blocks_for(total), 256, 0, handle>>>(cptr<std::int64_t>(order), total, c, out.data());
+    coords_kernel<true><<<blocks_for(total), 256, 0, s.handle()>>>(cptr<std::int64_t>(order), total, c, out.data());
+  else coords_kernel<false><<<blocks_for(total), 256, 0, s.handle()>>>(cptr<std::int64_t>(order), total, c, out.data());
   CUSK_CUDA_CHECK_LAUNCH();
   return out;
 }
 
 std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch, const Array& order,
-                                       const std::vector<std::int64_t>& pix_off, cudaStream_t handle) {
-  const Stream s(handle);
+                                       const std::vector<std::int64_t>& pix_off, const Stream& s) {
   const Device dev = order.device();
   const std::int64_t n = static_cast<std::int64_t>(pix_off.size()) - 1, total = pix_off.back();
   std::vector<double> out(static_cast<std::size_t>(n * nch));
@@ -618,18 +613,18 @@ std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch,
   const std::int64_t* off = cptr<std::int64_t>(d_off);
   std::size_t bytes = 0;
   CUSK_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, ptr<double>(vals), ptr<double>(sorted), total, n,
-                                                     off, off + 1, handle));
+                                                     off, off + 1, s.handle()));
   Array tmp = scratch(bytes, dev, s);
   for (std::int64_t c = 0; c < nch; ++c) {
     cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(in.dtype(), "measure.regionprops", [&]<class T>() {
-      gather_kernel<T><<<blocks_for(total), 256, 0, handle>>>(cptr<T>(in), nch, c, cptr<std::int64_t>(order), total,
-                                                             ptr<double>(vals));
+      gather_kernel<T><<<blocks_for(total), 256, 0, s.handle()>>>(cptr<T>(in), nch, c, cptr<std::int64_t>(order), total,
+                                                                  ptr<double>(vals));
     });
     CUSK_CUDA_CHECK_LAUNCH();
     CUSK_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(tmp.data(), bytes, ptr<double>(vals), ptr<double>(sorted), total,
-                                                       n, off, off + 1, handle));
-    median_kernel<<<blocks_for(n), 256, 0, handle>>>(ptr<double>(sorted), off, n, nch, c,
-                                                     in.dtype() == DType::float32, ptr<double>(med));
+                                                       n, off, off + 1, s.handle()));
+    median_kernel<<<blocks_for(n), 256, 0, s.handle()>>>(ptr<double>(sorted), off, n, nch, c,
+                                                         in.dtype() == DType::float32, ptr<double>(med));
     CUSK_CUDA_CHECK_LAUNCH();
   }
   const Array hm = med.to(Device::cpu(), s);
@@ -638,8 +633,7 @@ std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch,
 }
 
 void cuda_region_filled(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
-                        bool want_image, Array& filled, std::vector<std::int64_t>& area, cudaStream_t handle) {
-  const Stream s(handle);
+                        bool want_image, Array& filled, std::vector<std::int64_t>& area, const Stream& s) {
   if (labels.dtype() == DType::int32)
     run_filled<std::int32_t>(labels, st, crop_off, want_image, filled, area, s);
   else
@@ -648,8 +642,7 @@ void cuda_region_filled(const Array& labels, const RegionStats& st, const std::v
 
 void cuda_region_convex(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
                         const std::vector<double>& spacing, bool want_image, bool want_feret, Array& image,
-                        std::vector<std::int64_t>& area, std::vector<double>& feret2, cudaStream_t handle) {
-  const Stream s(handle);
+                        std::vector<std::int64_t>& area, std::vector<double>& feret2, const Stream& s) {
   if (labels.dtype() == DType::int32)
     run_convex<std::int32_t>(labels, st, crop_off, spacing, want_image, want_feret, image, area, feret2, s);
   else

@@ -121,20 +121,18 @@ __global__ void __launch_bounds__(32 * kWarps)
 }
 
 template <bool Or>
-void launch(const std::uint8_t* ip, std::uint8_t* op, const Geom& g, unsigned fill, bool vec, cudaStream_t stream) {
+void launch(const std::uint8_t* ip, std::uint8_t* op, const Geom& g, unsigned fill, bool vec, const Stream& stream) {
   const dim3 grid(static_cast<unsigned>((g.nx + kStrip - 1) / kStrip),
                   static_cast<unsigned>((g.ny + kRowsPerWarp * kWarps - 1) / (kRowsPerWarp * kWarps)),
                   static_cast<unsigned>(g.nz));
-  if (vec)
-    binary3x3_kernel<Or, true><<<grid, dim3(32, kWarps), 0, stream>>>(ip, op, g, fill);
-  else
-    binary3x3_kernel<Or, false><<<grid, dim3(32, kWarps), 0, stream>>>(ip, op, g, fill);
+  if (vec) binary3x3_kernel<Or, true><<<grid, dim3(32, kWarps), 0, stream.handle()>>>(ip, op, g, fill);
+  else binary3x3_kernel<Or, false><<<grid, dim3(32, kWarps), 0, stream.handle()>>>(ip, op, g, fill);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, cudaStream_t stream) {
+void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, const Stream& stream) {
   if (in.size() == 0) return;
   const int nd = in.ndim();
   const Geom g{nd == 3 ? in.shape()[0] : 1, in.shape()[nd - 2], in.shape()[nd - 1]};

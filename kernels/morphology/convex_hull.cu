@@ -248,8 +248,7 @@ void exclusive_sum(const Array& in, Array& out, std::int64_t n, const Stream& s)
 }  // namespace
 
 template <class T>
-void cuda_convex_hull_image(const Array& img, Array& out, bool offset, bool include_borders, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_convex_hull_image(const Array& img, Array& out, bool offset, bool include_borders, const Stream& s) {
   const std::int64_t R = img.shape(0), C = img.shape(1);
   Array rlo = Array::empty({R}, DType::int64, img.device(), s), rhi = Array::empty({R}, DType::int64, img.device(), s);
   Array c0 = Array::empty({R}, DType::int64, img.device(), s), c1 = Array::empty({R}, DType::int64, img.device(), s);
@@ -258,18 +257,17 @@ void cuda_convex_hull_image(const Array& img, Array& out, bool offset, bool incl
   auto* phi = static_cast<std::int64_t*>(rhi.data());
   auto* p0 = static_cast<std::int64_t*>(c0.data());
   auto* p1 = static_cast<std::int64_t*>(c1.data());
-  row_extent_kernel<T><<<blocks_for(R * 32), 256, 0, stream>>>(static_cast<const T*>(img.data()), R, C, plo, phi);
+  row_extent_kernel<T><<<blocks_for(R * 32), 256, 0, s.handle()>>>(static_cast<const T*>(img.data()), R, C, plo, phi);
   CUSK_CUDA_CHECK_LAUNCH();
-  hull_image_kernel<<<1, kHullThreads, 0, stream>>>(plo, phi, R, offset, !include_borders,
-                                                    static_cast<HullPt*>(scratch.data()), p0, p1);
+  hull_image_kernel<<<1, kHullThreads, 0, s.handle()>>>(plo, phi, R, offset, !include_borders,
+                                                        static_cast<HullPt*>(scratch.data()), p0, p1);
   CUSK_CUDA_CHECK_LAUNCH();
-  fill_rows_kernel<<<blocks_for(R * C), 256, 0, stream>>>(static_cast<bool*>(out.data()), R, C, p0, p1);
+  fill_rows_kernel<<<blocks_for(R * C), 256, 0, s.handle()>>>(static_cast<bool*>(out.data()), R, C, p0, p1);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, const Stream& s) {
   const Device dev = img.device();
   const std::int64_t R = img.shape(0), C = img.shape(1), n = R * C;
   const T* ip = static_cast<const T*>(img.data());
@@ -277,30 +275,34 @@ void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, cud
   auto* pp = static_cast<std::int64_t*>(parent.data());
   const CclGeom g{1, R, C};
   const unsigned nb = blocks_for(n);
-  ccl_init<std::int64_t><<<nb, 256, 0, stream>>>(pp, g, LabelFg<T>{ip});
+  ccl_init<std::int64_t><<<nb, 256, 0, s.handle()>>>(pp, g, LabelFg<T>{ip});
   CUSK_CUDA_CHECK_LAUNCH();
-  merge_kernel<T><<<nb, 256, 0, stream>>>(ip, pp, R, C, connectivity == 2);
+  merge_kernel<T><<<nb, 256, 0, s.handle()>>>(ip, pp, R, C, connectivity == 2);
   CUSK_CUDA_CHECK_LAUNCH();
-  ccl_flatten<std::int64_t><<<nb, 256, 0, stream>>>(pp, g);
+  ccl_flatten<std::int64_t><<<nb, 256, 0, s.handle()>>>(pp, g);
   CUSK_CUDA_CHECK_LAUNCH();
 
   Array bottom = Array::full({n}, -1, DType::int64, dev, s);
   auto* bp = static_cast<std::int64_t*>(bottom.data());
-  bottom_kernel<<<nb, 256, 0, stream>>>(pp, n, C, bp);
+  bottom_kernel<<<nb, 256, 0, s.handle()>>>(pp, n, C, bp);
   CUSK_CUDA_CHECK_LAUNCH();
   Array height = Array::empty({n}, DType::int64, dev, s), isroot = Array::empty({n}, DType::int64, dev, s);
-  height_kernel<<<nb, 256, 0, stream>>>(pp, bp, n, C, static_cast<std::int64_t*>(height.data()),
-                                        static_cast<std::int64_t*>(isroot.data()));
+  height_kernel<<<nb, 256, 0, s.handle()>>>(pp, bp, n, C, static_cast<std::int64_t*>(height.data()),
+                                            static_cast<std::int64_t*>(isroot.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   Array offs = Array::empty({n}, DType::int64, dev, s), id = Array::empty({n}, DType::int64, dev, s);
   exclusive_sum(height, offs, n, s);
   exclusive_sum(isroot, id, n, s);
   // Totals: slots = offs[n-1] + height[n-1], objects = id[n-1] + isroot[n-1] (one synchronisation).
   std::int64_t tail[4] = {0, 0, 0, 0};
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[0], static_cast<std::int64_t*>(offs.data()) + n - 1, 8, cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[1], static_cast<std::int64_t*>(height.data()) + n - 1, 8, cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[2], static_cast<std::int64_t*>(id.data()) + n - 1, 8, cudaMemcpyDeviceToHost, stream));
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[3], static_cast<std::int64_t*>(isroot.data()) + n - 1, 8, cudaMemcpyDeviceToHost, stream));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[0], static_cast<std::int64_t*>(offs.data()) + n - 1, 8, cudaMemcpyDeviceToHost,
+                                  s.handle()));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[1], static_cast<std::int64_t*>(height.data()) + n - 1, 8,
+                                  cudaMemcpyDeviceToHost, s.handle()));
+  CUSK_CUDA_CHECK(
+      cudaMemcpyAsync(&tail[2], static_cast<std::int64_t*>(id.data()) + n - 1, 8, cudaMemcpyDeviceToHost, s.handle()));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&tail[3], static_cast<std::int64_t*>(isroot.data()) + n - 1, 8,
+                                  cudaMemcpyDeviceToHost, s.handle()));
   s.synchronize();
   const std::int64_t nslots = tail[0] + tail[1], nobj = tail[2] + tail[3];
   if (nobj == 0) return;
@@ -312,27 +314,26 @@ void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, cud
   auto* lp = static_cast<std::int64_t*>(slo.data());
   auto* hp = static_cast<std::int64_t*>(shi.data());
   const auto* op = static_cast<const std::int64_t*>(offs.data());
-  extent_kernel<<<nb, 256, 0, stream>>>(pp, op, static_cast<const std::int64_t*>(id.data()), n, C, rp,
-                                        reinterpret_cast<long long*>(lp), reinterpret_cast<long long*>(hp));
+  extent_kernel<<<nb, 256, 0, s.handle()>>>(pp, op, static_cast<const std::int64_t*>(id.data()), n, C, rp,
+                                            reinterpret_cast<long long*>(lp), reinterpret_cast<long long*>(hp));
   CUSK_CUDA_CHECK_LAUNCH();
   Array slot_row = Array::empty({nslots}, DType::int64, dev, s);
-  slot_row_kernel<<<blocks_for(nobj, 128), 128, 0, stream>>>(rp, nobj, op, static_cast<const std::int64_t*>(height.data()),
-                                                             C, static_cast<std::int64_t*>(slot_row.data()));
+  slot_row_kernel<<<blocks_for(nobj, 128), 128, 0, s.handle()>>>(
+      rp, nobj, op, static_cast<const std::int64_t*>(height.data()), C, static_cast<std::int64_t*>(slot_row.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   // Chains: object k uses the points [4 off + 2k, 4 (off + h) + 2 (k + 1)) (HullPt = two int64).
   Array scratch = Array::empty({2 * (4 * nslots + 2 * nobj)}, DType::int64, dev, s);
-  hull_object_kernel<<<blocks_for(nobj, 128), 128, 0, stream>>>(rp, nobj, op, static_cast<const std::int64_t*>(height.data()),
-                                                                C, lp, hp, static_cast<HullPt*>(scratch.data()));
+  hull_object_kernel<<<blocks_for(nobj, 128), 128, 0, s.handle()>>>(
+      rp, nobj, op, static_cast<const std::int64_t*>(height.data()), C, lp, hp, static_cast<HullPt*>(scratch.data()));
   CUSK_CUDA_CHECK_LAUNCH();
-  fill_slots_kernel<<<blocks_for(nslots * 32), 256, 0, stream>>>(static_cast<bool*>(out.data()), C, lp, hp,
-                                                                 static_cast<const std::int64_t*>(slot_row.data()),
-                                                                 nslots);
+  fill_slots_kernel<<<blocks_for(nslots * 32), 256, 0, s.handle()>>>(
+      static_cast<bool*>(out.data()), C, lp, hp, static_cast<const std::int64_t*>(slot_row.data()), nslots);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-#define CUSK_HULL_CUDA(T)                                                                            \
-  template void cuda_convex_hull_image<T>(const Array&, Array&, bool, bool, cudaStream_t);            \
-  template void cuda_convex_hull_object<T>(const Array&, Array&, int, cudaStream_t);
+#define CUSK_HULL_CUDA(T)                                                                   \
+  template void cuda_convex_hull_image<T>(const Array&, Array&, bool, bool, const Stream&); \
+  template void cuda_convex_hull_object<T>(const Array&, Array&, int, const Stream&);
 CUSK_FOR_EACH_DTYPE(CUSK_HULL_CUDA)
 #undef CUSK_HULL_CUDA
 

@@ -6,12 +6,12 @@
 
 namespace cuskimage::morphology::detail {
 
-void cuda_edt_threshold(const Array& dist, Array& out, EdtThreshold f, cudaStream_t stream) {
-  cuskimage::detail::cuda_map<double, bool>(dist, out, f, stream);
+void cuda_edt_threshold(const Array& dist, Array& out, EdtThreshold f, const Stream& stream) {
+  cuskimage::detail::cuda_map<double, bool>(dist, out, f, stream.handle());
 }
 
-void cuda_logical_not(const Array& mask, Array& out, cudaStream_t stream) {
-  cuskimage::detail::cuda_map<bool, bool>(mask, out, LogicalNot{}, stream);
+void cuda_logical_not(const Array& mask, Array& out, const Stream& stream) {
+  cuskimage::detail::cuda_map<bool, bool>(mask, out, LogicalNot{}, stream.handle());
 }
 
 }  // namespace cuskimage::morphology::detail

@@ -62,12 +62,12 @@
 //   waves                             ~0.2       2 launches (~20 and ~10 block iterations) + one
 //                                                 compaction, 2 host checks
 //   output                            ~0.01
-// Predicted ~3.5-4.5 ms, the host scan the largest part. The first H200 run measured 11.7 ms for the
-// previous host step, which drew into a 9.2 MB vector and a 13.8 MB buffer of outputs made fresh and
-// zero-filled each call (~0.7 ms warm here, ~16 ms when the pages are new: first touch runs ~1.5 GB/s
-// in these VMs), generated all outputs in one OpenMP region before a one-draw-per-step scan
-// (~3 ms), then copied the 9.2 MB through pinned staging before the device could start (~0.7 ms);
-// that accounts for ~5-6 ms warm, so fresh pages (or a slower host core) are the likely rest.
+// Predicted ~3.5-4.5 ms, the host scan the largest part. A host step that drew into a fresh,
+// zero-filled 9.2 MB vector and 13.8 MB output buffer each call (~0.7 ms warm, ~16 ms when the pages
+// are new: first touch runs ~1.5 GB/s in these VMs), generated all outputs in one OpenMP region
+// before a one-draw-per-step scan (~3 ms), then copied the 9.2 MB through pinned staging before the
+// device could start (~0.7 ms) measured 11.7 ms on the H200; that accounts for ~5-6 ms warm, so
+// fresh pages (or a slower host core) are the likely rest.
 // bench_skel's BM_MedialAxis_targets_blobs2048 (draws + upload) and BM_MedialAxis_removal_blobs2048
 // (everything after the targets) measure the split. Next step if the scan still dominates: run the
 // shuffle's rounds piece by piece under the scan (all iterations of one piece precede the next

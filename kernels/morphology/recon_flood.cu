@@ -30,23 +30,23 @@ __global__ void __launch_bounds__(256)
 
 template <class T>
 void cuda_flood_init(const Array& image, Array& rec, Array& mask, std::int64_t seed, bool has_tol, double tol,
-                     cudaStream_t stream) {
+                     const Stream& stream) {
   const std::int64_t n = image.size();
   const unsigned nb = static_cast<unsigned>(std::clamp<std::int64_t>((n + 255) / 256, 1, 1 << 20));
-  flood_init_kernel<T><<<nb, 256, 0, stream>>>(static_cast<const T*>(image.data()), n, seed, has_tol, tol,
-                                                static_cast<std::uint8_t*>(rec.data()),
-                                                static_cast<std::uint8_t*>(mask.data()));
+  flood_init_kernel<T><<<nb, 256, 0, stream.handle()>>>(static_cast<const T*>(image.data()), n, seed, has_tol, tol,
+                                                        static_cast<std::uint8_t*>(rec.data()),
+                                                        static_cast<std::uint8_t*>(mask.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void cuda_masked_fill(const Array& image, const Array& mask, Array& out, T value, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, bool, T>(image, mask, out, MaskedFill<T>{value}, stream);
+void cuda_masked_fill(const Array& image, const Array& mask, Array& out, T value, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, bool, T>(image, mask, out, MaskedFill<T>{value}, stream.handle());
 }
 
-#define CUSK_FLOOD(T)                                                                                     \
-  template void cuda_flood_init<T>(const Array&, Array&, Array&, std::int64_t, bool, double, cudaStream_t); \
-  template void cuda_masked_fill<T>(const Array&, const Array&, Array&, T, cudaStream_t);
+#define CUSK_FLOOD(T)                                                                                        \
+  template void cuda_flood_init<T>(const Array&, Array&, Array&, std::int64_t, bool, double, const Stream&); \
+  template void cuda_masked_fill<T>(const Array&, const Array&, Array&, T, const Stream&);
 CUSK_FLOOD(bool)
 CUSK_FLOOD(std::uint8_t)
 CUSK_FLOOD(std::uint16_t)

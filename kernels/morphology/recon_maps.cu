@@ -8,27 +8,27 @@
 namespace cuskimage::morphology::detail {
 
 template <class T>
-void cuda_h_shift_int(const Array& in, Array& out, std::int64_t h, bool maxima, cudaStream_t stream) {
-  cuskimage::detail::cuda_map<T, T>(in, out, HShiftInt<T>{h, maxima}, stream);
+void cuda_h_shift_int(const Array& in, Array& out, std::int64_t h, bool maxima, const Stream& stream) {
+  cuskimage::detail::cuda_map<T, T>(in, out, HShiftInt<T>{h, maxima}, stream.handle());
 }
 template <class F>
-void cuda_h_shift_float(const Array& in, Array& out, F h, bool maxima, cudaStream_t stream) {
-  cuskimage::detail::cuda_map<F, F>(in, out, HShiftFloat<F>{h, maxima}, stream);
+void cuda_h_shift_float(const Array& in, Array& out, F h, bool maxima, const Stream& stream) {
+  cuskimage::detail::cuda_map<F, F>(in, out, HShiftFloat<F>{h, maxima}, stream.handle());
 }
 template <class T, class F>
-void cuda_h_residue(const Array& image, const Array& rec, Array& out, F h, bool maxima, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, F, std::uint8_t>(image, rec, out, HResidue<F>{h, maxima}, stream);
+void cuda_h_residue(const Array& image, const Array& rec, Array& out, F h, bool maxima, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, F, std::uint8_t>(image, rec, out, HResidue<F>{h, maxima}, stream.handle());
 }
 
-template void cuda_h_shift_int<std::uint8_t>(const Array&, Array&, std::int64_t, bool, cudaStream_t);
-template void cuda_h_shift_int<std::uint16_t>(const Array&, Array&, std::int64_t, bool, cudaStream_t);
-template void cuda_h_shift_int<std::int32_t>(const Array&, Array&, std::int64_t, bool, cudaStream_t);
-template void cuda_h_shift_float<float>(const Array&, Array&, float, bool, cudaStream_t);
-template void cuda_h_shift_float<double>(const Array&, Array&, double, bool, cudaStream_t);
-template void cuda_h_residue<std::uint8_t, double>(const Array&, const Array&, Array&, double, bool, cudaStream_t);
-template void cuda_h_residue<std::uint16_t, double>(const Array&, const Array&, Array&, double, bool, cudaStream_t);
-template void cuda_h_residue<std::int32_t, double>(const Array&, const Array&, Array&, double, bool, cudaStream_t);
-template void cuda_h_residue<float, float>(const Array&, const Array&, Array&, float, bool, cudaStream_t);
-template void cuda_h_residue<double, double>(const Array&, const Array&, Array&, double, bool, cudaStream_t);
+template void cuda_h_shift_int<std::uint8_t>(const Array&, Array&, std::int64_t, bool, const Stream&);
+template void cuda_h_shift_int<std::uint16_t>(const Array&, Array&, std::int64_t, bool, const Stream&);
+template void cuda_h_shift_int<std::int32_t>(const Array&, Array&, std::int64_t, bool, const Stream&);
+template void cuda_h_shift_float<float>(const Array&, Array&, float, bool, const Stream&);
+template void cuda_h_shift_float<double>(const Array&, Array&, double, bool, const Stream&);
+template void cuda_h_residue<std::uint8_t, double>(const Array&, const Array&, Array&, double, bool, const Stream&);
+template void cuda_h_residue<std::uint16_t, double>(const Array&, const Array&, Array&, double, bool, const Stream&);
+template void cuda_h_residue<std::int32_t, double>(const Array&, const Array&, Array&, double, bool, const Stream&);
+template void cuda_h_residue<float, float>(const Array&, const Array&, Array&, float, bool, const Stream&);
+template void cuda_h_residue<double, double>(const Array&, const Array&, Array&, double, bool, const Stream&);
 
 }  // namespace cuskimage::morphology::detail

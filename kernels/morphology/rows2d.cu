@@ -242,7 +242,7 @@ int floor_log2(int v) {
 }
 
 template <class T, bool Max, int QW, int R>
-bool launch(const T* ip, T* op, const Geom& g, Mode mode, T cval, const std::vector<RowRun>& rr, cudaStream_t stream) {
+bool launch(const T* ip, T* op, const Geom& g, Mode mode, T cval, const std::vector<RowRun>& rr, const Stream& stream) {
   using W = typename Lanes<T>::W;
   constexpr int Q = kBX * QW, TH = kBY * R;
   Runs runs{};
@@ -274,7 +274,7 @@ bool launch(const T* ip, T* op, const Geom& g, Mode mode, T cval, const std::vec
   auto* kern = rows_minmax_kernel<T, Max, QW, R>;
   CUSK_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(g.nz));
-  kern<<<grid, dim3(kBX, kBY), smem, stream>>>(ip, op, g, mode, cval, runs);
+  kern<<<grid, dim3(kBX, kBY), smem, stream.handle()>>>(ip, op, g, mode, cval, runs);
   CUSK_CUDA_CHECK_LAUNCH();
   return true;
 }
@@ -283,7 +283,7 @@ bool launch(const T* ip, T* op, const Geom& g, Mode mode, T cval, const std::vec
 
 template <class T>
 bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, Mode mode, T cval,
-                      cudaStream_t stream) {
+                      const Stream& stream) {
   if (runs.empty() || runs.size() > static_cast<std::size_t>(kMaxRuns)) return false;
   if (in.size() == 0) return true;
   const int nd = in.ndim();
@@ -302,7 +302,7 @@ bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& ru
 }
 
 #define CUSK_ROWS(T) \
-  template bool cuda_rows_minmax<T>(const Array&, Array&, const std::vector<RowRun>&, bool, Mode, T, cudaStream_t);
+  template bool cuda_rows_minmax<T>(const Array&, Array&, const std::vector<RowRun>&, bool, Mode, T, const Stream&);
 CUSK_ROWS(bool)
 CUSK_ROWS(std::uint8_t)
 CUSK_ROWS(std::uint16_t)

@@ -129,8 +129,7 @@ unsigned blocks_for(std::int64_t total, int per) {
 
 }  // namespace
 
-void cuda_lee(Array& vol, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_lee(Array& vol, const Stream& s) {
   const Device dev = vol.device();
   LeeGeom g{vol.shape(0), vol.shape(1), vol.shape(2), vol.shape(1) + 2, vol.shape(2) + 2, 0};
   g.plane = g.PR * g.PC;
@@ -145,21 +144,21 @@ void cuda_lee(Array& vol, cudaStream_t stream) {
   LeeTables t{};
   for (int i = 0; i < 128; ++i) t.euler[i] = kEulerLut[i];
   for (int i = 0; i < 27; ++i) t.adj[i] = kNbAdjacency.adj[i];
-  pad_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(vp, sp, g, false);
+  pad_kernel<<<blocks_for(n, 256), 256, 0, s.handle()>>>(vp, sp, g, false);
   CUSK_CUDA_CHECK_LAUNCH();
   // scikit-image's direction order; a single plane uses the first four.
   const std::int64_t dirs[6] = {-g.PC, g.PC, 1, -1, g.plane, -g.plane};  // r-1, r+1, c+1, c-1, p+1, p-1
   const int num = g.P == 1 ? 4 : 6;
   unsigned long long host[3];
   auto read_counters = [&] {
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(host, kp, sizeof(host), cudaMemcpyDeviceToHost, stream));
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(host, kp, sizeof(host), cudaMemcpyDeviceToHost, s.handle()));
     s.synchronize();
   };
   for (int unchanged = 0; unchanged < num;) {
     unchanged = 0;
     for (int d = 0; d < num; ++d) {
-      CUSK_CUDA_CHECK(cudaMemsetAsync(kp, 0, 4 * sizeof(unsigned long long), stream));
-      detect_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(sp, g, dirs[d], cp, kp, t);
+      CUSK_CUDA_CHECK(cudaMemsetAsync(kp, 0, 4 * sizeof(unsigned long long), s.handle()));
+      detect_kernel<<<blocks_for(n, 256), 256, 0, s.handle()>>>(sp, g, dirs[d], cp, kp, t);
       CUSK_CUDA_CHECK_LAUNCH();
       read_counters();
       const std::int64_t ncand = static_cast<std::int64_t>(host[0]);
@@ -169,17 +168,17 @@ void cuda_lee(Array& vol, cudaStream_t stream) {
       }
       for (int waves = 2; host[1] != 0; waves = std::min(waves * 2, 32)) {
         for (int w = 0; w < waves; ++w) {
-          wave_kernel<<<blocks_for(ncand, 128), 128, 0, stream>>>(sp, g, cp, ncand, kp, t);
+          wave_kernel<<<blocks_for(ncand, 128), 128, 0, s.handle()>>>(sp, g, cp, ncand, kp, t);
           CUSK_CUDA_CHECK_LAUNCH();
         }
         read_counters();
       }
-      finish_kernel<<<blocks_for(ncand, 256), 256, 0, stream>>>(sp, cp, ncand);
+      finish_kernel<<<blocks_for(ncand, 256), 256, 0, s.handle()>>>(sp, cp, ncand);
       CUSK_CUDA_CHECK_LAUNCH();
       if (host[2] == 0) ++unchanged;
     }
   }
-  pad_kernel<<<blocks_for(n, 256), 256, 0, stream>>>(vp, sp, g, true);
+  pad_kernel<<<blocks_for(n, 256), 256, 0, s.handle()>>>(vp, sp, g, true);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

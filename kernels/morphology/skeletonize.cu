@@ -103,8 +103,7 @@ __global__ void __launch_bounds__(256) clean_kernel(std::uint8_t* __restrict__ i
 
 }  // namespace
 
-void cuda_zhang_thin(Array& img, bool thin, std::int64_t max_iter, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_zhang_thin(Array& img, bool thin, std::int64_t max_iter, const Stream& s) {
   const Geom g{img.shape(0), img.shape(1), (img.shape(1) + kTile - 1) / kTile, (img.shape(0) + kTile - 1) / kTile};
   const std::int64_t ntiles = g.tiles_x * g.tiles_y, n = img.size();
   Array chg = Array::full({3 * ntiles}, 1, DType::uint8, img.device(), s);  // every tile active at first
@@ -122,23 +121,23 @@ void cuda_zhang_thin(Array& img, bool thin, std::int64_t max_iter, cudaStream_t 
     for (std::int64_t j = 0; j < todo; ++j, ++iter)
       for (int pass = 0; pass < 2; ++pass, ++sub, ++since_clean) {
         if (since_clean == kSubPerClean) {
-          clean_kernel<<<clean_blocks, 256, 0, stream>>>(p, n);
+          clean_kernel<<<clean_blocks, 256, 0, s.handle()>>>(p, n);
           CUSK_CUDA_CHECK_LAUNCH();
           since_clean = 0;
         }
-        pass_kernel<<<static_cast<unsigned>(ntiles), block, 0, stream>>>(
+        pass_kernel<<<static_cast<unsigned>(ntiles), block, 0, s.handle()>>>(
             p, g, cp, static_cast<int>(sub % 3), luts[pass], thin, static_cast<std::uint8_t>(2 + since_clean), lp,
             static_cast<int>(iter));
         CUSK_CUDA_CHECK_LAUNCH();
       }
     if (max_iter > 0 && iter >= max_iter) break;
     int last_changed = -1;
-    CUSK_CUDA_CHECK(cudaMemcpyAsync(&last_changed, lp, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    CUSK_CUDA_CHECK(cudaMemcpyAsync(&last_changed, lp, sizeof(int), cudaMemcpyDeviceToHost, s.handle()));
     s.synchronize();
     if (last_changed < iter - 1) break;  // the batch's last iteration removed nothing: stable
     batch = std::min<std::int64_t>(batch * 2, 64);
   }
-  clean_kernel<<<clean_blocks, 256, 0, stream>>>(p, n);
+  clean_kernel<<<clean_blocks, 256, 0, s.handle()>>>(p, n);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

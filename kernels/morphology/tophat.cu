@@ -7,15 +7,15 @@
 namespace cuskimage::morphology::detail {
 
 template <class T>
-void cuda_tophat_sub(const Array& a, const Array& b, Array& out, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, T, T>(a, b, out, TophatSubOp{}, stream);
+void cuda_tophat_sub(const Array& a, const Array& b, Array& out, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, T, T>(a, b, out, TophatSubOp{}, stream.handle());
 }
 
-template void cuda_tophat_sub<bool>(const Array&, const Array&, Array&, cudaStream_t);
-template void cuda_tophat_sub<std::uint8_t>(const Array&, const Array&, Array&, cudaStream_t);
-template void cuda_tophat_sub<std::uint16_t>(const Array&, const Array&, Array&, cudaStream_t);
-template void cuda_tophat_sub<std::int32_t>(const Array&, const Array&, Array&, cudaStream_t);
-template void cuda_tophat_sub<float>(const Array&, const Array&, Array&, cudaStream_t);
-template void cuda_tophat_sub<double>(const Array&, const Array&, Array&, cudaStream_t);
+template void cuda_tophat_sub<bool>(const Array&, const Array&, Array&, const Stream&);
+template void cuda_tophat_sub<std::uint8_t>(const Array&, const Array&, Array&, const Stream&);
+template void cuda_tophat_sub<std::uint16_t>(const Array&, const Array&, Array&, const Stream&);
+template void cuda_tophat_sub<std::int32_t>(const Array&, const Array&, Array&, const Stream&);
+template void cuda_tophat_sub<float>(const Array&, const Array&, Array&, const Stream&);
+template void cuda_tophat_sub<double>(const Array&, const Array&, Array&, const Stream&);
 
 }  // namespace cuskimage::morphology::detail

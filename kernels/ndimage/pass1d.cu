@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kPassThreads)
 
 template <class T, Op O>
 void launch(const T* in, T* out, PassGeom g, const Pass1d& p, const double* w, const SmallWeights& wp, Device dev,
-            cudaStream_t stream) {
+            const Stream& stream) {
   const T cval_t = cast_out<T>(p.cval);
   const bool cval_exact = p.mode != Mode::constant || static_cast<double>(cval_t) == p.cval;
   constexpr bool rank = O == Op::minimum || O == Op::maximum;
@@ -171,18 +171,18 @@ void launch(const T* in, T* out, PassGeom g, const Pass1d& p, const double* w, c
   const std::int64_t tiles_n = (g.n + ny * C - 1) / (ny * C), tiles_i = (g.inner + ti - 1) / ti;
   const std::int64_t blocks = g.outer * tiles_n * tiles_i;
   if (cval_exact && smem_for(ny) <= kSmemBudget && blocks < (std::int64_t(1) << 31) && p.k >= 2) {
-    pass1d_tile_kernel<T, O><<<static_cast<unsigned>(blocks), ti * ny, smem_for(ny), stream>>>(
+    pass1d_tile_kernel<T, O><<<static_cast<unsigned>(blocks), ti * ny, smem_for(ny), stream.handle()>>>(
         in, out, g, ti, ny, C, p.k, p.left, p.mode, cval_t, w, wp, p.symmetry, tiles_n, tiles_i);
   } else {
     const std::int64_t total = g.outer * g.n * g.inner;
     const std::int64_t nb = std::clamp<std::int64_t>((total + kPassThreads - 1) / kPassThreads, 1, 1 << 24);
     Array wd;  // the direct kernel reads the weights from global memory
     if (O == Op::correlate && !w) {
-      wd = Array::from_vector(p.w, {p.k}).to(dev, Stream(stream));
+      wd = Array::from_vector(p.w, {p.k}).to(dev, stream);
       w = static_cast<const double*>(wd.data());
     }
-    pass1d_direct_kernel<T, O><<<static_cast<unsigned>(nb), kPassThreads, 0, stream>>>(in, out, g, p.k, p.left,
-                                                                                       p.mode, p.cval, w, p.symmetry);
+    pass1d_direct_kernel<T, O><<<static_cast<unsigned>(nb), kPassThreads, 0, stream.handle()>>>(
+        in, out, g, p.k, p.left, p.mode, p.cval, w, p.symmetry);
   }
   CUSK_CUDA_CHECK_LAUNCH();
 }
@@ -190,7 +190,7 @@ void launch(const T* in, T* out, PassGeom g, const Pass1d& p, const double* w, c
 }  // namespace
 
 template <class T>
-void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, cudaStream_t stream) {
+void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, const Stream& stream) {
   if (in.size() == 0) return;
   PassGeom g{1, in.shape()[axis], 1};
   for (int d = 0; d < axis; ++d) g.outer *= in.shape()[d];
@@ -211,8 +211,7 @@ void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, cudaStr
         Array w;
         if (p.k <= kParamWeights)
           std::copy(p.w.begin(), p.w.end(), wp.w);
-        else
-          w = Array::from_vector(p.w, {p.k}).to(in.device(), Stream(stream));
+        else w = Array::from_vector(p.w, {p.k}).to(in.device(), stream);
         launch<T, Op::correlate>(ip, op, g, p, w.valid() ? static_cast<const double*>(w.data()) : nullptr, wp,
                                  in.device(), stream);
         break;
@@ -224,11 +223,11 @@ void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, cudaStr
   }
 }
 
-template void cuda_pass1d<bool>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
-template void cuda_pass1d<std::uint8_t>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
-template void cuda_pass1d<std::uint16_t>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
-template void cuda_pass1d<std::int32_t>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
-template void cuda_pass1d<float>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
-template void cuda_pass1d<double>(const Array&, Array&, int, const Pass1d&, cudaStream_t);
+template void cuda_pass1d<bool>(const Array&, Array&, int, const Pass1d&, const Stream&);
+template void cuda_pass1d<std::uint8_t>(const Array&, Array&, int, const Pass1d&, const Stream&);
+template void cuda_pass1d<std::uint16_t>(const Array&, Array&, int, const Pass1d&, const Stream&);
+template void cuda_pass1d<std::int32_t>(const Array&, Array&, int, const Pass1d&, const Stream&);
+template void cuda_pass1d<float>(const Array&, Array&, int, const Pass1d&, const Stream&);
+template void cuda_pass1d<double>(const Array&, Array&, int, const Pass1d&, const Stream&);
 
 }  // namespace cuskimage::ndimage::detail

@@ -240,26 +240,26 @@ int grid_for(std::int64_t n, int block) {
 }  // namespace
 
 template <class S, class O>
-void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, cudaStream_t stream) {
+void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, const Stream& stream) {
   const std::int64_t lines = p.outer * p.inner;
   if (lines == 0 || p.n == 0) return;
   const std::int64_t blocks = (lines + kLines - 1) / kLines;
-  spline_lines_kernel<S, O><<<static_cast<unsigned>(blocks), kLines, 0, stream>>>(static_cast<const S*>(src), work,
-                                                                                  dst, p);
+  spline_lines_kernel<S, O>
+      <<<static_cast<unsigned>(blocks), kLines, 0, stream.handle()>>>(static_cast<const S*>(src), work, dst, p);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
 template <class V>
-void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords,
-                          bool coords_f32, std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval, std::int64_t npad,
-                          cudaStream_t stream) {
+void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords, bool coords_f32,
+                          std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval,
+                          std::int64_t npad, const Stream& stream) {
   const int nd = static_cast<int>(shape.size());
   const int grid = grid_for(npts, 256);
   auto launch = [&]<int ND>() {
     Dims<ND> d;
     for (int a = 0; a < ND; ++a) d.shape[a] = shape[a], d.stride[a] = strides[a];
-    map_kernel<ND, V><<<grid, 256, 0, stream>>>(data, d, coords, coords_f32, npts, out, out_dt, order, mode, cval,
-                                                npad);
+    map_kernel<ND, V>
+        <<<grid, 256, 0, stream.handle()>>>(data, d, coords, coords_f32, npts, out, out_dt, order, mode, cval, npad);
   };
   if (nd == 1) launch.template operator()<1>();
   else if (nd == 2) launch.template operator()<2>();
@@ -269,7 +269,7 @@ void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& stride
 
 template <class T>
 void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
-                     cudaStream_t stream) {
+                     const Stream& stream) {
   cuskimage::detail::Indexer si, so;
   si.ndim = so.ndim = static_cast<int>(shape.size());
   std::int64_t s = 1, total = 1;
@@ -277,18 +277,18 @@ void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t 
     si.shape[d] = shape[d], si.stride[d] = s, s *= shape[d];
     so.shape[d] = shape[d] + 2 * npad, total *= so.shape[d];
   }
-  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream>>>(in, si, so, total, out, npad, constant, cval);
+  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream.handle()>>>(in, si, so, total, out, npad, constant, cval);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
 // Instantiations: the first prefilter pass reads any dtype, later passes their own output; the
 // samples read the coefficients (double) or, unfiltered, the input.
-#define CUSK_SPLINE_INST(T)                                                                                      \
-  template void cuda_spline_lines<T, float>(const void*, double*, float*, const SplineLinePlan&, cudaStream_t);   \
-  template void cuda_spline_lines<T, double>(const void*, double*, double*, const SplineLinePlan&, cudaStream_t); \
-  template void cuda_spline_pad<T>(const T*, const Shape&, double*, std::int64_t, bool, double, cudaStream_t);    \
-  template void cuda_map_coordinates<T>(const T*, const Shape&, const Shape&, const void*, bool, std::int64_t,   \
-                                        void*, DType, int, InterpMode, double, std::int64_t, cudaStream_t);
+#define CUSK_SPLINE_INST(T)                                                                                           \
+  template void cuda_spline_lines<T, float>(const void*, double*, float*, const SplineLinePlan&, const Stream&);      \
+  template void cuda_spline_lines<T, double>(const void*, double*, double*, const SplineLinePlan&, const Stream&);    \
+  template void cuda_spline_pad<T>(const T*, const Shape&, double*, std::int64_t, bool, double, const Stream&);       \
+  template void cuda_map_coordinates<T>(const T*, const Shape&, const Shape&, const void*, bool, std::int64_t, void*, \
+                                        DType, int, InterpMode, double, std::int64_t, const Stream&);
 // The dtypes src/ndimage/spline.cpp's device_native lists; the others arrive as float64.
 CUSK_SPLINE_INST(std::uint8_t)
 CUSK_SPLINE_INST(std::uint16_t)

@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(256)
 }  // namespace
 
 template <class T>
-void cuda_window_nd(const Array& in, Array& out, const WindowNd& W, cudaStream_t stream) {
+void cuda_window_nd(const Array& in, Array& out, const WindowNd& W, const Stream& stream) {
   if (in.size() == 0) return;
   const int nd = in.ndim();
   Geom3 g{1, 1, 1, {0, 0, 0}, {0, 0, 0}};
@@ -206,7 +206,7 @@ void cuda_window_nd(const Array& in, Array& out, const WindowNd& W, cudaStream_t
   auto device_taps = [&]() -> const Tap<3>* {
     std::vector<std::uint8_t> bytes(taps.size() * sizeof(Tap<3>));
     std::memcpy(bytes.data(), taps.data(), bytes.size());
-    dtaps = Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(in.device(), Stream(stream));
+    dtaps = Array::from_vector(bytes, {static_cast<std::int64_t>(bytes.size())}).to(in.device(), stream);
     return static_cast<const Tap<3>*>(dtaps.data());
   };
   const T* ip = static_cast<const T*>(in.data());
@@ -226,8 +226,8 @@ void cuda_window_nd(const Array& in, Array& out, const WindowNd& W, cudaStream_t
         std::copy(taps.begin(), taps.begin() + K, pt.t);
       else
         tp = device_taps();
-      window_tile2d_kernel<T><<<grid, dim3(kTileX, kTileY), smem, stream>>>(ip, op, g, tp, pt, K, W.op, W.mode,
-                                                                            cval_t);
+      window_tile2d_kernel<T>
+          <<<grid, dim3(kTileX, kTileY), smem, stream.handle()>>>(ip, op, g, tp, pt, K, W.op, W.mode, cval_t);
       CUSK_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -239,22 +239,23 @@ void cuda_window_nd(const Array& in, Array& out, const WindowNd& W, cudaStream_t
   const Tap<3>* tp = device_taps();
   if (cval_exact && smem3 <= kSmemBudget && tiles_y * tiles_z <= 65535 && tiles_x < (std::int64_t(1) << 31)) {
     const dim3 grid(static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_y * tiles_z));
-    window_tile3d_kernel<T><<<grid, dim3(kTile3X, kTile3Y, kTile3Z), smem3, stream>>>(
+    window_tile3d_kernel<T><<<grid, dim3(kTile3X, kTile3Y, kTile3Z), smem3, stream.handle()>>>(
         ip, op, g, tp, K, W.op, W.mode, cval_t, static_cast<unsigned>(tiles_y));
     CUSK_CUDA_CHECK_LAUNCH();
     return;
   }
   const std::int64_t total = in.size();
   const std::int64_t nb = std::clamp<std::int64_t>((total + 255) / 256, 1, 1 << 24);
-  window_generic_kernel<T><<<static_cast<unsigned>(nb), 256, 0, stream>>>(ip, op, g, tp, K, W.op, W.mode, W.cval);
+  window_generic_kernel<T>
+      <<<static_cast<unsigned>(nb), 256, 0, stream.handle()>>>(ip, op, g, tp, K, W.op, W.mode, W.cval);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-template void cuda_window_nd<bool>(const Array&, Array&, const WindowNd&, cudaStream_t);
-template void cuda_window_nd<std::uint8_t>(const Array&, Array&, const WindowNd&, cudaStream_t);
-template void cuda_window_nd<std::uint16_t>(const Array&, Array&, const WindowNd&, cudaStream_t);
-template void cuda_window_nd<std::int32_t>(const Array&, Array&, const WindowNd&, cudaStream_t);
-template void cuda_window_nd<float>(const Array&, Array&, const WindowNd&, cudaStream_t);
-template void cuda_window_nd<double>(const Array&, Array&, const WindowNd&, cudaStream_t);
+template void cuda_window_nd<bool>(const Array&, Array&, const WindowNd&, const Stream&);
+template void cuda_window_nd<std::uint8_t>(const Array&, Array&, const WindowNd&, const Stream&);
+template void cuda_window_nd<std::uint16_t>(const Array&, Array&, const WindowNd&, const Stream&);
+template void cuda_window_nd<std::int32_t>(const Array&, Array&, const WindowNd&, const Stream&);
+template void cuda_window_nd<float>(const Array&, Array&, const WindowNd&, const Stream&);
+template void cuda_window_nd<double>(const Array&, Array&, const WindowNd&, const Stream&);
 
 }  // namespace cuskimage::ndimage::detail

@@ -332,57 +332,56 @@ unsigned grid_for(std::int64_t n, int per_thread = 4) {
 
 template <class Od>
 void run(const Od& od, std::int64_t n, const MacenkoParams& p, Array* stain, Array* out, int channel_axis,
-         cudaStream_t s) {
+         const Stream& stream) {
   const Device dev = (stain ? *stain : *out).device();
-  const Stream stream(s);
   Array state_buf = Array::empty({static_cast<std::int64_t>(sizeof(State))}, DType::uint8, dev, stream);
   State* st = static_cast<State*>(state_buf.data());
   // 1. moments, folded level by level down to one partial.
   const std::int64_t chunks = (n + kChunk - 1) / kChunk;
   Array part = Array::empty({chunks * kW}, DType::float64, dev, stream);
-  moments_kernel<<<static_cast<unsigned>(chunks), kLanes, 0, s>>>(od, n, p.beta, part.data<double>());
+  moments_kernel<<<static_cast<unsigned>(chunks), kLanes, 0, stream.handle()>>>(od, n, p.beta, part.data<double>());
   CUSK_CUDA_CHECK_LAUNCH();
   fold_to_one<kW>(part, chunks, stream);
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(st->moments, part.data<double>(), kW * sizeof(double), cudaMemcpyDeviceToDevice, s));
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(st->moments, part.data<double>(), kW * sizeof(double), cudaMemcpyDeviceToDevice,
+                                  stream.handle()));
   // 2. principal axes.
-  fit_axes_kernel<<<1, 1, 0, s>>>(st, p.alpha_fit);
+  fit_axes_kernel<<<1, 1, 0, stream.handle()>>>(st, p.alpha_fit);
   CUSK_CUDA_CHECK_LAUNCH();
   Array hist = Array::empty({kTargets * kBins}, DType::uint32, dev, stream);
   unsigned* h = hist.data<std::uint32_t>();
   const int shifts[3] = {21, 10, 0}, widths[3] = {11, 11, 10};
   auto select = [&]<bool kConc>() {
     for (int pass = 0; pass < 3; ++pass) {
-      CUSK_CUDA_CHECK(cudaMemsetAsync(h, 0, kTargets * kBins * sizeof(unsigned), s));
-      hist_kernel<kConc><<<grid_for(n, 64), 256, 0, s>>>(od, n, p.beta, st, 32 - shifts[pass] - widths[pass],
-                                                     shifts[pass], widths[pass], h);
+      CUSK_CUDA_CHECK(cudaMemsetAsync(h, 0, kTargets * kBins * sizeof(unsigned), stream.handle()));
+      hist_kernel<kConc><<<grid_for(n, 64), 256, 0, stream.handle()>>>(
+          od, n, p.beta, st, 32 - shifts[pass] - widths[pass], shifts[pass], widths[pass], h);
       CUSK_CUDA_CHECK_LAUNCH();
-      scan_kernel<<<1, 256, 0, s>>>(st, h, widths[pass], kTargets, pass == 2);
+      scan_kernel<<<1, 256, 0, stream.handle()>>>(st, h, widths[pass], kTargets, pass == 2);
       CUSK_CUDA_CHECK_LAUNCH();
     }
   };
   // 3. angle percentiles; 4. stains.
   select.template operator()<false>();
-  fit_stains_kernel<<<1, 1, 0, s>>>(st, n, p.alpha_conc, stain ? stain->data<float>() : nullptr);
+  fit_stains_kernel<<<1, 1, 0, stream.handle()>>>(st, n, p.alpha_conc, stain ? stain->data<float>() : nullptr);
   CUSK_CUDA_CHECK_LAUNCH();
   if (!out) return;
   // 5. concentration percentiles; 6. apply.
   select.template operator()<true>();
-  factors_kernel<<<1, 1, 0, s>>>(st, p.ref_max_conc[0], p.ref_max_conc[1]);
+  factors_kernel<<<1, 1, 0, stream.handle()>>>(st, p.ref_max_conc[0], p.ref_max_conc[1]);
   CUSK_CUDA_CHECK_LAUNCH();
   Ref ref;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j) ref.m[i][j] = p.ref[i][j];
-  apply_kernel<<<grid_for(n), 256, 0, s>>>(od, n, st, ref, p.source_intensity, out->data<std::uint8_t>(),
-                                           pixel_geom(*out, channel_axis));
+  apply_kernel<<<grid_for(n), 256, 0, stream.handle()>>>(od, n, st, ref, p.source_intensity, out->data<std::uint8_t>(),
+                                                         pixel_geom(*out, channel_axis));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 void cuda_macenko(const Array& image, int channel_axis, const MacenkoParams& p, Array* stain, Array* out,
-                  cudaStream_t s) {
+                  const Stream& stream) {
   const PixelGeom g = pixel_geom(image, channel_axis);
-  const Stream stream(s);
   const bool is_float = is_floating(image.dtype());
   const float lo = static_cast<float>(is_float ? p.source_intensity / 255.0 : 1.0);
   const float hi = static_cast<float>(p.source_intensity);
@@ -394,20 +393,20 @@ void cuda_macenko(const Array& image, int channel_axis, const MacenkoParams& p, 
   if (!p.absorbance_input && (image.dtype() == DType::uint8 || image.dtype() == DType::uint16)) {
     const int size = image.dtype() == DType::uint8 ? 256 : 65536;
     Array lut = Array::empty({size}, DType::float32, image.device(), stream);
-    lut_kernel<<<(size + 255) / 256, 256, 0, s>>>(lut.data<float>(), size, lo, hi);
+    lut_kernel<<<(size + 255) / 256, 256, 0, stream.handle()>>>(lut.data<float>(), size, lo, hi);
     CUSK_CUDA_CHECK_LAUNCH();
     if (size == 256)
       run(OdLut8{static_cast<const std::uint8_t*>(image.data()), g, lut.data<float>()}, g.n, p, stain, out,
-          channel_axis, s);
+          channel_axis, stream);
     else
       run(OdLut16{static_cast<const std::uint16_t*>(image.data()), g, lut.data<float>()}, g.n, p, stain, out,
-          channel_axis, s);
+          channel_axis, stream);
     return;
   }
   Array od = Array::empty({3, g.n}, DType::float32, image.device(), stream);
   auto launch = [&]<class T>() {
-    planar_kernel<T><<<grid_for(g.n, 1), 256, 0, s>>>(static_cast<const T*>(image.data()), g, od.data<float>(), lo, hi,
-                                                       p.absorbance_input);
+    planar_kernel<T><<<grid_for(g.n, 1), 256, 0, stream.handle()>>>(static_cast<const T*>(image.data()), g,
+                                                                    od.data<float>(), lo, hi, p.absorbance_input);
     CUSK_CUDA_CHECK_LAUNCH();
   };
   switch (image.dtype()) {
@@ -423,7 +422,7 @@ void cuda_macenko(const Array& image, int channel_axis, const MacenkoParams& p, 
     case DType::float64: launch.template operator()<double>(); break;
     default: throw InvalidArgument("pathology.stain_extraction_pca: unsupported dtype " + std::string(dtype_name(image.dtype())));
   }
-  run(OdPlanar{od.data<float>(), g.n}, g.n, p, stain, out, channel_axis, s);
+  run(OdPlanar{od.data<float>(), g.n}, g.n, p, stain, out, channel_axis, stream);
 }
 
 }  // namespace cuskimage::pathology::detail

@@ -48,24 +48,25 @@ struct ToImageFn {
 };
 }  // namespace
 
-void cuda_absorbance(const Array& in, Array& out, double lo, double hi, cudaStream_t stream) {
+void cuda_absorbance(const Array& in, Array& out, double lo, double hi, const Stream& stream) {
   dispatch<Reals>(in.dtype(), "pathology.image_to_absorbance", [&]<class T>() {
     if (out.dtype() == DType::float32)
-      cuda_map<T, float>(in, out, AbsorbanceFn<T, float>{static_cast<float>(lo), static_cast<float>(hi)}, stream);
-    else
-      cuda_map<T, double>(in, out, AbsorbanceFn<T, double>{lo, hi}, stream);
+      cuda_map<T, float>(in, out, AbsorbanceFn<T, float>{static_cast<float>(lo), static_cast<float>(hi)},
+                         stream.handle());
+    else cuda_map<T, double>(in, out, AbsorbanceFn<T, double>{lo, hi}, stream.handle());
   });
 }
 
-void cuda_absorbance_to_image(const Array& in, Array& out, double source, cudaStream_t stream) {
+void cuda_absorbance_to_image(const Array& in, Array& out, double source, const Stream& stream) {
   dispatch<Types<float, double>>(in.dtype(), "pathology.absorbance_to_image", [&]<class F>() {
     dispatch<Reals>(out.dtype(), "pathology.absorbance_to_image",
-                    [&]<class O>() { cuda_map<F, O>(in, out, ToImageFn<F, O>{source}, stream); });
+                    [&]<class O>() { cuda_map<F, O>(in, out, ToImageFn<F, O>{source}, stream.handle()); });
   });
 }
 
-void cuda_intensity(const Array& in, Array& out, int op, float a, float b, float lo, float hi, cudaStream_t stream) {
-  cuda_map<float, float>(in, out, [=] __device__(float v) { return intensity_px(v, op, a, b, lo, hi); }, stream);
+void cuda_intensity(const Array& in, Array& out, int op, float a, float b, float lo, float hi, const Stream& stream) {
+  cuda_map<float, float>(
+      in, out, [=] __device__(float v) { return intensity_px(v, op, a, b, lo, hi); }, stream.handle());
 }
 
 // ---- colour jitter ------------------------------------------------------------------------------
@@ -125,7 +126,7 @@ __global__ void pixel_kernel(std::uint8_t* p, PixelGeom g, float f) {
 
 }  // namespace
 
-void cuda_adjust_colors(Array& img, int channel_axis, const ColorJitterParams& params, cudaStream_t s) {
+void cuda_adjust_colors(Array& img, int channel_axis, const ColorJitterParams& params, const Stream& s) {
   const PixelGeom g = pixel_geom(img, channel_axis);
   if (g.n == 0) return;
   const std::int64_t images = img.ndim() == 4 ? img.shape()[0] : 1;
@@ -134,17 +135,17 @@ void cuda_adjust_colors(Array& img, int channel_axis, const ColorJitterParams& p
   const unsigned grid = blocks_for(g.n);
   for (int op : params.order) {
     if (op == 0 && params.brightness) {
-      brightness_kernel<<<grid, 256, 0, s>>>(p, g, static_cast<float>(*params.brightness));
+      brightness_kernel<<<grid, 256, 0, s.handle()>>>(p, g, static_cast<float>(*params.brightness));
     } else if (op == 1 && params.contrast) {
-      Array sums = Array::zeros({images}, DType::uint64, img.device(), Stream(s));
+      Array sums = Array::zeros({images}, DType::uint64, img.device(), s);
       auto* sp = static_cast<unsigned long long*>(sums.data());
-      luma_sum_kernel<<<grid, 256, 0, s>>>(p, g, per_image, sp);
+      luma_sum_kernel<<<grid, 256, 0, s.handle()>>>(p, g, per_image, sp);
       CUSK_CUDA_CHECK_LAUNCH();
-      contrast_kernel<<<grid, 256, 0, s>>>(p, g, per_image, sp, static_cast<float>(*params.contrast));
+      contrast_kernel<<<grid, 256, 0, s.handle()>>>(p, g, per_image, sp, static_cast<float>(*params.contrast));
     } else if (op == 2 && params.saturation) {
-      pixel_kernel<false><<<grid, 256, 0, s>>>(p, g, static_cast<float>(*params.saturation));
+      pixel_kernel<false><<<grid, 256, 0, s.handle()>>>(p, g, static_cast<float>(*params.saturation));
     } else if (op == 3 && params.hue) {
-      pixel_kernel<true><<<grid, 256, 0, s>>>(p, g, static_cast<float>(*params.hue));
+      pixel_kernel<true><<<grid, 256, 0, s.handle()>>>(p, g, static_cast<float>(*params.hue));
     }
     CUSK_CUDA_CHECK_LAUNCH();
   }
@@ -184,7 +185,7 @@ Indexer plane_indexer(const Array& a, int ah, int aw) {
 }  // namespace
 
 void cuda_zoom(const Array& in, Array& out, int ah, int aw, std::int64_t zh, std::int64_t zw, ZoomInterpolation interp,
-               cudaStream_t s) {
+               const Stream& s) {
   ZoomGeom z;
   z.planes_in = plane_indexer(in, ah, aw);
   z.planes_out = plane_indexer(out, ah, aw);
@@ -197,8 +198,8 @@ void cuda_zoom(const Array& in, Array& out, int ah, int aw, std::int64_t zh, std
   z.nplanes = in.size() / (z.h * z.w);
   const std::int64_t total = in.size();
   if (total == 0) return;
-  zoom_kernel<<<blocks_for(total), 256, 0, s>>>(static_cast<const float*>(in.data()), static_cast<float*>(out.data()),
-                                                z, zh, zw, static_cast<int>(interp));
+  zoom_kernel<<<blocks_for(total), 256, 0, s.handle()>>>(
+      static_cast<const float*>(in.data()), static_cast<float*>(out.data()), z, zh, zw, static_cast<int>(interp));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

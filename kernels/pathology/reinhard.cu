@@ -59,21 +59,21 @@ struct UnitToU8 {
 
 }  // namespace
 
-void cuda_lab_moments(const Array& lab, int channel_axis, Array& moments6, cudaStream_t s) {
+void cuda_lab_moments(const Array& lab, int channel_axis, Array& moments6, const Stream& stream) {
   const PixelGeom g = pixel_geom(lab, channel_axis);
-  const Stream stream(s);
   const std::int64_t chunks = (g.n + kChunk - 1) / kChunk;
   Array part = Array::empty({chunks * 6}, DType::float64, lab.device(), stream);
   dispatch<Types<float, double>>(lab.dtype(), "pathology.lab_stats", [&]<class F>() {
-    lab_moments_kernel<F><<<static_cast<unsigned>(chunks), kLanes, 0, s>>>(
+    lab_moments_kernel<F><<<static_cast<unsigned>(chunks), kLanes, 0, stream.handle()>>>(
         LabItem<F>{static_cast<const F*>(lab.data()), g}, g.n, part.data<double>());
     CUSK_CUDA_CHECK_LAUNCH();
   });
   fold_to_one<6>(part, chunks, stream);
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(moments6.data(), part.data(), 6 * sizeof(double), cudaMemcpyDeviceToDevice, s));
+  CUSK_CUDA_CHECK(
+      cudaMemcpyAsync(moments6.data(), part.data(), 6 * sizeof(double), cudaMemcpyDeviceToDevice, stream.handle()));
 }
 
-void cuda_reinhard_apply(Array& lab, int channel_axis, const Array& moments6, const LabStats& target, cudaStream_t s) {
+void cuda_reinhard_apply(Array& lab, int channel_axis, const Array& moments6, const LabStats& target, const Stream& s) {
   const PixelGeom g = pixel_geom(lab, channel_axis);
   Target t;
   for (int c = 0; c < 3; ++c) {
@@ -82,15 +82,15 @@ void cuda_reinhard_apply(Array& lab, int channel_axis, const Array& moments6, co
   }
   const std::int64_t blocks = std::min<std::int64_t>((g.n + 255) / 256, 1 << 16);
   dispatch<Types<float, double>>(lab.dtype(), "pathology.normalize_reinhard", [&]<class F>() {
-    reinhard_kernel<F><<<static_cast<unsigned>(blocks < 1 ? 1 : blocks), 256, 0, s>>>(
+    reinhard_kernel<F><<<static_cast<unsigned>(blocks < 1 ? 1 : blocks), 256, 0, s.handle()>>>(
         static_cast<F*>(lab.data()), g, moments6.data<double>(), t);
     CUSK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void cuda_unit_to_u8(const Array& in, Array& out, cudaStream_t s) {
+void cuda_unit_to_u8(const Array& in, Array& out, const Stream& s) {
   dispatch<Types<float, double>>(in.dtype(), "pathology.normalize_reinhard", [&]<class F>() {
-    cuskimage::detail::cuda_map<F, std::uint8_t>(in, out, UnitToU8<F>{}, s);
+    cuskimage::detail::cuda_map<F, std::uint8_t>(in, out, UnitToU8<F>{}, s.handle());
   });
 }
 

@@ -29,15 +29,15 @@ unsigned blocks(std::int64_t n) { return static_cast<unsigned>(std::min<std::int
 
 }  // namespace
 
-void cuda_haematoxylin(const std::uint8_t* rgb, std::int64_t n, const HaemLut& lut, float* out, cudaStream_t s) {
+void cuda_haematoxylin(const std::uint8_t* rgb, std::int64_t n, const HaemLut& lut, float* out, const Stream& s) {
   if (n == 0) return;
-  haem_kernel<<<blocks(n), 256, 0, s>>>(rgb, n, lut, out);
+  haem_kernel<<<blocks(n), 256, 0, s.handle()>>>(rgb, n, lut, out);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-void cuda_greater(const float* x, std::int64_t n, float t, bool* out, cudaStream_t s) {
+void cuda_greater(const float* x, std::int64_t n, float t, bool* out, const Stream& s) {
   if (n == 0) return;
-  greater_kernel<<<blocks(n), 256, 0, s>>>(x, n, t, out);
+  greater_kernel<<<blocks(n), 256, 0, s.handle()>>>(x, n, t, out);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

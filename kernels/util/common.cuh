@@ -33,12 +33,12 @@ __global__ void __launch_bounds__(kMapThreads) generate_kernel(Out* __restrict__
 
 /// out[i] = f(i) for the C-order element number i of `out` (any strides), asynchronously.
 template <class Out, class F>
-void cuda_generate(Array& out, const F& f, cudaStream_t stream) {
+void cuda_generate(Array& out, const F& f, const Stream& stream) {
   const Layout L = layout_of({&out});
   const std::int64_t n = L.size();
   if (n == 0) return;
-  generate_kernel<Out, F><<<map_blocks(n), kMapThreads, 0, stream>>>(static_cast<Out*>(out.data()), L.indexer(0), n,
-                                                                     L.contiguous(0), f);
+  generate_kernel<Out, F><<<map_blocks(n), kMapThreads, 0, stream.handle()>>>(static_cast<Out*>(out.data()),
+                                                                              L.indexer(0), n, L.contiguous(0), f);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
@@ -70,8 +70,7 @@ __global__ void __launch_bounds__(kMapThreads)
 /// One result per segment (segments > 1: one per index of axis 0), combined on the host.
 /// Synchronizes `stream`.
 template <class Op>
-std::vector<typename Op::acc_type> cuda_reduce(const Array& a, std::int64_t segments, const Op& op,
-                                               cudaStream_t stream) {
+std::vector<typename Op::acc_type> cuda_reduce(const Array& a, std::int64_t segments, const Op& op, const Stream& s) {
   using Acc = typename Op::acc_type;
   using T = typename Op::value_type;
   std::vector<Acc> result(static_cast<std::size_t>(segments), op.identity());
@@ -84,7 +83,6 @@ std::vector<typename Op::acc_type> cuda_reduce(const Array& a, std::int64_t segm
   const std::int64_t seg_per_launch = std::min<std::int64_t>(segments, kMaxY);
   const std::int64_t bx = std::clamp<std::int64_t>((n + kMapThreads - 1) / kMapThreads, 1,
                                                    std::max<std::int64_t>(1, 1024 / seg_per_launch));
-  const Stream s(stream);
   Array partials = Array::empty({segments * bx * static_cast<std::int64_t>(sizeof(Acc))}, DType::uint8,
                                 a.device(), s);
   auto* pp = static_cast<Acc*>(partials.data());
@@ -92,8 +90,8 @@ std::vector<typename Op::acc_type> cuda_reduce(const Array& a, std::int64_t segm
   for (std::int64_t s0 = 0; s0 < segments; s0 += kMaxY) {
     const std::int64_t ns = std::min(kMaxY, segments - s0);
     const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(ns));
-    reduce_kernel<Op><<<grid, kMapThreads, 0, stream>>>(base + s0 * seg_stride, seg_stride, L.indexer(0),
-                                                        L.contiguous(0), n, op, pp + s0 * bx);
+    reduce_kernel<Op><<<grid, kMapThreads, 0, s.handle()>>>(base + s0 * seg_stride, seg_stride, L.indexer(0),
+                                                            L.contiguous(0), n, op, pp + s0 * bx);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   const Array host = partials.to(Device::cpu(), s);

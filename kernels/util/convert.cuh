@@ -12,12 +12,11 @@
 namespace cuskimage::util::detail {
 
 template <class OutList>
-void cuda_convert_group(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream) {
+void cuda_convert_group(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream) {
   using namespace cuskimage::detail;
   dispatch<AllTypes>(src.dtype(), "util.convert", [&]<class In>() {
-    dispatch<OutList>(dst.dtype(), "util.convert", [&]<class Out>() {
-      cuda_map<In, Out>(src, dst, ImgConvert<In, Out>{plan}, stream);
-    });
+    dispatch<OutList>(dst.dtype(), "util.convert",
+                      [&]<class Out>() { cuda_map<In, Out>(src, dst, ImgConvert<In, Out>{plan}, stream.handle()); });
   });
 }
 

@@ -3,7 +3,7 @@
 
 namespace cuskimage::util::detail {
 
-void cuda_convert_to_bool(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream) {
+void cuda_convert_to_bool(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream) {
   cuda_convert_group<cuskimage::detail::Types<bool>>(src, dst, plan, stream);
 }
 

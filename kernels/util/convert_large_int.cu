@@ -3,7 +3,7 @@
 
 namespace cuskimage::util::detail {
 
-void cuda_convert_to_large_int(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream) {
+void cuda_convert_to_large_int(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream) {
   cuda_convert_group<cuskimage::detail::Types<std::uint32_t, std::int32_t, std::uint64_t, std::int64_t>>(src, dst, plan,
                                                                                                         stream);
 }

@@ -3,7 +3,7 @@
 
 namespace cuskimage::util::detail {
 
-void cuda_convert_to_small_int(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream) {
+void cuda_convert_to_small_int(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream) {
   cuda_convert_group<cuskimage::detail::Types<std::uint8_t, std::int8_t, std::uint16_t, std::int16_t>>(src, dst, plan,
                                                                                                       stream);
 }

@@ -10,22 +10,22 @@
 namespace cuskimage::util::detail {
 
 template <class T>
-std::vector<MinMax<T>> cuda_minmax(const Array& a, std::int64_t segments, cudaStream_t stream) {
+std::vector<MinMax<T>> cuda_minmax(const Array& a, std::int64_t segments, const Stream& stream) {
   return cuda_reduce(a, segments, MinMaxOp<T>{}, stream);
 }
 
 template <class T>
-std::vector<double> cuda_sum(const Array& a, std::int64_t segments, cudaStream_t stream) {
+std::vector<double> cuda_sum(const Array& a, std::int64_t segments, const Stream& stream) {
   return cuda_reduce(a, segments, SumOp<T>{}, stream);
 }
 
-#define CUSK_UTIL_INSTANTIATE(T)                                                                 \
-  template std::vector<MinMax<T>> cuda_minmax<T>(const Array&, std::int64_t, cudaStream_t);      \
-  template std::vector<double> cuda_sum<T>(const Array&, std::int64_t, cudaStream_t);
+#define CUSK_UTIL_INSTANTIATE(T)                                                             \
+  template std::vector<MinMax<T>> cuda_minmax<T>(const Array&, std::int64_t, const Stream&); \
+  template std::vector<double> cuda_sum<T>(const Array&, std::int64_t, const Stream&);
 CUSK_FOR_EACH_DTYPE(CUSK_UTIL_INSTANTIATE)
 #undef CUSK_UTIL_INSTANTIATE
 
-std::int64_t cuda_count_nonpositive(const Array& a, cudaStream_t stream) {
+std::int64_t cuda_count_nonpositive(const Array& a, const Stream& stream) {
   return cuda_reduce(a, 1, CountNonPositiveOp<double>{}, stream)[0];
 }
 
@@ -54,8 +54,7 @@ __global__ void __launch_bounds__(kMapThreads)
 
 }  // namespace
 
-std::int64_t cuda_count_unique(const Array& a, cudaStream_t stream) {
-  const Stream s(stream);
+std::int64_t cuda_count_unique(const Array& a, const Stream& s) {
   return cuskimage::detail::dispatch<cuskimage::detail::FloatTypes>(
       a.dtype(), "util.random_noise", [&]<class T>() -> std::int64_t {
         const std::int64_t n = a.size();
@@ -65,14 +64,14 @@ std::int64_t cuda_count_unique(const Array& a, cudaStream_t stream) {
         std::size_t temp_bytes = 0;
         CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, static_cast<const T*>(keys.data()),
                                                        static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8),
-                                                       stream));
+                                                       s.handle()));
         Array temp = Array::empty({static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 1))}, DType::uint8,
                                   a.device(), s);
         CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, static_cast<const T*>(keys.data()),
                                                        static_cast<T*>(sorted.data()), n, 0, int(sizeof(T) * 8),
-                                                       stream));
+                                                       s.handle()));
         Array count = Array::zeros({1}, DType::uint64, a.device(), s);
-        count_runs_kernel<T><<<map_blocks(n), kMapThreads, 0, stream>>>(
+        count_runs_kernel<T><<<map_blocks(n), kMapThreads, 0, s.handle()>>>(
             static_cast<const T*>(sorted.data()), n, static_cast<unsigned long long*>(count.data()));
         CUSK_CUDA_CHECK_LAUNCH();
         const Array host = count.to(Device::cpu(), s);

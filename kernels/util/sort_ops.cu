@@ -30,27 +30,24 @@ struct Iota64 {
 };
 
 template <class K, class U>
-void map_array_typed(const Array& input_arr, const Array& keys, const Array& values, Array& out, cudaStream_t stream) {
-  const Stream s(stream);
+void map_array_typed(const Array& input_arr, const Array& keys, const Array& values, Array& out, const Stream& s) {
   const std::int64_t n = keys.size();
   Array sorted_keys = Array::empty({n}, keys.dtype(), keys.device(), s);
   Array order_in = Array::empty({n}, DType::int64, keys.device(), s);
   Array order = Array::empty({n}, DType::int64, keys.device(), s);
   if (n > 0) {
-    cuda_generate<std::int64_t>(order_in, Iota64{}, stream);
+    cuda_generate<std::int64_t>(order_in, Iota64{}, s);
     std::size_t bytes = 0;
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const K*>(keys.data()),
-                                                    static_cast<K*>(sorted_keys.data()),
-                                                    static_cast<const std::int64_t*>(order_in.data()),
-                                                    static_cast<std::int64_t*>(order.data()), n, 0,
-                                                    int(sizeof(K) * 8), stream));
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        nullptr, bytes, static_cast<const K*>(keys.data()), static_cast<K*>(sorted_keys.data()),
+        static_cast<const std::int64_t*>(order_in.data()), static_cast<std::int64_t*>(order.data()), n, 0,
+        int(sizeof(K) * 8), s.handle()));
     Array temp = scratch(bytes, keys.device(), s);
     // Radix sort is stable: among equal keys the last in sorted order is the last given.
-    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), bytes, static_cast<const K*>(keys.data()),
-                                                    static_cast<K*>(sorted_keys.data()),
-                                                    static_cast<const std::int64_t*>(order_in.data()),
-                                                    static_cast<std::int64_t*>(order.data()), n, 0,
-                                                    int(sizeof(K) * 8), stream));
+    CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+        temp.data(), bytes, static_cast<const K*>(keys.data()), static_cast<K*>(sorted_keys.data()),
+        static_cast<const std::int64_t*>(order_in.data()), static_cast<std::int64_t*>(order.data()), n, 0,
+        int(sizeof(K) * 8), s.handle()));
   }
   MapArrayFn<K, U> f;
   f.keys = static_cast<const K*>(sorted_keys.data());
@@ -58,12 +55,12 @@ void map_array_typed(const Array& input_arr, const Array& keys, const Array& val
   f.values = static_cast<const U*>(values.data());
   f.n = n;
   Array out_u = alias_as(out, dtype_v<U>);
-  cuda_map<K, U>(input_arr, out_u, f, stream);
+  cuda_map<K, U>(input_arr, out_u, f, s.handle());
 }
 
 }  // namespace
 
-void cuda_map_array(const Array& input_arr, const Array& keys, const Array& values, Array& out, cudaStream_t stream) {
+void cuda_map_array(const Array& input_arr, const Array& keys, const Array& values, Array& out, const Stream& stream) {
   dispatch<KeyTypes>(input_arr.dtype(), "util.map_array", [&]<class K>() {
     switch (out.itemsize()) {
       case 1: return map_array_typed<K, std::uint8_t>(input_arr, keys, values, out, stream);
@@ -113,39 +110,38 @@ __global__ void gather_rows_kernel(const unsigned char* __restrict__ base, std::
 
 }  // namespace
 
-Array cuda_unique_rows(const Array& ar, cudaStream_t stream) {
-  const Stream s(stream);
+Array cuda_unique_rows(const Array& ar, const Stream& s) {
   const std::int64_t n = ar.shape()[0];
   const std::int64_t row_bytes = ar.shape()[1] * static_cast<std::int64_t>(ar.itemsize());
   const auto* base = static_cast<const unsigned char*>(ar.data());
   Array order = Array::empty({n}, DType::int64, ar.device(), s);
-  cuda_generate<std::int64_t>(order, Iota64{}, stream);
+  cuda_generate<std::int64_t>(order, Iota64{}, s);
   auto* op = static_cast<std::int64_t*>(order.data());
   std::size_t bytes = 0;
-  CUSK_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, op, n, RowLess{base, row_bytes}, stream));
+  CUSK_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, op, n, RowLess{base, row_bytes}, s.handle()));
   Array temp = scratch(bytes, ar.device(), s);
-  CUSK_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp.data(), bytes, op, n, RowLess{base, row_bytes}, stream));
+  CUSK_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp.data(), bytes, op, n, RowLess{base, row_bytes}, s.handle()));
   Array flags = Array::empty({n}, DType::uint8, ar.device(), s);
-  run_heads_kernel<<<map_blocks(n), kMapThreads, 0, stream>>>(base, row_bytes, op, n,
-                                                               static_cast<char*>(flags.data()));
+  run_heads_kernel<<<map_blocks(n), kMapThreads, 0, s.handle()>>>(base, row_bytes, op, n,
+                                                                  static_cast<char*>(flags.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   Array selected = Array::empty({n}, DType::int64, ar.device(), s);
   Array count = Array::empty({1}, DType::int64, ar.device(), s);
   std::size_t sel_bytes = 0;
   CUSK_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, sel_bytes, op, static_cast<const char*>(flags.data()),
                                              static_cast<std::int64_t*>(selected.data()),
-                                             static_cast<std::int64_t*>(count.data()), n, stream));
+                                             static_cast<std::int64_t*>(count.data()), n, s.handle()));
   Array sel_temp = scratch(sel_bytes, ar.device(), s);
   CUSK_CUDA_CHECK(cub::DeviceSelect::Flagged(sel_temp.data(), sel_bytes, op, static_cast<const char*>(flags.data()),
                                              static_cast<std::int64_t*>(selected.data()),
-                                             static_cast<std::int64_t*>(count.data()), n, stream));
+                                             static_cast<std::int64_t*>(count.data()), n, s.handle()));
   const Array host_count = count.to(Device::cpu(), s);
   s.synchronize();
   const std::int64_t m = *static_cast<const std::int64_t*>(host_count.data());
   Array out = Array::empty({m, ar.shape()[1]}, ar.dtype(), ar.device(), s);
   const std::int64_t total = m * row_bytes;
   if (total > 0) {
-    gather_rows_kernel<<<map_blocks(total), kMapThreads, 0, stream>>>(
+    gather_rows_kernel<<<map_blocks(total), kMapThreads, 0, s.handle()>>>(
         base, row_bytes, static_cast<const std::int64_t*>(selected.data()), total,
         static_cast<unsigned char*>(out.data()));
     CUSK_CUDA_CHECK_LAUNCH();
@@ -168,15 +164,15 @@ __global__ void label_points_kernel(const C* __restrict__ coords, std::int64_t r
 
 }  // namespace
 
-void cuda_label_points(const Array& coords, Array& out, cudaStream_t stream) {
+void cuda_label_points(const Array& coords, Array& out, const Stream& stream) {
   const std::int64_t n = coords.shape()[0];
   Indexer shape;  // carries the output extents
   shape.ndim = out.ndim();
   for (int d = 0; d < out.ndim(); ++d) shape.shape[d] = out.shape()[d];
-  dispatch<cuskimage::detail::Types<std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, std::uint32_t,
-                                    std::int32_t, std::uint64_t, std::int64_t, float, double>>(
+  dispatch<cuskimage::detail::Types<std::uint8_t, std::int8_t, std::uint16_t, std::int16_t, std::uint32_t, std::int32_t,
+                                    std::uint64_t, std::int64_t, float, double>>(
       coords.dtype(), "util.label_points", [&]<class C>() {
-        label_points_kernel<C><<<map_blocks(n), kMapThreads, 0, stream>>>(
+        label_points_kernel<C><<<map_blocks(n), kMapThreads, 0, stream.handle()>>>(
             static_cast<const C*>(coords.data()), coords.strides()[0], coords.strides()[1], n, out.ndim(), shape,
             static_cast<unsigned long long*>(out.data()));
         CUSK_CUDA_CHECK_LAUNCH();

@@ -170,7 +170,7 @@ Ranked rank_labels(const Array& label, std::int64_t bg_label, const Stream& s) {
   r.bg_rank = Array::empty({2}, DType::int64, label.device(), s);
   cuskimage::detail::on_backend(
       label, s, [&] { detail::cpu_label_ranks(r.labels, bg_label, r.ranks, r.bg_rank); },
-      [&](cudaStream_t cs) { detail::cuda_label_ranks(r.labels, bg_label, r.ranks, r.bg_rank, cs); });
+      [&](const Stream& cs) { detail::cuda_label_ranks(r.labels, bg_label, r.ranks, r.bg_rank, cs); });
   return r;
 }
 
@@ -230,7 +230,7 @@ Array overlay(const Array& label, const Array* image_in, const Label2RgbOptions&
                                 .n_colors = static_cast<std::int64_t>(colors.size())};
   cuskimage::detail::on_backend(
       label, s, [&] { detail::cpu_label_overlay(r.ranks, r.bg_rank, palette, image, out, p); },
-      [&](cudaStream_t cs) { detail::cuda_label_overlay(r.ranks, r.bg_rank, palette, image, out, p, cs); });
+      [&](const Stream& cs) { detail::cuda_label_overlay(r.ranks, r.bg_rank, palette, image, out, p, cs); });
   // Keep the host-side palette alive until the device has read it (staged copy; `to` returns after
   // the source is copied into pinned memory, so nothing to do here).
   return out;
@@ -263,7 +263,7 @@ Array average(const Array& label, const Array& image_in, const Label2RgbOptions&
         detail::cpu_label_sums(r.ranks, img, sums);
         detail::cpu_label_avg(r.ranks, r.bg_rank, sums, bg, out);
       },
-      [&](cudaStream_t cs) {
+      [&](const Stream& cs) {
         // The number of distinct labels sizes the sums: the one host synchronisation.
         const std::int64_t k = detail::cuda_label_count(r.ranks, cs);
         Array sums = Array::zeros({k, 4}, DType::float64, label.device(), s);

@@ -42,7 +42,7 @@ DType float_type(DType dt) { return dt == DType::float32 ? DType::float32 : DTyp
 
 void pixel_into(Op op, const PixelParams& p, const Array& in, Array& out, const Stream& stream) {
   cuskimage::detail::on_backend(
-      in, stream, [&] { cpu_pixel(op, p, in, out); }, [&](cudaStream_t s) { cuda_pixel(op, p, in, out, s); });
+      in, stream, [&] { cpu_pixel(op, p, in, out); }, [&](const Stream& s) { cuda_pixel(op, p, in, out, s); });
 }
 
 Array pixel_op(std::string_view fn, std::string_view arg, const Array& arr, int channel_axis, Op op,

@@ -48,7 +48,7 @@ Array run_delta(std::string_view fn, detail::DeltaKind kind, const detail::Delta
   Array out = Array::empty(px, dt, lab1.device(), s);
   cuskimage::detail::on_backend(
       a3, s, [&] { detail::cpu_delta_e(kind, p, a3, b3, out); },
-      [&](cudaStream_t cs) { detail::cuda_delta_e(kind, p, a3, b3, out, cs); });
+      [&](const Stream& cs) { detail::cuda_delta_e(kind, p, a3, b3, out, cs); });
   return out;
 }
 

@@ -404,7 +404,7 @@ void Array::copy_from(const Array& src, const Stream& stream) {
   if (src.device_ == device_) {
     if (device_.is_cpu()) return detail::cpu_convert(src, *this);
     detail::DeviceGuard g(device_.index());
-    return detail::cuda_convert(src, *this, stream.handle());
+    return detail::cuda_convert(src, *this, stream);
   }
   // Across devices: move src's bytes contiguous and in its own dtype, then convert on this device.
   Array s = src.contiguous(stream);
@@ -432,7 +432,7 @@ void Array::fill(double value, const Stream& stream) {
   if (size() == 0) return;
   if (device_.is_cpu()) return detail::cpu_fill(*this, element);
   detail::DeviceGuard g(device_.index());
-  detail::cuda_fill(*this, element, stream.handle());
+  detail::cuda_fill(*this, element, stream);
 }
 
 }  // namespace cuskimage

@@ -8,11 +8,11 @@ namespace cuskimage::detail {
 
 /// dst = src converted to dst's dtype (Array::astype semantics), any strides.
 void cpu_convert(const Array& src, Array& dst);
-void cuda_convert(const Array& src, Array& dst, cudaStream_t stream);
+void cuda_convert(const Array& src, Array& dst, const Stream& stream);
 
 /// Every element of dst = the value at `element` (one element of dst's dtype, in host memory).
 void cpu_fill(Array& dst, const void* element);
-void cuda_fill(Array& dst, const void* element, cudaStream_t stream);
+void cuda_fill(Array& dst, const void* element, const Stream& stream);
 
 /// One element of `dt` holding `value` converted as np.full does; returns its bytes in `out[8]`.
 void element_from_double(DType dt, double value, unsigned char out[8]);

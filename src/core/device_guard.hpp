@@ -1,6 +1,8 @@
 // Makes a CUDA device current for a scope and restores the previous one.
 #pragma once
 
+#include <type_traits>
+
 #include "cuskimage/array.hpp"
 #include "cuskimage/stream.hpp"
 #include "src/core/cuda_check.hpp"
@@ -25,13 +27,14 @@ class DeviceGuard {
   int previous_ = 0;
 };
 
-/// The backend switch of every op: cpu() for host arrays, else cuda(stream handle) with a's device
-/// current.
+/// The backend switch of every op: cpu() for host arrays, else cuda(stream) with a's device current.
+/// A cuda callable that takes the raw handle still gets it (code not yet moved to Stream).
 template <class Cpu, class Cuda>
 decltype(auto) on_backend(const Array& a, const Stream& stream, Cpu&& cpu, Cuda&& cuda) {
   if (a.device().is_cpu()) return cpu();
   DeviceGuard guard(a.device().index());
-  return cuda(stream.handle());
+  if constexpr (std::is_invocable_v<Cuda&, const Stream&>) return cuda(stream);
+  else return cuda(stream.handle());
 }
 
 }  // namespace cuskimage::detail

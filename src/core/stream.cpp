@@ -10,10 +10,10 @@
 namespace cuskimage {
 
 namespace {
-// Streams made by Stream::create(), by handle. Kernels' host code wraps the handle it is given
-// (Stream(handle)); through this registry such a wrapper shares the creator's ownership, so an
-// Array allocated on it keeps the stream alive until the Array's stream-ordered free, however long
-// it outlives the caller's Stream object (a wrapper that did not own freed on a destroyed stream).
+// Streams made by Stream::create(), by handle. A Stream made from a bare handle (Stream(handle))
+// shares the creator's ownership through this registry, so an Array allocated on it keeps the
+// stream alive until the Array's stream-ordered free, however long it outlives the caller's Stream
+// object (a wrapper that did not own would free on a destroyed stream).
 struct Registry {
   std::mutex mu;
   std::unordered_map<cudaStream_t, std::weak_ptr<void>> owners;

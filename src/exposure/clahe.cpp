@@ -175,7 +175,8 @@ Array clahe_grey(const Array& image, DType fdt, const EqualizeAdapthistOptions& 
   }
   Array out = Array::empty(image.shape(), fdt, image.device(), stream);
   on_backend(
-      src, stream, [&] { detail::cpu_clahe(src, out, p); }, [&](cudaStream_t s) { detail::cuda_clahe(src, out, p, s); });
+      src, stream, [&] { detail::cpu_clahe(src, out, p); },
+      [&](const Stream& s) { detail::cuda_clahe(src, out, p, s); });
   return out;
 }
 
@@ -208,7 +209,8 @@ Array equalize_adapthist(const Array& image, const EqualizeAdapthistOptions& opt
   hshape.push_back(3);
   Array hsv = Array::empty(hshape, fdt, image.device(), stream);
   on_backend(
-      rgb, stream, [&] { detail::cpu_rgb_to_hsv(rgb, hsv); }, [&](cudaStream_t s) { detail::cuda_rgb_to_hsv(rgb, hsv, s); });
+      rgb, stream, [&] { detail::cpu_rgb_to_hsv(rgb, hsv); },
+      [&](const Stream& s) { detail::cuda_rgb_to_hsv(rgb, hsv, s); });
   Array value = hsv.index(-1, 2);
   EqualizeAdapthistOptions grey = opts;
   grey.channel_axis = std::nullopt;
@@ -216,7 +218,8 @@ Array equalize_adapthist(const Array& image, const EqualizeAdapthistOptions& opt
   value.copy_from(v2, stream);
   Array out = Array::empty(hshape, fdt, image.device(), stream);
   on_backend(
-      hsv, stream, [&] { detail::cpu_hsv_to_rgb(hsv, out); }, [&](cudaStream_t s) { detail::cuda_hsv_to_rgb(hsv, out, s); });
+      hsv, stream, [&] { detail::cpu_hsv_to_rgb(hsv, out); },
+      [&](const Stream& s) { detail::cuda_hsv_to_rgb(hsv, out, s); });
   if (axis == image.ndim() - 1) return out;
   std::vector<int> back;
   const int n = image.ndim();

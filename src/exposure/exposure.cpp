@@ -48,7 +48,7 @@ DType float_type(DType dt) { return dt == DType::float32 ? DType::float32 : DTyp
 Array minmax(const Array& image, const Array& mask, const Stream& stream) {
   Array r = Array::empty({2}, DType::float64, image.device(), stream);
   on_backend(
-      image, stream, [&] { cpu_minmax(image, mask, r); }, [&](cudaStream_t s) { cuda_minmax(image, mask, r, s); });
+      image, stream, [&] { cpu_minmax(image, mask, r); }, [&](const Stream& s) { cuda_minmax(image, mask, r, s); });
   return r;
 }
 
@@ -128,7 +128,7 @@ const NamedRange& named_range(const std::string& name, std::string_view fn, std:
 
 template <class F>
 void with_backend(const Array& a, const Stream& stream, F&& f) {
-  on_backend(a, stream, [&] { f(true, cudaStream_t{}); }, [&](cudaStream_t s) { f(false, s); });
+  on_backend(a, stream, [&] { f(true, stream); }, [&](const Stream& s) { f(false, s); });
 }
 
 /// Counts of `image` (channels last when channels > 1) as histogram() bins them.
@@ -158,7 +158,7 @@ Counts count(const Array& image, const Array& mask, std::int64_t channels, std::
     }
     expect(c.nbins <= kMaxIntBins, fn, "image", "value range needs ", c.nbins, " bins, more than ", kMaxIntBins);
     c.counts = Array::empty({channels * c.nbins}, DType::int64, dev, stream);
-    with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+    with_backend(image, stream, [&](bool cpu, const Stream& s) {
       if (cpu) cpu_histogram(image, mask, channels, c.lo, c.nbins, nullptr, c.counts);
       else cuda_histogram(image, mask, channels, c.lo, c.nbins, nullptr, c.counts, s);
     });
@@ -179,7 +179,7 @@ Counts count(const Array& image, const Array& mask, std::int64_t channels, std::
   }
   c.counts = Array::empty({channels * nbins}, DType::int64, dev, stream);
   c.centers = Array::empty({nbins}, image.dtype(), dev, stream);
-  with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+  with_backend(image, stream, [&](bool cpu, const Stream& s) {
     if (cpu) {
       cpu_histogram(image, mask, channels, 0, nbins, rp, c.counts);
       cpu_float_centers(rp, nbins, c.centers);
@@ -195,7 +195,7 @@ Array counts_to(const Array& counts, std::int64_t rows, std::int64_t nbins, DTyp
                 const Stream& stream) {
   Array out = Array::empty({rows, nbins}, dt, counts.device(), stream);
   const Array c2 = counts.reshape({rows, nbins});
-  with_backend(counts, stream, [&](bool cpu, cudaStream_t s) {
+  with_backend(counts, stream, [&](bool cpu, const Stream& s) {
     if (cpu) cpu_counts_to(c2, out, cumulative);
     else cuda_counts_to(c2, out, cumulative, s);
   });
@@ -214,7 +214,7 @@ Array adjust(const Array& image, AdjustKind kind, double a, double b, const Stre
            "non-negative values; use exposure.rescale_intensity), got a minimum of ", lo);
   }
   Array out = Array::empty(image.shape(), image.dtype(), image.device(), stream);
-  with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+  with_backend(image, stream, [&](bool cpu, const Stream& s) {
     if (cpu) cpu_adjust(image, out, kind, a, b);
     else cuda_adjust(image, out, kind, a, b, s);
   });
@@ -283,7 +283,7 @@ Array equalize_hist(const Array& image, const EqualizeHistOptions& opts, const S
   Counts c = count(image, mask, 1, opts.nbins, SourceRange::image, full, stream, fn);
   const Array cdf = counts_to(c.counts, 1, c.nbins, float_type(image.dtype()), true, stream).reshape({c.nbins});
   Array out = Array::empty(image.shape(), float_type(image.dtype()), image.device(), stream);
-  with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+  with_backend(image, stream, [&](bool cpu, const Stream& s) {
     if (cpu) cpu_equalize_apply(image, c.lo, c.range, cdf, out);
     else cuda_equalize_apply(image, c.lo, c.range, cdf, out, s);
   });
@@ -343,7 +343,7 @@ Array rescale_intensity(const Array& image, const RescaleIntensityOptions& opts,
   const Array range = spec.needs_range() ? minmax(image, Array{}, stream) : Array::zeros({2}, DType::float64, image.device(), stream);
   const bool direct = out_dt == dt || out_dt == comp;
   Array out = Array::empty(image.shape(), direct ? out_dt : comp, image.device(), stream);
-  with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+  with_backend(image, stream, [&](bool cpu, const Stream& s) {
     if (cpu) cpu_rescale(image, out, spec, range);
     else cuda_rescale(image, out, spec, range, s);
   });
@@ -378,7 +378,7 @@ Array match_histograms(const Array& image, const Array& reference, const MatchHi
     expect(is_integer(reference.dtype()), fn, "reference", "must have an integer dtype for an unsigned image (bincount), got ",
            dtype_name(reference.dtype()));
   auto run = [&](const Array& src, const Array& tmpl, Array& out) {
-    with_backend(src, stream, [&](bool cpu, cudaStream_t s) {
+    with_backend(src, stream, [&](bool cpu, const Stream& s) {
       if (cpu) cpu_match(src, tmpl, out);
       else cuda_match(src, tmpl, out, s);
     });
@@ -423,7 +423,7 @@ bool is_low_contrast(const Array& image, const IsLowContrastOptions& opts, const
   Array img = image.share();
   if (image.ndim() == 3 && (image.shape(2) == 3 || image.shape(2) == 4)) {
     img = Array::empty({image.shape(0), image.shape(1)}, float_type(image.dtype()), image.device(), stream);
-    with_backend(image, stream, [&](bool cpu, cudaStream_t s) {
+    with_backend(image, stream, [&](bool cpu, const Stream& s) {
       if (cpu) cpu_rgb_to_gray(image, img);
       else cuda_rgb_to_gray(image, img, s);
     });
@@ -449,7 +449,7 @@ bool is_low_contrast(const Array& image, const IsLowContrastOptions& opts, const
   std::vector<double> v;
   on_backend(
       img, stream, [&] { v = cpu_order_statistics(img, pos); },
-      [&](cudaStream_t s) { v = cuda_order_statistics(img, pos, s); });
+      [&](const Stream& s) { v = cuda_order_statistics(img, pos, s); });
   const bool f32 = img.dtype() == DType::float32;
   auto lerp = [&](double lo, double hi, double t) {
     double diff = hi - lo;

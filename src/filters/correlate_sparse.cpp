@@ -104,7 +104,7 @@ Array correlate_sparse(const Array& image, const Array& kernel, const CorrelateS
         if (F == DType::float32) detail::cpu_correlate_sparse<float>(img, out, P);
         else detail::cpu_correlate_sparse<double>(img, out, P);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         if (nd > detail::kLocalMaxDims)
           cuskimage::detail::fail<NotSupported>(fn, "argument 'image' must be 1-D to 3-D on a CUDA device, got ", nd,
                                                 "-D");

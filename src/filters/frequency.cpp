@@ -280,7 +280,7 @@ Array butterworth(const Array& image, const ButterworthOptions& opts, const Stre
   Array out = Array::empty(image.shape(), float_type(image.dtype()), image.device(), stream);
   cuskimage::detail::on_backend(
       src, stream, [&] { detail::cpu_butterworth(src, out, plan); },
-      [&](cudaStream_t s) { detail::cuda_butterworth(src, out, plan, s); });
+      [&](const Stream& s) { detail::cuda_butterworth(src, out, plan, s); });
   return out;
 }
 
@@ -337,7 +337,7 @@ Array impulse_values(const ImpulseResponse& h, std::int64_t m, std::int64_t n) {
 void spectrum(const Array& src, Array& spec, const Stream& stream) {
   cuskimage::detail::on_backend(
       spec, stream, [&] { detail::cpu_lpi_spectrum(src, spec); },
-      [&](cudaStream_t s) { detail::cuda_lpi_spectrum(src, spec, s); });
+      [&](const Stream& s) { detail::cuda_lpi_spectrum(src, spec, s); });
 }
 
 Prepared prepare(const LPIFilter2D& filter, const Array& data, const Stream& stream) {
@@ -386,7 +386,7 @@ Array finish(Prepared& p, const Array& data, const detail::LpiSpectral& sp, bool
   Array out = Array::empty({m, n}, p.G.dtype(), data.device(), stream);
   cuskimage::detail::on_backend(
       out, stream, [&] { detail::cpu_lpi_finish(p.G, p.F, sp, crop, out); },
-      [&](cudaStream_t s) { detail::cuda_lpi_finish(p.G, p.F, sp, crop, out, s); });
+      [&](const Stream& s) { detail::cuda_lpi_finish(p.G, p.F, sp, crop, out, s); });
   return out;
 }
 

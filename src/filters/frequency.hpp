@@ -159,7 +159,7 @@ struct ButterworthPlan {
 /// image: a validated array of uint8, uint16, int16, int32, float32 or float64; out: contiguous,
 /// the image's shape, float32 or float64 (the FFT precision).
 void cpu_butterworth(const Array& image, Array& out, const ButterworthPlan& plan);
-void cuda_butterworth(const Array& image, Array& out, const ButterworthPlan& plan, cudaStream_t stream);
+void cuda_butterworth(const Array& image, Array& out, const ButterworthPlan& plan, const Stream& stream);
 
 // ---- LPIFilter2D, filter_inverse, wiener --------------------------------------------------------
 
@@ -218,11 +218,11 @@ struct LpiCrop {
 /// spec [O0, O1, 2] (float32/float64) <- FFT of `src` (2-D, dtype in uint8, uint16, int16, int32,
 /// float32, float64, any strides) zero-padded to (O0, O1).
 void cpu_lpi_spectrum(const Array& src, Array& spec);
-void cuda_lpi_spectrum(const Array& src, Array& spec, cudaStream_t stream);
+void cuda_lpi_spectrum(const Array& src, Array& spec, const Stream& stream);
 /// G <- op(G, F); W = inverse FFT of G (in place); out (contiguous [M, N], the spectrum's dtype)
 /// <- centred |W| / (O0 * O1). K_array (wiener) is a float64 array on out's device or empty.
 void cpu_lpi_finish(Array& G, const Array& F, const LpiSpectral& sp, const LpiCrop& crop, Array& out);
 void cuda_lpi_finish(Array& G, const Array& F, const LpiSpectral& sp, const LpiCrop& crop, Array& out,
-                     cudaStream_t stream);
+                     const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

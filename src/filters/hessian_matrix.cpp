@@ -81,7 +81,7 @@ Array hessian_matrix_eigvals(const std::vector<Array>& elems, const Stream& stre
   cuskimage::detail::dispatch<cuskimage::detail::FloatTypes>(dt, fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         out, stream, [&] { cpu_hessian_eigvals<T>(h, n, out); },
-        [&](cudaStream_t s) { cuda_hessian_eigvals<T>(h, n, out, s); });
+        [&](const Stream& s) { cuda_hessian_eigvals<T>(h, n, out, s); });
   });
   return out;
 }

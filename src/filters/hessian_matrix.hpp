@@ -215,6 +215,6 @@ Array hessian_matrix_eigvals(const std::vector<Array>& elems, const Stream& stre
 template <class T>
 void cpu_hessian_eigvals(const std::vector<Array>& elems, int n, Array& out);
 template <class T>
-void cuda_hessian_eigvals(const std::vector<Array>& elems, int n, Array& out, cudaStream_t stream);
+void cuda_hessian_eigvals(const std::vector<Array>& elems, int n, Array& out, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

@@ -14,7 +14,7 @@ namespace cuskimage::filters::detail {
 
 void cpu_histogram_threshold(const Array& image, const SelectParams& p, std::vector<double>& result);
 void cuda_histogram_threshold(const Array& image, const SelectParams& p, std::vector<double>& result,
-                              cudaStream_t stream);
+                              const Stream& stream);
 
 }  // namespace cuskimage::filters::detail
 
@@ -32,13 +32,13 @@ struct LiSums {
   long long n_fg = 0, n_bg = 0;
 };
 LiStats cpu_li_stats(const Array& image);
-LiStats cuda_li_stats(const Array& image, cudaStream_t stream);
+LiStats cuda_li_stats(const Array& image, const Stream& stream);
 /// Smallest positive difference between consecutive distinct values of (finite x) - min, or +inf.
 double cpu_li_min_gap(const Array& image, double min);
-double cuda_li_min_gap(const Array& image, double min, cudaStream_t stream);
+double cuda_li_min_gap(const Array& image, double min, const Stream& stream);
 /// Sums over the finite values; x - min is rounded to the image's precision first. CPU: NumPy's
 /// pairwise sums in that precision (exact); CUDA: float64 sums (the means then differ by an ulp or two).
 LiSums cpu_li_sums(const Array& image, double min, double t);
-LiSums cuda_li_sums(const Array& image, double min, double t, cudaStream_t stream);
+LiSums cuda_li_sums(const Array& image, double min, double t, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

@@ -69,7 +69,7 @@ Array greater_mask(const Array& image, double t, std::string_view fn, const Stre
   cuskimage::detail::dispatch<AllTypes>(image.dtype(), fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         image, stream, [&] { cpu_greater<T>(image, out, t, true); },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           const Array c = image.contiguous(stream);
           detail::cuda_greater<T>(c, out, t, true, s);
         });
@@ -90,7 +90,7 @@ Array apply_hysteresis_threshold(const Array& image, double low, double high, co
   cuskimage::detail::dispatch<AllTypes>(image.dtype(), fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         image, stream, [&] { cpu_hysteresis<T>(image, out, lo_c, high); },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           if (image.ndim() > 3)
             cuskimage::detail::fail<NotSupported>(fn, "argument 'image' must be 1-D to 3-D on a CUDA device, got ",
                                                   image.ndim(), "-D");

@@ -23,10 +23,10 @@ CUSK_HD bool greater(T v, double t, bool f32) {
 
 /// out (bool, contiguous) = in > t.
 template <class T>
-void cuda_greater(const Array& in, Array& out, double t, bool f32, cudaStream_t stream);
+void cuda_greater(const Array& in, Array& out, double t, bool f32, const Stream& stream);
 /// out (bool, contiguous) = hysteresis of contiguous `in` (ndim <= 3): low compared in double, high
 /// as `greater(., high, true)`.
 template <class T>
-void cuda_hysteresis(const Array& in, Array& out, double low, double high, cudaStream_t stream);
+void cuda_hysteresis(const Array& in, Array& out, double low, double high, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

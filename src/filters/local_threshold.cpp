@@ -151,7 +151,7 @@ Array mean_std_threshold(const Array& image, const std::vector<std::int64_t>& wi
         if (F == DType::float32) detail::cpu_mean_std_threshold<float>(img, out, P, kind, k, r);
         else detail::cpu_mean_std_threshold<double>(img, out, P, kind, k, r);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         if (img.ndim() > detail::kLocalMaxDims)
           cuskimage::detail::fail<NotSupported>(fn, "argument 'image' must be 1-D to 3-D on a CUDA device, got ",
                                                 img.ndim(), "-D");
@@ -244,7 +244,7 @@ Array threshold_local(const Array& image, const ThresholdLocalOptions& opts, con
         if (F == DType::float32) detail::cpu_subtract<float>(src, out, opts.offset);
         else detail::cpu_subtract<double>(src, out, opts.offset);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         if (F == DType::float32) detail::cuda_subtract<float>(src, out, opts.offset, s);
         else detail::cuda_subtract<double>(src, out, opts.offset, s);
       });

@@ -64,14 +64,14 @@ CUSK_HD F local_formula(double sum1, double sum2, double total, LocalKind kind, 
 // ---- CUDA entry points (contiguous arrays, ndim <= 3) -------------------------------------------
 /// out (F, output shape) = sparse correlation of `in` (F, contiguous).
 template <class F>
-void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& plan, cudaStream_t stream);
+void cuda_correlate_sparse(const Array& in, Array& out, const SparsePlan& plan, const Stream& stream);
 /// out (F) = niblack/sauvola threshold of `in` (F, contiguous).
 template <class F>
-void cuda_mean_std_threshold(const Array& in, Array& out, const MeanStdPlan& plan, LocalKind kind, double k,
-                             double r, cudaStream_t stream);
+void cuda_mean_std_threshold(const Array& in, Array& out, const MeanStdPlan& plan, LocalKind kind, double k, double r,
+                             const Stream& stream);
 /// out = in - offset in F (contiguous, same shape).
 template <class F>
-void cuda_subtract(const Array& in, Array& out, double offset, cudaStream_t stream);
+void cuda_subtract(const Array& in, Array& out, double offset, const Stream& stream);
 /// rank_order on the device: labels (uint8/16/32/64 per `labels`' dtype) and the unique values;
 /// returns the unique values (1-D, T) after one stream synchronization.
 template <class T>

@@ -127,7 +127,7 @@ void run(const Array& image, Array& out, const detail::MedianPlan& P, const Stre
   cuskimage::detail::dispatch<MedianTypes>(image.dtype(), kFn, [&]<class T>() {
     cuskimage::detail::on_backend(
         image, stream, [&] { detail::cpu_median<T>(image, out, P); },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           if (image.ndim() > 3)
             cuskimage::detail::fail<NotSupported>(kFn, "argument 'image' must be 1-D, 2-D or 3-D on a CUDA device, got ",
                                                   image.ndim(), "-D (the CPU backend takes any ndim)");

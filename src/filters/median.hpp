@@ -87,6 +87,6 @@ template <class T>
 void cpu_median(const Array& in, Array& out, const MedianPlan& plan);
 /// CUDA: `in` and `out` contiguous, distinct, 1-D to 3-D.
 template <class T>
-void cuda_median(const Array& in, Array& out, const MedianPlan& plan, cudaStream_t stream);
+void cuda_median(const Array& in, Array& out, const MedianPlan& plan, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

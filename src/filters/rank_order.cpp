@@ -67,7 +67,7 @@ RankOrderResult rank_order(const Array& image, const Stream& stream) {
           res.labels = Array::empty(image.shape(), ldt);
           res.original_values = cpu_rank_order<T>(image, res.labels);
         },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           const Array c = image.contiguous(stream);
           res.labels = Array::empty(image.shape(), ldt, image.device(), stream);
           res.original_values = detail::cuda_rank_order<T>(c, res.labels, stream);

@@ -136,7 +136,7 @@ Array run(const Array& image, const Common& c, RidgeScale base, bool gamma_auto,
     p.hessian_final = base.hessian_final && i + 1 == c.sigmas.size();
     cuskimage::detail::on_backend(
         image, stream, [&] { detail::cpu_ridge_scale<T>(h, out, p, st); },
-        [&](cudaStream_t s) { detail::cuda_ridge_scale<T>(h, out, p, st, s); });
+        [&](const Stream& s) { detail::cuda_ridge_scale<T>(h, out, p, st, s); });
   }
   if (base.hessian_final && c.sigmas.empty()) out.fill(1.0, stream);  // zeros <= 0 become 1
   return out;

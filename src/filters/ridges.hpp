@@ -234,6 +234,6 @@ template <class T>
 void cpu_ridge_scale(const std::vector<Array>& h, Array& out, const RidgeScale& p, RidgeState& st);
 template <class T>
 void cuda_ridge_scale(const std::vector<Array>& h, Array& out, const RidgeScale& p, RidgeState& st,
-                      cudaStream_t stream);
+                      const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

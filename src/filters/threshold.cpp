@@ -118,7 +118,7 @@ std::vector<double> threshold(const Array* image, const std::optional<Histogram>
   std::vector<double> res;
   cuskimage::detail::on_backend(
       *image, stream, [&] { detail::cpu_histogram_threshold(*image, p, res); },
-      [&](cudaStream_t s) { detail::cuda_histogram_threshold(*image, p, res, s); });
+      [&](const Stream& s) { detail::cuda_histogram_threshold(*image, p, res, s); });
   return finish(res, p);
 }
 
@@ -164,7 +164,7 @@ double li_float(const Array& image, const ThresholdLiOptions& opts, const Stream
   const std::string fn = "filters.threshold_li";
   auto on = [&](auto cpu, auto cuda) { return cuskimage::detail::on_backend(image, stream, cpu, cuda); };
   const detail::LiStats st =
-      on([&] { return detail::cpu_li_stats(image); }, [&](cudaStream_t s) { return detail::cuda_li_stats(image, s); });
+      on([&] { return detail::cpu_li_stats(image); }, [&](const Stream& s) { return detail::cuda_li_stats(image, s); });
   if (st.n_nn == 0) return std::nan("");
   if (st.lo_nn == st.hi_nn) return st.lo_nn;
   if (st.n_f == 0) return 0.0;
@@ -174,7 +174,7 @@ double li_float(const Array& image, const ThresholdLiOptions& opts, const Stream
     tol = static_cast<T>(*opts.tolerance);
   } else {
     const double gap = on([&] { return detail::cpu_li_min_gap(image, st.lo_f); },
-                          [&](cudaStream_t s) { return detail::cuda_li_min_gap(image, st.lo_f, s); });
+                          [&](const Stream& s) { return detail::cuda_li_min_gap(image, st.lo_f, s); });
     expect(std::isfinite(gap), fn, "image", "must hold at least two distinct finite values to derive the tolerance");
     tol = static_cast<T>(gap) / T(2);
   }
@@ -184,7 +184,7 @@ double li_float(const Array& image, const ThresholdLiOptions& opts, const Stream
   };
   auto sums = [&](T t) {
     return on([&] { return detail::cpu_li_sums(image, st.lo_f, t); },
-              [&](cudaStream_t s) { return detail::cuda_li_sums(image, st.lo_f, t, s); });
+              [&](const Stream& s) { return detail::cuda_li_sums(image, st.lo_f, t, s); });
   };
   T t_next;
   if (!opts.initial_guess) {
@@ -227,7 +227,7 @@ double threshold_li(const Array& image, const ThresholdLiOptions& opts, const St
   std::vector<double> res;
   cuskimage::detail::on_backend(
       image, stream, [&] { detail::cpu_histogram_threshold(image, p, res); },
-      [&](cudaStream_t s) { detail::cuda_histogram_threshold(image, p, res, s); });
+      [&](const Stream& s) { detail::cuda_histogram_threshold(image, p, res, s); });
   return finish(res, p)[0];
 }
 

@@ -284,7 +284,7 @@ Array window(const WindowType& window_type, const Shape& shape, const WindowOpti
     for (std::int64_t i = 0; i < total; ++i) o[i] = detail::window_value(i, g, w.data());
     return out;
   }
-  cuskimage::detail::on_backend(out, stream, [] {}, [&](cudaStream_t s) { detail::cuda_window(out, g, w, s); });
+  cuskimage::detail::on_backend(out, stream, [] {}, [&](const Stream& s) { detail::cuda_window(out, g, w, s); });
   return out;
 }
 

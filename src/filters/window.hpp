@@ -52,6 +52,6 @@ CUSK_HD double window_value(std::int64_t i, const WindowGeom& g, const double* w
 }
 
 /// CUDA: fills contiguous float64 `out` (shape in g) from the 1-D window `w` (host values).
-void cuda_window(Array& out, const WindowGeom& g, const std::vector<double>& w, cudaStream_t stream);
+void cuda_window(Array& out, const WindowGeom& g, const std::vector<double>& w, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

@@ -267,7 +267,7 @@ std::vector<Array> find_contours(const Array& image, const FindContoursOptions& 
           }
           segs = cpu_segments<T>(image, mask, level, high);
         },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           if (opts.level) {
             level = *opts.level;
           } else {

@@ -82,6 +82,6 @@ CUSK_HD int contour_cell(double ul, double ur, double ll, double lr, std::int64_
 /// host (synchronises `stream`).
 template <class T>
 std::vector<ContourSegment> cuda_contour_segments(const Array& image, const Array& mask, double level,
-                                                  bool vertex_connect_high, cudaStream_t stream);
+                                                  bool vertex_connect_high, const Stream& stream);
 
 }  // namespace cuskimage::measure::detail

@@ -203,7 +203,7 @@ MarchingCubesResult marching_cubes(const Array& volume, const MarchingCubesOptio
         auto a = cpu_marching_cubes(g, spacing, descent);
         return {std::move(a.verts), std::move(a.faces), std::move(a.normals), std::move(a.values)};
       },
-      [&](cudaStream_t s) -> MarchingCubesResult {  // outputs are allocated with `stream` (owned)
+      [&](const Stream& s) -> MarchingCubesResult {  // outputs are allocated with `stream` (owned)
         const Array vol = volume.dtype() == DType::float32 ? volume.contiguous(stream)
                                                             : volume.astype(DType::float32, stream);
         const auto mm = util::detail::cuda_minmax<float>(vol, 1, s)[0];

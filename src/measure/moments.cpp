@@ -97,7 +97,7 @@ Array moments_f64(const Array& image, std::vector<double> center, bool centroid_
         }
         return Array::from_vector(mu, cube(nd, order + 1));
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         const Array c = image.contiguous(stream);
         Array out = Array::zeros(cube(nd, order + 1), DType::float64, image.device(), stream);
         if (centroid_default) {
@@ -179,7 +179,7 @@ Array moments_coords_central(const Array& coords, const std::vector<double>& cen
         }
         return host_result(out, cube(D, P), odt);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         expect(D <= 16, kFn, "coords", "must have at most 16 columns on a CUDA device, got ", D);
         Array out = Array::zeros(cube(D, P), DType::float64, coords.device(), stream);
         Array ctr;
@@ -218,7 +218,7 @@ Array moments_normalized(const Array& mu, int order, const std::vector<double>& 
           out[k] = detail::normalized_moment(m.data<double>(), k, mu.ndim(), P, order, scale);
         return host_result(out, mu.shape(), odt);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         Array out = Array::empty(mu.shape(), DType::float64, mu.device(), stream);
         detail::cuda_moments_normalized(m, order, scale, out, s);
         return out.astype(odt, stream);
@@ -239,7 +239,7 @@ Array moments_hu(const Array& nu, const Stream& stream) {
         detail::hu_moments(m.data<double>(), static_cast<int>(nu.shape(1)), hu.data());
         return host_result(hu, {7}, odt);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         Array out = Array::empty({7}, DType::float64, nu.device(), stream);
         detail::cuda_moments_hu(m, out, s);
         return out.astype(odt, stream);
@@ -260,7 +260,7 @@ Array centroid(const Array& image, const std::vector<double>& spacing, const Str
         for (int a = 0; a < nd; ++a) c[a] = m1.data<double>()[std::int64_t(1) << (nd - 1 - a)] / m1.data<double>()[0];
         return host_result(c, {nd}, odt);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         Array out = Array::empty({nd}, DType::float64, image.device(), stream);
         detail::cuda_centroid_from_m1(m1, out, s);
         return out.astype(odt, stream);
@@ -289,7 +289,7 @@ Array inertia_tensor(const Array& image, const Array& mu_in, const std::vector<d
         detail::inertia_from_central(mu.data<double>(), nd, static_cast<int>(mu.shape(0)), T.data());
         return host_result(T, {nd, nd}, odt);
       },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         Array out = Array::empty({nd, nd}, DType::float64, image.device(), stream);
         detail::cuda_inertia_tensor(mu, out, s);
         return out.astype(odt, stream);

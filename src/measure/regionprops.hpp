@@ -93,25 +93,25 @@ void cuda_masked_intensity(const Array& intensity_crop, const Array& mask, Array
 
 /// Linear indices of every labelled pixel (`total` of them), region after region in increasing
 /// label order, raster order inside a region (np.nonzero's order on each crop).
-Array cuda_region_order(const Array& labels, std::int64_t max_label, std::int64_t total, cudaStream_t stream);
+Array cuda_region_order(const Array& labels, std::int64_t max_label, std::int64_t total, const Stream& stream);
 /// (total, ndim) coordinates of `order`'s pixels: int64 + offset, or (spacing given) float64
 /// x * spacing + offset.
 Array cuda_order_coords(const Array& order, std::int64_t total, const Shape& shape,
                         const std::vector<std::int64_t>& offset, const std::vector<double>* spacing,
-                        cudaStream_t stream);
+                        const Stream& stream);
 /// numpy.median per region and channel (n * nch, host) of the intensities of `order`'s pixels;
 /// pix_off: n + 1 offsets of the regions in `order`.
 std::vector<double> cuda_region_median(const Array& intensity, std::int64_t nch, const Array& order,
-                                       const std::vector<std::int64_t>& pix_off, cudaStream_t stream);
+                                       const std::vector<std::int64_t>& pix_off, const Stream& stream);
 /// binary_fill_holes (full structure) of every region's crop: the packed bool crops into `filled`
 /// when asked, the filled pixel counts into `area`.
 void cuda_region_filled(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
-                        bool want_image, Array& filled, std::vector<std::int64_t>& area, cudaStream_t stream);
+                        bool want_image, Array& filled, std::vector<std::int64_t>& area, const Stream& stream);
 /// convex_hull_image of every (2-D) region's crop: packed bool crops when asked, pixel counts, and
 /// when asked the squared maximum Feret diameter (feret_max's value before the square root).
 void cuda_region_convex(const Array& labels, const RegionStats& st, const std::vector<std::int64_t>& crop_off,
                         const std::vector<double>& spacing, bool want_image, bool want_feret, Array& image,
-                        std::vector<std::int64_t>& area, std::vector<double>& feret2, cudaStream_t stream);
+                        std::vector<std::int64_t>& area, std::vector<double>& feret2, const Stream& stream);
 
 /// What the CUDA backend built for every region so far (src/measure/regionprops_gpu.cpp).
 struct DeviceShapes {

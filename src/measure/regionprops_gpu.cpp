@@ -72,7 +72,7 @@ Array packed_crop(const RegionSet& s, const Array& packed, std::int64_t r) {
 void need_order(const RegionSet& s, DeviceShapes& d) {
   if (d.order.valid()) return;
   const std::int64_t maxl = s.st.n > 0 ? s.st.label.back() : 0;
-  d.order = cuda_region_order(d.labels, maxl, d.pix_off.back(), s.stream.handle());
+  d.order = cuda_region_order(d.labels, maxl, d.pix_off.back(), s.stream);
 }
 
 }  // namespace
@@ -83,8 +83,7 @@ Array RegionSet::device_coords(std::int64_t r, bool scaled) const {
   Array& packed = scaled ? d.coords_scaled : d.coords;
   if (!packed.valid()) {
     need_order(*this, d);
-    packed = cuda_order_coords(d.order, d.pix_off.back(), labels.shape(), offset, scaled ? &spacing : nullptr,
-                               stream.handle());
+    packed = cuda_order_coords(d.order, d.pix_off.back(), labels.shape(), offset, scaled ? &spacing : nullptr, stream);
   }
   return packed.slice({Slice{d.pix_off[r], d.pix_off[r + 1]}, Slice{}}).copy(stream);
 }
@@ -94,7 +93,7 @@ std::vector<double> RegionSet::device_median(std::int64_t r) const {
   DeviceShapes& d = device_shapes();
   if (!d.has_median) {
     need_order(*this, d);
-    d.median = cuda_region_median(intensity, nch, d.order, d.pix_off, stream.handle());
+    d.median = cuda_region_median(intensity, nch, d.order, d.pix_off, stream);
     d.has_median = true;
   }
   return std::vector<double>(d.median.begin() + r * nch, d.median.begin() + (r + 1) * nch);
@@ -105,7 +104,7 @@ std::int64_t RegionSet::device_area_filled(std::int64_t r) const {
   DeviceShapes& d = device_shapes();
   if (!d.has_area_filled) {
     Array unused;
-    cuda_region_filled(d.labels, st, d.crop_off, false, unused, d.area_filled, stream.handle());
+    cuda_region_filled(d.labels, st, d.crop_off, false, unused, d.area_filled, stream);
     d.has_area_filled = true;
   }
   return d.area_filled[r];
@@ -115,7 +114,7 @@ Array RegionSet::device_image_filled(std::int64_t r) const {
   DeviceGuard guard(labels.device().index());
   DeviceShapes& d = device_shapes();
   if (!d.filled.valid()) {
-    cuda_region_filled(d.labels, st, d.crop_off, true, d.filled, d.area_filled, stream.handle());
+    cuda_region_filled(d.labels, st, d.crop_off, true, d.filled, d.area_filled, stream);
     d.has_area_filled = true;
   }
   return packed_crop(*this, d.filled, r);
@@ -128,7 +127,7 @@ std::int64_t RegionSet::device_area_convex(std::int64_t r) const {
   if (!d.has_area_convex) {
     Array unused;
     std::vector<double> none;
-    cuda_region_convex(d.labels, st, d.crop_off, spacing, false, false, unused, d.area_convex, none, stream.handle());
+    cuda_region_convex(d.labels, st, d.crop_off, spacing, false, false, unused, d.area_convex, none, stream);
     d.has_area_convex = true;
   }
   return d.area_convex[r];
@@ -140,7 +139,7 @@ Array RegionSet::device_image_convex(std::int64_t r) const {
   if (!d.convex.valid() && ndim == 3) hull3d_all(*this, d, true);
   if (!d.convex.valid()) {
     std::vector<double> none;
-    cuda_region_convex(d.labels, st, d.crop_off, spacing, true, false, d.convex, d.area_convex, none, stream.handle());
+    cuda_region_convex(d.labels, st, d.crop_off, spacing, true, false, d.convex, d.area_convex, none, stream);
     d.has_area_convex = true;
   }
   return packed_crop(*this, d.convex, r);
@@ -151,8 +150,7 @@ double RegionSet::device_feret(std::int64_t r) const {
   DeviceShapes& d = device_shapes();
   if (!d.has_feret) {
     Array unused;
-    cuda_region_convex(d.labels, st, d.crop_off, spacing, false, true, unused, d.area_convex, d.feret2,
-                       stream.handle());
+    cuda_region_convex(d.labels, st, d.crop_off, spacing, false, true, unused, d.area_convex, d.feret2, stream);
     d.has_area_convex = d.has_feret = true;
   }
   return std::sqrt(d.feret2[r]);

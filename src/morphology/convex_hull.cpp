@@ -290,7 +290,7 @@ Array convex_hull_image(const Array& image, const ConvexHullOptions& opts, const
   cuskimage::detail::dispatch<HullTypes>(image.dtype(), fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         image, stream, [&] { cpu_hull_image<T>(image, out, opts.offset_coordinates, opts.include_borders); },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           const Array c = image.contiguous(stream);
           detail::cuda_convex_hull_image<T>(c, out, opts.offset_coordinates, opts.include_borders, s);
         });
@@ -308,7 +308,7 @@ Array convex_hull_object(const Array& image, const ConvexHullObjectOptions& opts
   cuskimage::detail::dispatch<HullTypes>(image.dtype(), fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         image, stream, [&] { cpu_hull_object<T>(image, out, opts.connectivity); },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           const Array c = image.contiguous(stream);
           detail::cuda_convex_hull_object<T>(c, out, opts.connectivity, s);
         });

@@ -157,7 +157,7 @@ Array local_extrema(std::string_view fn, const Array& image, const LocalExtremaO
   } else {
     mask = cd::on_backend(
         image, stream, [&] { return cpu_local_maxima(image, offs, o.allow_borders, minima); },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           if (!detail::symmetric(offs))
             cd::fail<NotSupported>(fn, "argument 'footprint' must be symmetric on a CUDA device (scikit-image's result "
                                        "for an asymmetric one depends on its scan order)");
@@ -191,7 +191,7 @@ Array local_extrema(std::string_view fn, const Array& image, const LocalExtremaO
   if (!o.indices) return mask;
   return cd::on_backend(
       mask, stream, [&] { return cpu_nonzero_coords(mask); },
-      [&](cudaStream_t) { return detail::cuda_nonzero_coords(mask, stream); });
+      [&](const Stream&) { return detail::cuda_nonzero_coords(mask, stream); });
 }
 
 // ---- h-extrema ----------------------------------------------------------------------------------
@@ -218,12 +218,12 @@ Array h_extrema(std::string_view fn, const Array& image, double h, const HExtrem
       const detail::HShiftInt<T> f{static_cast<std::int64_t>(h), maxima};
       cd::on_backend(
           work, stream, [&] { cd::cpu_map<T, T>(work, shifted, f); },
-          [&](cudaStream_t s) { detail::cuda_h_shift_int<T>(work, shifted, f.h, maxima, s); });
+          [&](const Stream& s) { detail::cuda_h_shift_int<T>(work, shifted, f.h, maxima, s); });
     } else {
       const detail::HShiftFloat<T> f{static_cast<T>(h), maxima};
       cd::on_backend(
           work, stream, [&] { cd::cpu_map<T, T>(work, shifted, f); },
-          [&](cudaStream_t s) { detail::cuda_h_shift_float<T>(work, shifted, f.h, maxima, s); });
+          [&](const Stream& s) { detail::cuda_h_shift_float<T>(work, shifted, f.h, maxima, s); });
     }
   });
   const DType ft = detail::reconstruction_float_type(work.dtype());
@@ -234,7 +234,7 @@ Array h_extrema(std::string_view fn, const Array& image, double h, const HExtrem
     const detail::HResidue<F> f{static_cast<F>(h), maxima};
     cd::on_backend(
         work, stream, [&] { cd::cpu_map2<T, F, std::uint8_t>(work, rec, out, f); },
-        [&](cudaStream_t s) { detail::cuda_h_residue<T, F>(work, rec, out, f.h, maxima, s); });
+        [&](const Stream& s) { detail::cuda_h_residue<T, F>(work, rec, out, f.h, maxima, s); });
   });
   return out;
 }

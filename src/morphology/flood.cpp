@@ -109,7 +109,7 @@ Array flood_impl(std::string_view fn, const Array& image, const std::vector<std:
   return cd::dispatch<FloodTypes>(image.dtype(), fn, [&]<class T>() {
     return cd::on_backend(
         image, stream, [&] { return cpu_flood<T>(image, s, o); },
-        [&](cudaStream_t cs) {
+        [&](const Stream& cs) {
           const Array img = image.contiguous(stream);
           Array rec = Array::empty(image.shape(), DType::uint8, image.device(), stream);
           Array mask = Array::empty(image.shape(), DType::uint8, image.device(), stream);
@@ -139,7 +139,7 @@ Array flood_fill(const Array& image, const std::vector<std::int64_t>& seed_point
     std::memcpy(&v, bytes, sizeof(T));
     cd::on_backend(
         image, stream, [&] { cd::cpu_map2<T, bool, T>(out, mask, out, detail::MaskedFill<T>{v}); },
-        [&](cudaStream_t cs) { detail::cuda_masked_fill<T>(out, mask, out, v, cs); });
+        [&](const Stream& cs) { detail::cuda_masked_fill<T>(out, mask, out, v, cs); });
   });
   return out;
 }

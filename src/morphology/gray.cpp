@@ -139,17 +139,17 @@ Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, 
     if constexpr (std::is_same_v<T, bool>) {
       const bool square3 = full && nd >= 2 && fs[nd - 1] == 3 && fs[nd - 2] == 3 && (nd == 2 || fs[0] == 1);
       if (square3 && mode == ndimage::Mode::constant && (nd == 2 || image.shape()[0] <= 65535)) {
-        cuda_binary3x3(src, out, is_max, cv, stream.handle());
+        cuda_binary3x3(src, out, is_max, cv, stream);
         return out;
       }
     }
     if constexpr (std::is_integral_v<T>) {
       // The row chain takes footprints of nested row runs; the sparse-table kernel the others.
       if (cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
-      if (cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
+      if (cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream)) return out;
       return {};
     }
-    if (!cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return {};
+    if (!cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream)) return {};
     return out;
   });
 }
@@ -245,7 +245,7 @@ Array tophat_sub(const Array& a, const Array& b, const Stream& stream) {
   cuskimage::detail::dispatch<RankTypes>(a.dtype(), "morphology.tophat", [&]<class T>() {
     cuskimage::detail::on_backend(
         a, stream, [&] { cuskimage::detail::cpu_map2<T, T, T>(a, b, out, detail::TophatSubOp{}); },
-        [&](cudaStream_t s) { detail::cuda_tophat_sub<T>(a, b, out, s); });
+        [&](const Stream& s) { detail::cuda_tophat_sub<T>(a, b, out, s); });
   });
   return out;
 }

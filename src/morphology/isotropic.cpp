@@ -38,7 +38,7 @@ void threshold_edt(const Array& src, Array& out, double radius, bool erode, cons
     cuskimage::detail::cpu_map<double, bool>(dist, out, f);
   } else {
     cuskimage::detail::DeviceGuard g(out.device().index());
-    detail::cuda_edt_threshold(dist, out, f, stream.handle());
+    detail::cuda_edt_threshold(dist, out, f, stream);
   }
 }
 
@@ -52,7 +52,7 @@ void dilate(const Array& image, double radius, Array& out, const IsotropicOption
     cuskimage::detail::cpu_map<bool, bool>(inv, inv, detail::LogicalNot{});
   } else {
     cuskimage::detail::DeviceGuard g(inv.device().index());
-    detail::cuda_logical_not(inv, inv, stream.handle());
+    detail::cuda_logical_not(inv, inv, stream);
   }
   threshold_edt(inv, out, radius, false, o, stream);
 }

@@ -19,7 +19,7 @@ struct LogicalNot {
 };
 
 /// CUDA: out (bool, any strides) = f(dist) / !mask (mask: bool).
-void cuda_edt_threshold(const Array& dist, Array& out, EdtThreshold f, cudaStream_t stream);
-void cuda_logical_not(const Array& mask, Array& out, cudaStream_t stream);
+void cuda_edt_threshold(const Array& dist, Array& out, EdtThreshold f, const Stream& stream);
+void cuda_logical_not(const Array& mask, Array& out, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

@@ -278,7 +278,7 @@ Array filter(std::string_view fn, const Array& image, Attr attr, bool closing, d
   return cd::dispatch<TreeTypes>(image.dtype(), fn, [&]<class T>() {
     return cd::on_backend(
         image, stream, [&] { return filter_impl<T>(fn, image, attr, closing, thr, connectivity, parent, trav); },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           return detail::cuda_tree_filter(image, attr == Attr::diameter, closing, thr, connectivity, parent, trav,
                                           stream);
         });
@@ -304,7 +304,7 @@ MaxTree max_tree(const Array& image, const MaxTreeOptions& opts, const Stream& s
           const Tree t = build_tree(v, image.shape(), opts.connectivity);
           return MaxTree{to_array(t.parent, image.shape()), to_array(t.order, {image.size()})};
         },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           MaxTree t;
           detail::cuda_max_tree(image, opts.connectivity, t.parent, t.traverser, stream);
           return t;
@@ -361,7 +361,7 @@ Array max_tree_local_maxima(const Array& image, const MaxTreeLocalMaximaOptions&
           }
           return out;
         },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           return detail::cuda_max_tree_local_maxima(image, o.connectivity, o.parent, o.tree_traverser, stream);
         });
   });

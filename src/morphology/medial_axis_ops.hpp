@@ -73,9 +73,7 @@ CUSK_HD int medial_decide(const MedialTable& t, unsigned base, unsigned unknown)
 
 // Every entry point takes the caller's Stream itself, never a bare cudaStream_t: arrays allocated
 // here (the skeleton above all) are freed stream-ordered on the Stream they were allocated with and
-// keep an owning copy of it, so a result may outlive the caller's Stream object. (Rewrapping the
-// handle as Stream(handle) loses that ownership: the first device run freed a skeleton on a
-// destroyed stream and crashed.)
+// keep an owning copy of it, so a result may outlive the caller's Stream object.
 
 /// The masked image (`image_b` and `mask_b`, both contiguous bool on one device; mask_b may be
 /// invalid) as a bool array and the C-order indices (int64) of its foreground; `count` receives the

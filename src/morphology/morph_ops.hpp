@@ -42,7 +42,7 @@ struct TophatSubOp {
 
 /// CUDA backend of out = TophatSubOp(a, b) (same shape, dtype T, any strides).
 template <class T>
-void cuda_tophat_sub(const Array& a, const Array& b, Array& out, cudaStream_t stream);
+void cuda_tophat_sub(const Array& a, const Array& b, Array& out, const Stream& stream);
 
 // ---- fast flat-footprint passes (kernels/morphology/rows2d.cu, binary3x3.cu) ----------------------
 /// One row of a flat footprint that is a single contiguous run: taps (dz, dy, dx) for lo <= dx <= hi,
@@ -62,7 +62,7 @@ std::vector<RowRun> footprint_runs(const Array& footprint);
 /// this footprint does not fit in shared memory or the grid is too large; the caller falls back.
 template <class T>
 bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
-                      T cval, cudaStream_t stream);
+                      T cval, const Stream& stream);
 
 /// The same pass by the row-chain kernel (kernels/morphology/row_chain.cu) for integer and bool
 /// images: footprints whose rows are runs containing column 0, |dy| <= 15, that nest in the chain
@@ -74,7 +74,7 @@ bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& r
 
 /// A full 3x3 binary erosion (AND, is_max false) or dilation (OR) of a contiguous 2-D or 3-D (per
 /// plane) bool image with a constant border `border`.
-void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, cudaStream_t stream);
+void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, const Stream& stream);
 
 /// One grey/binary min-max pass through the fast kernels when they take it: device image of ndim
 /// 1-3, footprint rows that are single runs, cval exact in the dtype, and for floating types a

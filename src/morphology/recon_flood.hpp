@@ -49,8 +49,8 @@ struct MaskedFill {
 
 template <class T>
 void cuda_flood_init(const Array& image, Array& rec, Array& mask, std::int64_t seed, bool has_tol, double tol,
-                     cudaStream_t stream);
+                     const Stream& stream);
 template <class T>
-void cuda_masked_fill(const Array& image, const Array& mask, Array& out, T value, cudaStream_t stream);
+void cuda_masked_fill(const Array& image, const Array& mask, Array& out, T value, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

@@ -56,10 +56,10 @@ struct HResidue {
 };
 
 template <class T>
-void cuda_h_shift_int(const Array& in, Array& out, std::int64_t h, bool maxima, cudaStream_t stream);
+void cuda_h_shift_int(const Array& in, Array& out, std::int64_t h, bool maxima, const Stream& stream);
 template <class F>
-void cuda_h_shift_float(const Array& in, Array& out, F h, bool maxima, cudaStream_t stream);
+void cuda_h_shift_float(const Array& in, Array& out, F h, bool maxima, const Stream& stream);
 template <class T, class F>
-void cuda_h_residue(const Array& image, const Array& rec, Array& out, F h, bool maxima, cudaStream_t stream);
+void cuda_h_residue(const Array& image, const Array& rec, Array& out, F h, bool maxima, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

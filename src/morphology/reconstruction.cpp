@@ -117,7 +117,7 @@ Array reconstruct(const Array& seed, const Array& mask, const std::vector<Offset
   return cuskimage::detail::dispatch<cuskimage::detail::FloatTypes>(ft, "morphology.reconstruction", [&]<class T>() {
     return cuskimage::detail::on_backend(
         seed, stream, [&] { return cpu_reconstruct<T>(seed, mask, push, dilation); },
-        [&](cudaStream_t) {
+        [&](const Stream&) {
           Array rec = seed.astype(dtype_v<T>, stream).contiguous(stream);
           const Array m = mask.astype(dtype_v<T>, stream).contiguous(stream);
           cuda_propagate<T>(rec, m, offsets3(push), dilation, stream);
@@ -168,7 +168,7 @@ Array reconstruction(const Array& seed, const Array& mask, const ReconstructionO
   // CUDA: convert once to the result type (rec is the converted seed, updated in place; a
   // contiguous mask of that type is used as is) and check on those copies when exact.
   return cd::dispatch<cd::FloatTypes>(ft, fn, [&]<class T>() {
-    return cd::on_backend(seed, stream, [&] { return Array(); }, [&](cudaStream_t) {
+    return cd::on_backend(seed, stream, [&] { return Array(); }, [&](const Stream&) {
       Array rec = seed.astype(dtype_v<T>, stream);
       const Array m = mask.dtype() == ft && mask.is_contiguous() ? mask.share() : mask.astype(dtype_v<T>, stream);
       const bool bad = ct == ft ? detail::cuda_any_violation<T>(rec, m, dil, stream)

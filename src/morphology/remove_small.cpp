@@ -104,7 +104,7 @@ Array binary_result(const Array& ar, int connectivity, bool holes, detail::SizeT
         return cd::dispatch<RemoveTypes>(ar.dtype(), "morphology.remove_small",
                                          [&]<class T>() { return cpu_binary<T>(ar, connectivity, holes, small); });
       },
-      [&](cudaStream_t) {
+      [&](const Stream&) {
         if (connectivity < 1) {
           // No neighbours: every pixel of the labelled set is a component of one pixel.
           if (!small(1)) return ar.astype(DType::bool_, stream);  // nothing goes
@@ -143,7 +143,7 @@ Array remove_objects(const Array& ar, const RemoveSmallObjectsOptions& o, const 
     } else {
       return cd::on_backend(
           ar, stream, [&] { return cpu_labels<T>(ar, max_label, small); },
-          [&](cudaStream_t) {
+          [&](const Stream&) {
             const Array a = ar.contiguous(stream);
             Array out = Array::empty(ar.shape(), ar.dtype(), ar.device(), stream);
             detail::cuda_remove_small_labels<T>(a, out, max_label, small, stream);

@@ -267,17 +267,17 @@ CUSK_HD bool hull_candidates(const RowLo& rlo, const RowHi& rhi, std::int64_t n,
 
 /// In place on a contiguous uint8 0/1 image (rows, cols): Zhang's skeleton (thin == false) or
 /// Guo-Hall thinning with at most max_iter iterations (0: until stable).
-void cuda_zhang_thin(Array& img, bool thin, std::int64_t max_iter, cudaStream_t stream);
+void cuda_zhang_thin(Array& img, bool thin, std::int64_t max_iter, const Stream& stream);
 
 /// In place on a contiguous uint8 0/1 volume (planes, rows, cols): Lee's skeleton, exactly as the
 /// sequential CPU algorithm (kernels/morphology/skeleton_lee.cu).
-void cuda_lee(Array& vol, cudaStream_t stream);
+void cuda_lee(Array& vol, const Stream& stream);
 
 /// out (bool, contiguous, rows x cols) = convex_hull_image of contiguous `img` (dtype T).
 template <class T>
-void cuda_convex_hull_image(const Array& img, Array& out, bool offset, bool include_borders, cudaStream_t stream);
+void cuda_convex_hull_image(const Array& img, Array& out, bool offset, bool include_borders, const Stream& stream);
 /// out (bool, contiguous) = convex_hull_object of contiguous `img` (dtype T).
 template <class T>
-void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, cudaStream_t stream);
+void cuda_convex_hull_object(const Array& img, Array& out, int connectivity, const Stream& stream);
 
 }  // namespace cuskimage::morphology::detail

@@ -121,7 +121,7 @@ Array zhang_thin(const Array& image, bool thin, std::int64_t max_iter, const Str
   if (u.size() > 0)
     cuskimage::detail::on_backend(
         u, stream, [&] { cpu_zhang_thin(u, thin, max_iter); },
-        [&](cudaStream_t s) { detail::cuda_zhang_thin(u, thin, max_iter, s); });
+        [&](const Stream& s) { detail::cuda_zhang_thin(u, thin, max_iter, s); });
   return u.astype(DType::bool_, stream);
 }
 
@@ -150,7 +150,7 @@ Array skeletonize(const Array& image, const SkeletonizeOptions& opts, const Stre
   Array vol = image.ndim() == 2 ? u.reshape({1, image.shape(0), image.shape(1)}) : u.share();
   if (vol.size() > 0)
     cuskimage::detail::on_backend(
-        vol, stream, [&] { cpu_lee(vol); }, [&](cudaStream_t s) { detail::cuda_lee(vol, s); });
+        vol, stream, [&] { cpu_lee(vol); }, [&](const Stream& s) { detail::cuda_lee(vol, s); });
   return u.astype(DType::bool_, stream);
 }
 

@@ -42,10 +42,10 @@ void cpu_window_nd(const Array& in, Array& out, const WindowNd& w);
 
 /// CUDA: `in` and `out` contiguous, distinct, same shape.
 template <class T>
-void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, cudaStream_t stream);
+void cuda_pass1d(const Array& in, Array& out, int axis, const Pass1d& p, const Stream& stream);
 /// CUDA: `in` and `out` contiguous, distinct, ndim <= 3.
 template <class T>
-void cuda_window_nd(const Array& in, Array& out, const WindowNd& w, cudaStream_t stream);
+void cuda_window_nd(const Array& in, Array& out, const WindowNd& w, const Stream& stream);
 
 /// The `output` of an *_into call: valid, and the input's shape, device and dtype.
 void check_output(const Array& in, const Array& out, std::string_view fn);

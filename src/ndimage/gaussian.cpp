@@ -123,7 +123,7 @@ void run_gaussian(const Array& in, Array& out, const std::vector<std::pair<int, 
       if (fuse && p == L - 1) {
         if constexpr (!std::is_same_v<T, std::int32_t>) detail::cuda_separable2d<T>(*cur, dst, plan, stream);
       } else {
-        detail::cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream.handle());
+        detail::cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream);
       }
       cur = &dst;
     }

@@ -116,7 +116,7 @@ void run_passes(const Array& in, Array& out, const std::vector<std::pair<int, Pa
     for (std::size_t p = 0; p < P; ++p) {
       // Ping-pong so that the last pass lands in final_.
       Array& dst = (P - 1 - p) % 2 == 0 ? final_ : tmp;
-      cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream.handle());
+      cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream);
       cur = &dst;
     }
     if (!direct) out.copy_from(final_, stream);
@@ -139,10 +139,10 @@ void run_window(const Array& in, Array& out, const WindowNd& W, bool rank, std::
                                             in.ndim(), "-D (the CPU backend takes any ndim)");
     const Array src = in.contiguous(stream);
     if (out.is_contiguous()) {
-      cuda_window_nd<T>(src, out, W, stream.handle());
+      cuda_window_nd<T>(src, out, W, stream);
     } else {
       Array tmp = Array::empty(in.shape(), in.dtype(), in.device(), stream);
-      cuda_window_nd<T>(src, tmp, W, stream.handle());
+      cuda_window_nd<T>(src, tmp, W, stream);
       out.copy_from(tmp, stream);
     }
   };

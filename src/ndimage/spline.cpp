@@ -214,9 +214,9 @@ void run_lines(const Array& src, Array& dst, int axis, int order, InterpMode mod
     if (p.poles.n > 0) work = Array::empty(src.shape(), DType::float64, src.device(), stream);
   double* w = work.valid() ? static_cast<double*>(work.data()) : reinterpret_cast<double*>(d.data());
   if constexpr (device_native<S>())
-    cuda_spline_lines<S, O>(s.data(), w, static_cast<O*>(d.data()), p, stream.handle());
+    cuda_spline_lines<S, O>(s.data(), w, static_cast<O*>(d.data()), p, stream);
   else
-    cuda_spline_lines<double, O>(s.data(), w, static_cast<O*>(d.data()), p, stream.handle());
+    cuda_spline_lines<double, O>(s.data(), w, static_cast<O*>(d.data()), p, stream);
   if (!direct) dst.copy_from(d, stream);
 }
 
@@ -310,11 +310,11 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
         if constexpr (device_native<T>()) {
           const Array src = input.contiguous(stream);
           cuda_spline_pad<T>(static_cast<const T*>(src.data()), input.shape(), static_cast<double*>(padded.data()),
-                             kPad, constant, cv, stream.handle());
+                             kPad, constant, cv, stream);
         } else {
           const Array src = input.astype(DType::float64, stream);
           cuda_spline_pad<double>(static_cast<const double*>(src.data()), input.shape(),
-                                  static_cast<double*>(padded.data()), kPad, constant, cv, stream.handle());
+                                  static_cast<double*>(padded.data()), kPad, constant, cv, stream);
         }
       });
     }
@@ -345,11 +345,11 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
     // samples a few points of a large image); the others as a float64 copy.
     if constexpr (device_native<V>()) {
       cuda_map_coordinates<V>(static_cast<const V*>(data.data()), data.shape(), data.strides(), c.data(), f32, npts,
-                              out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream.handle());
+                              out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream);
     } else {
       const Array dd = data.astype(DType::float64, stream);
       cuda_map_coordinates<double>(static_cast<const double*>(dd.data()), dd.shape(), dd.strides(), c.data(), f32,
-                                   npts, out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream.handle());
+                                   npts, out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream);
     }
   };
   dispatch<AllTypes>(out_dt, fn, [&]<class O>() {

@@ -460,21 +460,20 @@ SplineLinePlan make_line_plan(const Shape& shape, int axis, int order, InterpMod
 /// may be `src` itself when S == O). `work` is a contiguous float64 scratch of the same shape (may
 /// be `dst` when O is double).
 template <class S, class O>
-void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, cudaStream_t stream);
+void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, const Stream& stream);
 
 /// CUDA: out (C order, dtype out_dt: V's, float32 or float64; any dtype when V is double) = samples
 /// of `data` (V, `shape` and `strides` in elements, 1..3 axes) at `coords` (contiguous (nd, npts),
 /// float32 or float64 as `coords_f32` says).
 template <class V>
-void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords,
-                          bool coords_f32, std::int64_t npts,
-                          void* out, DType out_dt, int order, InterpMode mode, double cval, std::int64_t npad,
-                          cudaStream_t stream);
+void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords, bool coords_f32,
+                          std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval,
+                          std::int64_t npad, const Stream& stream);
 
 /// CUDA: `out` (contiguous float64, in's shape + 2 * npad per axis) = np.pad(in, npad, 'edge') or
 /// (constant: true) np.pad with `cval` (already cast to the input dtype); in contiguous.
 template <class T>
 void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
-                     cudaStream_t stream);
+                     const Stream& stream);
 
 }  // namespace cuskimage::ndimage::detail

@@ -139,7 +139,7 @@ Array adjust_colors(const Array& image, const ColorJitterParams& params, int cha
   for (int op : params.order) expect(op >= 0 && op < 4, fn, "order", "entries must be 0..3, got ", op);
   Array work = image.dtype() == DType::uint8 ? image.copy(stream) : image.astype(DType::uint8, stream);
   if (work.device().is_cuda())
-    cuda_adjust_colors(work, ax, params, stream.handle());
+    cuda_adjust_colors(work, ax, params, stream);
   else
     cpu_adjust_colors(work, ax, params);
   if (image.dtype() != DType::uint8) return work.astype(DType::float32, stream);
@@ -184,7 +184,7 @@ Array intensity_map(const Array& image, int op, float a, float b, float lo, floa
   const Array in = image.dtype() == DType::float32 ? image.share() : image.astype(DType::float32, stream);
   Array out = Array::empty(in.shape(), DType::float32, in.device(), stream);
   if (in.device().is_cuda()) {
-    cuda_intensity(in, out, op, a, b, lo, hi, stream.handle());
+    cuda_intensity(in, out, op, a, b, lo, hi, stream);
   } else {
     cuskimage::detail::cpu_map<float, float>(in, out, [=](float v) { return intensity_px(v, op, a, b, lo, hi); });
   }
@@ -275,7 +275,7 @@ Array zoom(const Array& image, const std::array<double, 2>& zoom_factor, const Z
   const Array src = image.dtype() == DType::float32 ? image.share() : image.astype(DType::float32, stream);
   Array out = Array::empty(image.shape(), DType::float32, image.device(), stream);
   if (src.device().is_cuda())
-    cuda_zoom(src, out, ah, aw, zh, zw, opts.interpolation, stream.handle());
+    cuda_zoom(src, out, ah, aw, zh, zw, opts.interpolation, stream);
   else
     cpu_zoom(src, out, ah, aw, zh, zw, static_cast<int>(opts.interpolation));
   if (image.dtype() != DType::float32) return out.astype(image.dtype(), stream);

@@ -84,20 +84,20 @@ struct MacenkoParams {
 
 // CUDA backend (kernels/pathology/*.cu).
 void cuda_macenko(const Array& image, int channel_axis, const MacenkoParams& p, Array* stain, Array* out,
-                  cudaStream_t stream);
-void cuda_absorbance(const Array& in, Array& out, double lo, double hi, cudaStream_t stream);
-void cuda_absorbance_to_image(const Array& in, Array& out, double source, cudaStream_t stream);
+                  const Stream& stream);
+void cuda_absorbance(const Array& in, Array& out, double lo, double hi, const Stream& stream);
+void cuda_absorbance_to_image(const Array& in, Array& out, double source, const Stream& stream);
 /// In place on a contiguous-or-strided uint8 image; `mean_luma` scratch: one uint64 per image.
-void cuda_adjust_colors(Array& img, int channel_axis, const ColorJitterParams& params, cudaStream_t stream);
-void cuda_intensity(const Array& in, Array& out, int op, float a, float b, float lo, float hi, cudaStream_t stream);
+void cuda_adjust_colors(Array& img, int channel_axis, const ColorJitterParams& params, const Stream& stream);
+void cuda_intensity(const Array& in, Array& out, int op, float a, float b, float lo, float hi, const Stream& stream);
 /// Reinhard: per-channel sum and sum of squares of the LAB image (6 doubles, fixed order) into a
 /// device buffer, then lab_out = (lab - mean) / std * target_std + target_mean in place.
-void cuda_lab_moments(const Array& lab, int channel_axis, Array& moments6, cudaStream_t stream);
+void cuda_lab_moments(const Array& lab, int channel_axis, Array& moments6, const Stream& stream);
 void cuda_reinhard_apply(Array& lab, int channel_axis, const Array& moments6, const LabStats& target,
-                         cudaStream_t stream);
+                         const Stream& stream);
 /// uint8 from a float image in [0, 1] as img_as_ubyte (rint(x * 255), clipped), no range check.
-void cuda_unit_to_u8(const Array& in, Array& out, cudaStream_t stream);
-void cuda_zoom(const Array& in, Array& out, int ah, int aw, std::int64_t zh, std::int64_t zw,
-               ZoomInterpolation interp, cudaStream_t stream);
+void cuda_unit_to_u8(const Array& in, Array& out, const Stream& stream);
+void cuda_zoom(const Array& in, Array& out, int ah, int aw, std::int64_t zh, std::int64_t zw, ZoomInterpolation interp,
+               const Stream& stream);
 
 }  // namespace cuskimage::pathology::detail

@@ -70,7 +70,7 @@ LabStats lab_stats(const Array& rgb, int channel_axis, const Stream& stream) {
   std::int64_t n = 0;
   if (lab.device().is_cuda()) {
     Array dm = Array::empty({6}, DType::float64, lab.device(), stream);
-    cuda_lab_moments(lab, ax, dm, stream.handle());
+    cuda_lab_moments(lab, ax, dm, stream);
     const Array h = dm.to(Device::cpu(), stream);
     for (int k = 0; k < 6; ++k) m[k] = h.data<double>()[k];
   } else {
@@ -95,8 +95,8 @@ Array normalize_reinhard(const Array& rgb, const ReinhardOptions& opts, const St
   Array lab = color::rgb2lab(rgb, {.channel_axis = ax}, stream);
   if (lab.device().is_cuda()) {
     Array dm = Array::empty({6}, DType::float64, lab.device(), stream);
-    cuda_lab_moments(lab, ax, dm, stream.handle());
-    cuda_reinhard_apply(lab, ax, dm, opts.target, stream.handle());
+    cuda_lab_moments(lab, ax, dm, stream);
+    cuda_reinhard_apply(lab, ax, dm, opts.target, stream);
   } else {
     cpu_reinhard_apply(lab, ax, cpu_lab_moments(lab, ax), opts.target);
   }
@@ -104,7 +104,7 @@ Array normalize_reinhard(const Array& rgb, const ReinhardOptions& opts, const St
   if (rgb.dtype() != DType::uint8) return out;
   Array u8 = Array::empty(out.shape(), DType::uint8, out.device(), stream);
   if (out.device().is_cuda()) {
-    cuda_unit_to_u8(out, u8, stream.handle());
+    cuda_unit_to_u8(out, u8, stream);
   } else {
     dispatch<Types<float, double>>(out.dtype(), fn, [&]<class F>() {
       cuskimage::detail::cpu_map<F, std::uint8_t>(out, u8, [](F v) { return unit_to_u8<F>(v); });

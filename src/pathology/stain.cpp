@@ -189,7 +189,7 @@ Array image_to_absorbance(const Array& image, const ImageToAbsorbanceOptions& op
   const double hi = opts.source_intensity;
   Array out = Array::empty(image.shape(), opts.dtype, image.device(), stream);
   if (image.device().is_cuda()) {
-    cuda_absorbance(image, out, lo, hi, stream.handle());
+    cuda_absorbance(image, out, lo, hi, stream);
     return out;
   }
   dispatch<Reals>(image.dtype(), fn, [&]<class T>() {
@@ -212,7 +212,7 @@ Array absorbance_to_image(const Array& absorbance, const AbsorbanceToImageOption
   const Array a = is_floating(absorbance.dtype()) ? absorbance.share() : absorbance.astype(DType::float32, stream);
   Array out = Array::empty(a.shape(), opts.dtype, a.device(), stream);
   if (a.device().is_cuda()) {
-    cuda_absorbance_to_image(a, out, opts.source_intensity, stream.handle());
+    cuda_absorbance_to_image(a, out, opts.source_intensity, stream);
     return out;
   }
   dispatch<Types<float, double>>(a.dtype(), fn, [&]<class F>() {
@@ -247,7 +247,7 @@ Array stain_extraction_pca(const Array& image, const StainExtractionOptions& opt
   const MacenkoParams p = params_of(opts.source_intensity, opts.alpha, opts.alpha, opts.beta, opts.image_type);
   Array stain = Array::empty({3, 2}, DType::float32, image.device(), stream);
   if (image.device().is_cuda())
-    cuda_macenko(image, ax, p, &stain, nullptr, stream.handle());
+    cuda_macenko(image, ax, p, &stain, nullptr, stream);
   else
     cpu_macenko(image, ax, p, &stain, nullptr);
   return stain;
@@ -270,7 +270,7 @@ Array normalize_colors_pca(const Array& image, const NormalizeColorsPcaOptions& 
   Array out = Array::empty(image.shape(), DType::uint8, image.device(), stream);
   if (out.size() == 0) return out;
   if (image.device().is_cuda())
-    cuda_macenko(image, ax, p, nullptr, &out, stream.handle());
+    cuda_macenko(image, ax, p, nullptr, &out, stream);
   else
     cpu_macenko(image, ax, p, nullptr, &out);
   return out;

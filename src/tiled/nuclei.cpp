@@ -35,7 +35,7 @@ Array haematoxylin(const Array& rgb, const Stream& stream) {
   Array out = Array::empty({h, w}, DType::float32, rgb.device(), stream);
   const HaemLut lut = haematoxylin_lut();
   if (rgb.device().is_cuda()) {
-    cuda_haematoxylin(rgb.data<std::uint8_t>(), h * w, lut, out.data<float>(), stream.handle());
+    cuda_haematoxylin(rgb.data<std::uint8_t>(), h * w, lut, out.data<float>(), stream);
     return out;
   }
   const std::uint8_t* p = rgb.data<std::uint8_t>();
@@ -51,7 +51,7 @@ Array haematoxylin(const Array& rgb, const Stream& stream) {
 Array greater(const Array& x, float t, const Stream& stream) {
   Array out = Array::empty(x.shape(), DType::bool_, x.device(), stream);
   if (x.device().is_cuda()) {
-    cuda_greater(x.data<float>(), x.size(), t, out.data<bool>(), stream.handle());
+    cuda_greater(x.data<float>(), x.size(), t, out.data<bool>(), stream);
     return out;
   }
   const float* p = x.data<float>();

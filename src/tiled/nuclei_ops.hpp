@@ -24,7 +24,7 @@ Array haematoxylin(const Array& rgb, const Stream& stream);
 /// x > t as bool, from contiguous float32.
 Array greater(const Array& x, float t, const Stream& stream);
 
-void cuda_haematoxylin(const std::uint8_t* rgb, std::int64_t n, const HaemLut& lut, float* out, cudaStream_t s);
-void cuda_greater(const float* x, std::int64_t n, float t, bool* out, cudaStream_t s);
+void cuda_haematoxylin(const std::uint8_t* rgb, std::int64_t n, const HaemLut& lut, float* out, const Stream& s);
+void cuda_greater(const float* x, std::int64_t n, float t, bool* out, const Stream& s);
 
 }  // namespace cuskimage::tiled::detail

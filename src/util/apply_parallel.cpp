@@ -168,7 +168,7 @@ Array apply_parallel(const std::function<Array(const Array& chunk, const Stream&
       if (block.size() > 0)
         detail::on_backend(
             array, stream, [&] { detail::cpu_halo_gather(array, block, hp); },
-            [&](cudaStream_t s) { detail::cuda_halo_gather(array, block, hp, s); });
+            [&](const Stream& s) { detail::cuda_halo_gather(array, block, hp, s); });
     }
     Array result = function(block, stream);
     detail::expect(result.valid() && result.shape() == block.shape(), kFn, "function",

@@ -16,21 +16,21 @@ namespace cuskimage::util::detail {
 // ---- element-wise --------------------------------------------------------------------------------
 /// dst = src converted with img_as_* semantics (dtypes from the arrays, same shape, any strides).
 void cpu_convert(const Array& src, Array& dst, const ConvertPlan& plan);
-void cuda_convert_to_float(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream);
-void cuda_convert_to_small_int(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream);
-void cuda_convert_to_large_int(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream);
-void cuda_convert_to_bool(const Array& src, Array& dst, const ConvertPlan& plan, cudaStream_t stream);
+void cuda_convert_to_float(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream);
+void cuda_convert_to_small_int(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream);
+void cuda_convert_to_large_int(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream);
+void cuda_convert_to_bool(const Array& src, Array& dst, const ConvertPlan& plan, const Stream& stream);
 
 void cpu_invert(const Array& src, Array& dst, bool signed_float);
-void cuda_invert(const Array& src, Array& dst, bool signed_float, cudaStream_t stream);
+void cuda_invert(const Array& src, Array& dst, bool signed_float, const Stream& stream);
 
 /// fimg: float32/float64 image; out: same dtype and shape.
 void cpu_noise(const Array& fimg, Array& out, const NoiseParams& p);
-void cuda_noise(const Array& fimg, Array& out, const NoiseParams& p, cudaStream_t stream);
+void cuda_noise(const Array& fimg, Array& out, const NoiseParams& p, const Stream& stream);
 /// local_vars: float64, broadcast (stride-0 view) to fimg's shape.
 void cpu_localvar_noise(const Array& fimg, const Array& local_vars, Array& out, const NoiseParams& p);
 void cuda_localvar_noise(const Array& fimg, const Array& local_vars, Array& out, const NoiseParams& p,
-                         cudaStream_t stream);
+                         const Stream& stream);
 
 /// compare_images on two arrays of one float dtype.
 enum class CompareOp { diff, blend, checkerboard };
@@ -39,36 +39,35 @@ struct CompareParams {
   std::int64_t cols = 1, stepx = 0, stepy = 0, tiles_x = 8, tiles_y = 8;
 };
 void cpu_compare(const Array& a, const Array& b, Array& out, const CompareParams& p);
-void cuda_compare(const Array& a, const Array& b, Array& out, const CompareParams& p, cudaStream_t stream);
+void cuda_compare(const Array& a, const Array& b, Array& out, const CompareParams& p, const Stream& stream);
 
 /// montage: rescale each image k of stack `src` (K, ...) into dst with params (K x 4 float64,
 /// same device) = (imin, imax, omin, omax).
 void cpu_rescale_stack(const Array& src, Array& dst, const Array& params);
-void cuda_rescale_stack(const Array& src, Array& dst, const Array& params, cudaStream_t stream);
+void cuda_rescale_stack(const Array& src, Array& dst, const Array& params, const Stream& stream);
 /// montage: out (H, W, C) contiguous from src (K, M, N, C) any strides; fill: C values (contiguous,
 /// src's dtype, same device).
 void cpu_montage(const Array& src, Array& out, const Array& fill, std::int64_t pad, std::int64_t ntiles_col);
 void cuda_montage(const Array& src, Array& out, const Array& fill, std::int64_t pad, std::int64_t ntiles_col,
-                  cudaStream_t stream);
+                  const Stream& stream);
 
 /// map_array: keys = input_vals already in input_arr's dtype; values = output_vals in out's dtype;
 /// both 1-D contiguous on the device of input_arr.
 void cpu_map_array(const Array& input_arr, const Array& keys, const Array& values, Array& out);
-void cuda_map_array(const Array& input_arr, const Array& keys, const Array& values, Array& out,
-                    cudaStream_t stream);
+void cuda_map_array(const Array& input_arr, const Array& keys, const Array& values, Array& out, const Stream& stream);
 
 /// dst (any strides) element i (C order) = i + 1 converted to dst's dtype.
 void cpu_iota(Array& dst);
-void cuda_iota(Array& dst, cudaStream_t stream);
+void cuda_iota(Array& dst, const Stream& stream);
 
 /// label_points: out (zeroed uint64 of `shape`) gets label i + 1 at rounded coords row i; the
 /// largest label wins where points coincide. Coordinates already validated.
 void cpu_label_points(const Array& coords, Array& out);
-void cuda_label_points(const Array& coords, Array& out, cudaStream_t stream);
+void cuda_label_points(const Array& coords, Array& out, const Stream& stream);
 
 /// unique_rows of a 2-D contiguous array, lexicographic by bytes. Synchronizes (cuda).
 Array cpu_unique_rows(const Array& ar);
-Array cuda_unique_rows(const Array& ar, cudaStream_t stream);
+Array cuda_unique_rows(const Array& ar, const Stream& stream);
 
 /// apply_parallel: out (contiguous, src's dtype) = the block at `origin` with its halo.
 struct HaloParams {
@@ -112,23 +111,23 @@ HaloGatherFn<T> make_halo_gather_fn(const Array& src, const Array& out, const Ha
   return f;
 }
 
-void cuda_halo_gather(const Array& src, Array& out, const HaloParams& p, cudaStream_t stream);
+void cuda_halo_gather(const Array& src, Array& out, const HaloParams& p, const Stream& stream);
 
 // ---- reductions (synchronize; results on the host) -------------------------------------------------
 /// One result per segment: segments > 1 splits `a` along axis 0 (one segment per index).
 template <class T>
 std::vector<MinMax<T>> cpu_minmax(const Array& a, std::int64_t segments);
 template <class T>
-std::vector<MinMax<T>> cuda_minmax(const Array& a, std::int64_t segments, cudaStream_t stream);
+std::vector<MinMax<T>> cuda_minmax(const Array& a, std::int64_t segments, const Stream& stream);
 template <class T>
 std::vector<double> cpu_sum(const Array& a, std::int64_t segments);
 template <class T>
-std::vector<double> cuda_sum(const Array& a, std::int64_t segments, cudaStream_t stream);
+std::vector<double> cuda_sum(const Array& a, std::int64_t segments, const Stream& stream);
 /// Number of elements <= 0 of a float64 array.
 std::int64_t cpu_count_nonpositive(const Array& a);
-std::int64_t cuda_count_nonpositive(const Array& a, cudaStream_t stream);
+std::int64_t cuda_count_nonpositive(const Array& a, const Stream& stream);
 /// Number of distinct values (NaNs count once) of a float32/float64 array.
 std::int64_t cpu_count_unique(const Array& a);
-std::int64_t cuda_count_unique(const Array& a, cudaStream_t stream);
+std::int64_t cuda_count_unique(const Array& a, const Stream& stream);
 
 }  // namespace cuskimage::util::detail

@@ -34,13 +34,13 @@ template <class T>
 std::vector<MinMax<T>> minmax(const Array& a, std::int64_t segments, const Stream& stream) {
   return on_backend(
       a, stream, [&] { return cpu_minmax<T>(a, segments); },
-      [&](cudaStream_t s) { return cuda_minmax<T>(a, segments, s); });
+      [&](const Stream& s) { return cuda_minmax<T>(a, segments, s); });
 }
 
 template <class T>
 std::vector<double> sums(const Array& a, std::int64_t segments, const Stream& stream) {
   return on_backend(
-      a, stream, [&] { return cpu_sum<T>(a, segments); }, [&](cudaStream_t s) { return cuda_sum<T>(a, segments, s); });
+      a, stream, [&] { return cpu_sum<T>(a, segments); }, [&](const Stream& s) { return cuda_sum<T>(a, segments, s); });
 }
 
 /// Minimum and maximum of a whole array as doubles (NaN when it holds a NaN, as NumPy); any = false

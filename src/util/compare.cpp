@@ -70,7 +70,7 @@ Array compare_images(const Array& image0, const Array& image1, const CompareImag
   if (out.size() == 0) return out;
   detail::on_backend(
       f0, stream, [&] { detail::cpu_compare(f0, f1, out, p); },
-      [&](cudaStream_t s) { detail::cuda_compare(f0, f1, out, p, s); });
+      [&](const Stream& s) { detail::cuda_compare(f0, f1, out, p, s); });
   return out;
 }
 

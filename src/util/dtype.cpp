@@ -142,7 +142,7 @@ void run_convert(const Array& src, Array& dst, const ConvertPlan& plan, const St
   if (src.size() == 0) return;
   on_backend(
       src, stream, [&] { cpu_convert(src, dst, plan); },
-      [&](cudaStream_t s) {
+      [&](const Stream& s) {
         const DType out = dst.dtype();
         if (is_floating(out))
           cuda_convert_to_float(src, dst, plan, s);

@@ -32,7 +32,7 @@ void invert_into(const Array& image, Array& out, const InvertOptions& opts, cons
   if (image.size() == 0) return;
   detail::on_backend(
       image, stream, [&] { detail::cpu_invert(image, out, opts.signed_float); },
-      [&](cudaStream_t s) { detail::cuda_invert(image, out, opts.signed_float, s); });
+      [&](const Stream& s) { detail::cuda_invert(image, out, opts.signed_float, s); });
 }
 
 }  // namespace cuskimage::util

@@ -80,7 +80,7 @@ void map_array_into(const Array& input_arr, const Array& input_vals, const Array
   if (input_arr.size() == 0) return;
   detail::on_backend(
       input_arr, stream, [&] { detail::cpu_map_array(input_arr, keys, values, out); },
-      [&](cudaStream_t s) { detail::cuda_map_array(input_arr, keys, values, out, s); });
+      [&](const Stream& s) { detail::cuda_map_array(input_arr, keys, values, out, s); });
 }
 
 }  // namespace cuskimage::util

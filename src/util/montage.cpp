@@ -86,7 +86,7 @@ Array montage(const Array& arr_in, const MontageOptions& opts, const Stream& str
     Array rescaled = Array::empty(stack.shape(), dt, stack.device(), stream);
     detail::on_backend(
         stack, stream, [&] { detail::cpu_rescale_stack(stack, rescaled, p); },
-        [&](cudaStream_t s) { detail::cuda_rescale_stack(stack, rescaled, p, s); });
+        [&](const Stream& s) { detail::cuda_rescale_stack(stack, rescaled, p, s); });
     stack = std::move(rescaled);
   }
 
@@ -113,7 +113,7 @@ Array montage(const Array& arr_in, const MontageOptions& opts, const Stream& str
   if (out.size() > 0) {
     detail::on_backend(
         stack, stream, [&] { detail::cpu_montage(stack, out, fill_dev, pad, cols); },
-        [&](cudaStream_t s) { detail::cuda_montage(stack, out, fill_dev, pad, cols, s); });
+        [&](const Stream& s) { detail::cuda_montage(stack, out, fill_dev, pad, cols, s); });
   }
   if (!opts.channel_axis) return out.index(2, 0);
   return out;

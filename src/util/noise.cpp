@@ -27,7 +27,7 @@ void cpu_localvar_noise(const Array& fimg, const Array& local_vars, Array& out, 
 
 std::int64_t count_unique(const Array& a, const Stream& stream) {
   return on_backend(
-      a, stream, [&] { return cpu_count_unique(a); }, [&](cudaStream_t s) { return cuda_count_unique(a, s); });
+      a, stream, [&] { return cpu_count_unique(a); }, [&](const Stream& s) { return cuda_count_unique(a, s); });
 }
 
 }  // namespace detail
@@ -109,7 +109,7 @@ Array random_noise(const Array& image, const RandomNoiseOptions& opts, const Str
         local_vars = broadcast_local_vars(opts.local_vars, fimg, stream, fn);
         const std::int64_t bad = detail::on_backend(
             local_vars, stream, [&] { return detail::cpu_count_nonpositive(local_vars); },
-            [&](cudaStream_t s) { return detail::cuda_count_nonpositive(local_vars, s); });
+            [&](const Stream& s) { return detail::cuda_count_nonpositive(local_vars, s); });
         detail::expect(bad == 0, fn, "local_vars", "must be > 0 everywhere, got ", bad, " values <= 0");
       } else {
         // scikit-image's default: 0.01 everywhere, i.e. gaussian noise of sd sqrt(0.01).
@@ -138,11 +138,11 @@ Array random_noise(const Array& image, const RandomNoiseOptions& opts, const Str
   if (local_vars.valid()) {
     detail::on_backend(
         fimg, stream, [&] { detail::cpu_localvar_noise(fimg, local_vars, out, p); },
-        [&](cudaStream_t s) { detail::cuda_localvar_noise(fimg, local_vars, out, p, s); });
+        [&](const Stream& s) { detail::cuda_localvar_noise(fimg, local_vars, out, p, s); });
   } else {
     detail::on_backend(
         fimg, stream, [&] { detail::cpu_noise(fimg, out, p); },
-        [&](cudaStream_t s) { detail::cuda_noise(fimg, out, p, s); });
+        [&](const Stream& s) { detail::cuda_noise(fimg, out, p, s); });
   }
   return out;
 }

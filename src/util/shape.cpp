@@ -216,7 +216,7 @@ Array regular_seeds(const Shape& ar_shape, std::int64_t n_points, DType dtype, D
   Array view = seeds.slice(std::span<const Slice>(grid.data(), grid.size()));
   if (view.size() > 0) {
     detail::on_backend(
-        view, stream, [&] { detail::cpu_iota(view); }, [&](cudaStream_t s) { detail::cuda_iota(view, s); });
+        view, stream, [&] { detail::cpu_iota(view); }, [&](const Stream& s) { detail::cuda_iota(view, s); });
   }
   return seeds;
 }
@@ -253,7 +253,7 @@ Array label_points(const Array& coords, const Shape& output_shape, const Stream&
   });
   detail::on_backend(
       coords, stream, [&] { detail::cpu_label_points(coords, labels); },
-      [&](cudaStream_t s) { detail::cuda_label_points(coords, labels, s); });
+      [&](const Stream& s) { detail::cuda_label_points(coords, labels, s); });
   return labels;
 }
 
@@ -264,7 +264,7 @@ Array unique_rows(const Array& ar, const Stream& stream) {
   if (c.size() == 0) return c.shape()[0] == 0 ? c.share() : c.slice({Slice{0, 1}});
   return detail::on_backend(
       c, stream, [&] { return detail::cpu_unique_rows(c); },
-      [&](cudaStream_t s) { return detail::cuda_unique_rows(c, s); });
+      [&](const Stream& s) { return detail::cuda_unique_rows(c, s); });
 }
 
 namespace detail {
