@@ -17,12 +17,12 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/filters/ccl.cuh"
+#include "kernels/core/union_find.cuh"
 #include "src/measure/label.hpp"
 
 namespace cuskimage::measure::detail::lbl {
 
-using cuskimage::filters::detail::ccl_union;
+using cuskimage::detail::ccl_union;
 
 constexpr unsigned kFull = 0xffffffffu;
 
@@ -732,7 +732,7 @@ __global__ void __launch_bounds__(256) roots_kernel(I* parent, unsigned* roots, 
       const I R = static_cast<I>(i * 32 + b);
       const I p = parent[R];
       if (p == R) continue;
-      parent[R] = cuskimage::filters::detail::ccl_find<I>(parent, p);
+      parent[R] = cuskimage::detail::ccl_find<I>(parent, p);
       keep &= ~(1u << b);
     }
     if (keep != w) roots[i] = keep;

@@ -17,7 +17,7 @@
 #include "src/core/hd.hpp"
 #include "src/core/indexer.hpp"
 #include "src/ndimage/spline.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::measure::detail {
 
