@@ -795,7 +795,7 @@ TEST(GpuMorphologyConvexHull3d, BatchedSegmentsMatchPerRegionCpu) {
       o.image_off = img_off.data();
       o.want_planes = true;
       h3::Hull3Output r;
-      h3::cuda_hull3d_segments(seg, o, r, s.handle());
+      h3::cuda_hull3d_segments(seg, o, r, s);
       const Array himg = images.to(Device::cpu(), s);
       const Array hpl = r.planes.to(Device::cpu(), s);
       s.synchronize();
