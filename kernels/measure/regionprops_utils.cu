@@ -58,13 +58,6 @@ __global__ void __launch_bounds__(kThreads) config_hist_kernel(const T* __restri
 }
 
 template <class T>
-__device__ __forceinline__ std::uint8_t as_u8(T v) {
-  if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
-  else if constexpr (std::is_floating_point_v<T>) return static_cast<std::uint8_t>(static_cast<std::int64_t>(v));
-  else return static_cast<std::uint8_t>(v);
-}
-
-template <class T>
 __global__ void border_kernel(const T* __restrict__ in, Geom3 g, bool eight, std::uint8_t* __restrict__ border) {
   const std::int64_t n = g.H * g.W;
   for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {

@@ -24,6 +24,7 @@ using cuskimage::detail::expect;
 using cuskimage::detail::expect_valid;
 using cuskimage::detail::fail;
 using cuskimage::detail::on_backend;
+using detail::as_u8;
 
 /// Foreground of euler_number / perimeter_crofton: value > 0.
 template <class T>
@@ -56,13 +57,6 @@ std::vector<std::int64_t> cpu_config_histogram(const Array& image) {
         ++h[code];
       }
   return h;
-}
-
-template <class T>
-std::uint8_t as_u8(T v) {
-  if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
-  else if constexpr (std::is_floating_point_v<T>) return static_cast<std::uint8_t>(static_cast<std::int64_t>(v));
-  else return static_cast<std::uint8_t>(v);
 }
 
 template <class T>

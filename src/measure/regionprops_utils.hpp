@@ -3,11 +3,21 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "src/core/hd.hpp"
 
 namespace cuskimage::measure::detail {
+
+/// A pixel as perimeter's uint8 image holds it (scikit-image converts with astype(np.uint8)).
+template <class T>
+CUSK_HD std::uint8_t as_u8(T v) {
+  if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
+  else if constexpr (std::is_floating_point_v<T>) return static_cast<std::uint8_t>(static_cast<std::int64_t>(v));
+  else return static_cast<std::uint8_t>(v);
+}
 
 /// Histogram of the 2x2 (2-D, 16 bins) or 2x2x2 (3-D, 256 bins) configurations of (value > 0) over
 /// the zero-padded image, as skimage's euler_number / perimeter_crofton count them.
