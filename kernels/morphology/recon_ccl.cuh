@@ -38,7 +38,7 @@ inline DevOffsets dev_offsets(const std::vector<Off3>& offs, bool backward_only)
 }
 
 /// Unites every foreground pixel with its foreground backward neighbours j for which
-/// conn(i, j) holds (labels: parent indices, -1 background, as ccl.cuh).
+/// conn(i, j) holds (labels: parent indices, -1 background, as kernels/core/union_find.cuh).
 template <class I, class Conn>
 __global__ void __launch_bounds__(256) ccl_merge_offsets(I* parent, Geom3 g, DevOffsets offs, Conn conn) {
   const std::int64_t total = g.nz * g.ny * g.nx, stride = std::int64_t(gridDim.x) * blockDim.x;
