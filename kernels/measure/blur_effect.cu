@@ -22,7 +22,7 @@ template <class T>
 struct BlurTerm {
   const T* sharp;
   const T* blur;
-  Indexer region;     // interior region extents with the arrays' strides
+  cuskimage::detail::Indexer region;  // interior region extents with the arrays' strides
   std::int64_t base;  // offset of the region's first element
   __device__ void operator()(std::int64_t i, double* acc) const {
     const std::int64_t off = base + region.offset(i);

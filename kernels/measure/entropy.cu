@@ -1,18 +1,19 @@
 // CUDA backend of skimage.measure.shannon_entropy (src/measure/entropy.cpp): values -> 64-bit keys
 // (NaNs one key, -0 == 0), CUB radix sort and run-length encoding, then a reduction of -p log p over
 // the runs (kernels/core/slot_reduce.cuh).
-#include <algorithm>
-#include <cstdint>
-#include <cmath>
-#include <type_traits>
-
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 
-#include "kernels/core/slot_reduce.cuh"
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
 #include "kernels/core/launch.cuh"
+#include "kernels/core/slot_reduce.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
+#include "src/core/indexer.hpp"
 #include "src/measure/entropy.hpp"
 
 namespace cuskimage::measure::detail {
@@ -29,7 +30,7 @@ constexpr int kThreads = 256;
 unsigned blocks_for(std::int64_t n, std::int64_t cap = 4096) { return cuskimage::detail::grid_blocks(n, kThreads, cap); }
 
 template <class T>
-__global__ void entropy_keys_kernel(const T* __restrict__ in, Indexer ix, bool contiguous, std::int64_t n,
+__global__ void entropy_keys_kernel(const T* __restrict__ in, cuskimage::detail::Indexer ix, bool contiguous, std::int64_t n,
                                     std::uint64_t* __restrict__ keys) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
     const T v = in[contiguous ? i : ix.offset(i)];
