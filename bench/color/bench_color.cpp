@@ -3,16 +3,17 @@
 // CUDA-event timing with an L2 flush (cuskbench::run). Bytes moved: the input read once plus the
 // output written once (uint8 RGB -> float64: 3 + 24 bytes per pixel, 453 MB at 4096^2, floor 108 us;
 // rgb2gray: 3 + 8 bytes, 185 MB, floor 44 us). pct_floor = floor / measured. Before the issue-7
-// rework (3eaa2ae, one tile per block): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51; with
-// the persistent wave for every op (eb828b3..fd64cf8): 141, 138, 136, 66. Predicted with the per-op
+// rework (one tile per block): rgb2lab 193 us, rgb2hsv 184, rgb2hed 124, rgb2gray 51; with the
+// persistent wave for every op: 141, 138, 136, 66. Predicted with the per-op
 // launch policy of kernels/color/pixel.cuh (heavy ops persistent, light ops one tile per block, no
-// table for rgb2gray): 141, 138, 118-124, 46-51. bench/color/sweep_color.sh runs the targets (or
-// any filter) under each of the temporary CUSK_COLOR_* launch switches.
+// table for rgb2gray): 141, 138, 118-124, 46-51. BM_ColorGrid_*: the targets under each grid of
+// tuning::ColorPolicy (argument 1: 1 one tile per block, 2 persistent; bench/color/sweep_color.sh).
 // Argument 0 is the square size (4096 for the targets; 1024 for the CPU backend).
 #include <benchmark/benchmark.h>
 
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/color.hpp"
+#include "cuskimage/tuning.hpp"
 
 namespace color = cuskimage::color;
 using cuskimage::Array;
@@ -62,6 +63,18 @@ void BM_Rgb2Lab_u8(benchmark::State& st) { gpu_conv(st, lab_rgb2lab, DType::uint
 void BM_Rgb2Gray_u8(benchmark::State& st) { gpu_conv(st, color::rgb2gray, DType::uint8, 1); }
 void BM_Rgb2Hsv_u8(benchmark::State& st) { gpu_conv(st, color::rgb2hsv, DType::uint8, 3); }
 
+// ---- GPU: the targets under each grid of the colour policy --------------------------------------
+void grid_conv(benchmark::State& st, Conv fn, std::int64_t out_channels) {
+  namespace tuning = cuskimage::tuning;
+  const tuning::ColorPolicy old = tuning::set_color_policy({static_cast<tuning::ColorGrid>(st.range(1))});
+  gpu_conv(st, fn, DType::uint8, out_channels);
+  tuning::set_color_policy(old);
+}
+void BM_ColorGrid_Rgb2Hed_u8(benchmark::State& st) { grid_conv(st, color::rgb2hed, 3); }
+void BM_ColorGrid_Rgb2Lab_u8(benchmark::State& st) { grid_conv(st, lab_rgb2lab, 3); }
+void BM_ColorGrid_Rgb2Gray_u8(benchmark::State& st) { grid_conv(st, color::rgb2gray, 1); }
+void BM_ColorGrid_Rgb2Hsv_u8(benchmark::State& st) { grid_conv(st, color::rgb2hsv, 3); }
+
 // ---- GPU: others ----------------------------------------------------------------------------------
 void BM_Rgb2Hed_f32(benchmark::State& st) { gpu_conv(st, color::rgb2hed, DType::float32, 3); }
 void BM_Rgb2Lab_f32(benchmark::State& st) { gpu_conv(st, lab_rgb2lab, DType::float32, 3); }
@@ -109,12 +122,18 @@ void BM_Cpu_Rgb2Hsv_u8(benchmark::State& st) { cpu_conv(st, color::rgb2hsv, 3); 
 }  // namespace
 
 #define CUSK_COLOR_BENCH(fn) BENCHMARK(fn)->Arg(4096)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond)
+#define CUSK_COLOR_GRID_BENCH(fn) \
+  BENCHMARK(fn)->Args({4096, 1})->Args({4096, 2})->UseManualTime()->Unit(benchmark::kMillisecond)
 #define CUSK_COLOR_CPU_BENCH(fn) BENCHMARK(fn)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond)
 
 CUSK_COLOR_BENCH(BM_Rgb2Hed_u8);
 CUSK_COLOR_BENCH(BM_Rgb2Lab_u8);
 CUSK_COLOR_BENCH(BM_Rgb2Gray_u8);
 CUSK_COLOR_BENCH(BM_Rgb2Hsv_u8);
+CUSK_COLOR_GRID_BENCH(BM_ColorGrid_Rgb2Hed_u8);
+CUSK_COLOR_GRID_BENCH(BM_ColorGrid_Rgb2Lab_u8);
+CUSK_COLOR_GRID_BENCH(BM_ColorGrid_Rgb2Gray_u8);
+CUSK_COLOR_GRID_BENCH(BM_ColorGrid_Rgb2Hsv_u8);
 CUSK_COLOR_BENCH(BM_Rgb2Hed_f32);
 CUSK_COLOR_BENCH(BM_Rgb2Lab_f32);
 CUSK_COLOR_BENCH(BM_Rgb2Ycbcr_u8);

@@ -7,13 +7,6 @@
 // Predicted on the H200 (8192^2): local 0.10, faces 0.05, roots 0.03, scan 0.016, final 0.09 ms,
 // ~0.3 ms in all (was 0.95 ms; target <= 0.6 ms, CuPy 5.97 ms). 512^3: ~1.2 ms (was 4.11; the
 // face buffers of 0.81 entries per pixel dominate).
-//
-// The temporary CUSK_LABEL_* switches (kernels/measure/label.cu) compare variants in one run:
-//   for v in "" CUSK_LABEL_LOAD=columns CUSK_LABEL_GRID=resident \
-//            "CUSK_LABEL_GRID=resident CUSK_LABEL_PREFETCH=1" CUSK_LABEL_STORE=narrow \
-//            CUSK_LABEL_FACE_PIPE=0; do
-//     echo "== ${v:-default}"; env $v ./bench_measure --benchmark_filter='BM_Label' --benchmark_min_time=0.2
-//   done
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -4,9 +4,8 @@
 // benchmark reports its count as `regions`), ~3.5 M row runs of ~6.7 px. Floor for (area, centroid, bbox, intensity_mean): pass 1 reads labels +
 // intensity (5 B/px): 8192^2 -> 335 MB, 0.08 ms at 4.2 TB/s (the direct mode's max-label pass
 // adds 4 B/px: 0.144 ms; bytes_processed below stays 9 B/px for comparison with earlier runs).
-// Target (H200, 8192^2): <= 1.0 ms. Temporary switches of pass 1 (CUSK_RP_*: kernel, fused max,
-// strip height, table size, pixels per lane, warps per block, host columns) are listed in
-// kernels/measure/regionprops.cu; they apply to every benchmark here.
+// Target (H200, 8192^2): <= 1.0 ms. Pass 1's kernel and strip geometry follow
+// cuskimage::tuning::RegionpropsPolicy (include/cuskimage/tuning.hpp); set it to compare.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -12,14 +12,14 @@
 // CPU backend (the known weak case, see kernels/morphology/max_tree.cu). Measured (H200): max_tree
 // 10.7 / 145 ms, area_opening 12.5 / 169 ms (noise 12.1 / 194 ms), float32 1.83 s, CPU 1.62 s: the
 // batches are bound by their longest dependent chains, not their bytes (max_tree.cu's notes);
-// BM_MaxTreeSweep times the temporary CUSK_MAXTREE_* switches.
+// BM_MaxTreeSweep times levels per batch (tuning::MaxTreePolicy) against the default rule.
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/morphology.hpp"
+#include "cuskimage/tuning.hpp"
 
 namespace morph = cuskimage::morphology;
 using cuskimage::Array;
@@ -77,42 +77,27 @@ void BM_AreaOpening_f32(benchmark::State& st) {
       [&](const Stream& s) { (void)morph::area_opening(d, {.area_threshold = 64}, s); }, 1);
 }
 
-/// Temporary sweep of the CUDA build's tuning switches (CUSK_MAXTREE_*, kernels/morphology/max_tree.cu)
-/// in one process (the 8192^2 texture is made once): max_tree of the uint8 texture (or float32,
-/// dtype argument 1) with range(1) levels per batch (0: the default rule), range(2) packed links,
-/// range(3) batches by pixel count (0: by levels), range(4) grids sized to the batch. Exact results
-/// whatever the switches; only the time changes. Remove once the defaults are settled.
+/// max_tree of the uint8 texture (or float32, range(2) = 1) with range(1) levels per batch
+/// (tuning::MaxTreePolicy; 0: the default rule) in one process (the 8192^2 texture is made once).
+/// Exact results whatever the setting; only the time changes.
 void BM_MaxTreeSweep(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Shape shape{st.range(0), st.range(0)};
-  const DType dt = st.range(5) ? DType::float32 : DType::uint8;
+  const DType dt = st.range(2) ? DType::float32 : DType::uint8;
   const Array d = cuskbench::test_image(shape, dt, Device::cuda());
-  const std::string D = std::to_string(st.range(1)), px = std::to_string(st.range(3));
-  setenv("CUSK_MAXTREE_D", st.range(1) ? D.c_str() : "", 1);
-  setenv("CUSK_MAXTREE_PACK", st.range(2) ? "1" : "", 1);
-  setenv("CUSK_MAXTREE_BATCH_PX", st.range(3) ? px.c_str() : "", 1);
-  setenv("CUSK_MAXTREE_GRID", st.range(4) ? "batch" : "", 1);
+  const auto levels = static_cast<unsigned>(st.range(1));
+  const cuskimage::tuning::MaxTreePolicy old = cuskimage::tuning::set_max_tree_policy({.levels_per_batch = levels});
   st.SetLabel(cuskimage::shape_str(shape) + " " + std::string(cuskimage::dtype_name(dt)) +
-              " D=" + (st.range(1) ? D : std::string("rule")) + (st.range(2) ? " packed" : " split") +
-              (st.range(3) ? " batch_px=" + px : std::string()) + (st.range(4) ? " batch-grid" : ""));
+              " D=" + (levels ? std::to_string(levels) : std::string("rule")));
   const auto op = [&](const Stream& s) { (void)morph::max_tree(d, {}, s); };
   if (dt == DType::float32) cuskbench::run(st, 17.0 * static_cast<double>(d.size()), op, 0);  // seconds a call
   else cuskbench::run(st, 17.0 * static_cast<double>(d.size()), op, 1);
-  for (const char* v : {"CUSK_MAXTREE_D", "CUSK_MAXTREE_PACK", "CUSK_MAXTREE_BATCH_PX", "CUSK_MAXTREE_GRID"}) unsetenv(v);
+  cuskimage::tuning::set_max_tree_policy(old);
 }
 
 void sweep_args(benchmark::internal::Benchmark* b) {
-  for (std::int64_t side : {2048, 8192}) {
-    for (std::int64_t D : {0, 1, 2, 4, 8, 16, 32})
-      for (std::int64_t pack : {0, 1}) b->Args({side, D, pack, 0, 0, 0});
-    for (std::int64_t px : {65536, 262144}) b->Args({side, 0, 1, px, 0, 0});
-    b->Args({side, 0, 0, 0, 1, 0});
-    b->Args({side, 0, 1, 0, 1, 0});
-  }
-}
-
-void sweep_args_f32(benchmark::internal::Benchmark* b) {
-  for (std::int64_t pack : {0, 1}) b->Args({2048, 0, pack, 0, 0, 1});
+  for (std::int64_t side : {2048, 8192})
+    for (std::int64_t D : {0, 1, 2, 4, 8, 16, 32}) b->Args({side, D, 0});
 }
 
 /// The CPU backend on the same uint8 texture, for the ratio.
@@ -130,5 +115,5 @@ BENCHMARK(BM_AreaOpening_u8)->Arg(2048)->Arg(8192)->UseManualTime()->Unit(benchm
 BENCHMARK(BM_AreaOpening_u8_noise)->Arg(2048)->Arg(8192)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AreaOpening_f32)->Arg(2048)->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MaxTreeSweep)->Apply(sweep_args)->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_MaxTreeSweep)->Name("BM_MaxTreeSweep_f32")->Apply(sweep_args_f32)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MaxTreeSweep)->Name("BM_MaxTreeSweep_f32")->Args({2048, 0, 1})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AreaOpening_u8_cpu)->Arg(2048)->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -5,10 +5,9 @@
 // pass gets; the targets are for the whole call (disk(10) <= 0.5 ms, binary 3x3 <= 0.05 ms
 // against a one-pass floor of 0.032 ms). disk(10) on integer images runs the row-chain kernel
 // (kernels/morphology/row_chain.cu, predicted 0.25-0.4 ms at 8192^2; its first version measured
-// 0.854 ms, the sparse-table kernel before it 1.03 ms), ball(5) the sparse-table kernel (8.74 ms on
-// 512^3; the chain under CUSK_CHAIN_3D=1), binary 3x3 the dedicated kernels/morphology/binary3x3.cu
-// (predicted ~0.04-0.045 ms). The chain's temporary launch knobs (CUSK_CHAIN_*, row_chain.cu) are
-// read from the environment once per process: sweep them with one process per setting.
+// 0.854 ms, the sparse-table kernel before it 1.03 ms), ball(5) the row chain too (2.79 ms on
+// 512^3, the sparse-table kernel 8.74), binary 3x3 the dedicated kernels/morphology/binary3x3.cu
+// (predicted ~0.04-0.045 ms).
 #include <benchmark/benchmark.h>
 
 #include <cmath>

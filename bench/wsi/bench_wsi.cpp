@@ -13,8 +13,8 @@
 //     aligned and unaligned; tiles_per_s counts 256² regions delivered, GB_per_s their RGB bytes,
 //     gpu_share the fraction of tile decodes nvJPEG did, tiles_per_region the decodes per region
 //     (regions of a batch that share a tile get it decoded once), exact_share the GPU tiles that
-//     took the exact colour path; the label names the GPU decoder. The device path's knobs are
-//     environment variables (src/wsi/nvjpeg_decode.cpp; bench/wsi/sweep.sh tries them).
+//     took the exact colour path; the label names the GPU decoder. The device path's scheduler is
+//     tuning::WsiNvjpegPolicy; $CUSK_WSI_BENCH_NVJPEG sets it for a run (bench/wsi/sweep.sh).
 // Bytes moved per tile: ~10-20 KB compressed in, 196,608 B RGB out; the floor is the JPEG decoder
 // (about 130 µs per tile per core here, 60 % of it Huffman decoding), not memory. Each benchmark
 // runs 0.5 s (the whole binary well under 90 s on the GPU host). The slide is written once to
@@ -29,14 +29,17 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/wsi.hpp"
 #include "src/wsi/wsi_detail.hpp"
 
@@ -51,6 +54,36 @@ using cuskimage::DType;
 namespace wsi = cuskimage::wsi;
 
 constexpr std::int64_t kSide = 20000, kTile = 256;
+
+/// $CUSK_WSI_BENCH_NVJPEG, e.g. "batch=256,depth=3,stack=4,ramp=-1,min_chunk=32,colour=nvjpeg_rgb":
+/// the nvJPEG policy of this run (sweeps run one process per setting; the library itself reads no
+/// environment). Unknown names abort, so a sweep cannot silently measure the default.
+const bool g_nvjpeg_policy_set = [] {
+  const char* env = std::getenv("CUSK_WSI_BENCH_NVJPEG");
+  if (env == nullptr || *env == '\0') return false;
+  namespace tuning = cuskimage::tuning;
+  tuning::WsiNvjpegPolicy p;
+  std::string spec(env);
+  for (std::size_t at = 0; at < spec.size();) {
+    const std::size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string item = spec.substr(at, end - at);
+    at = end + 1;
+    const std::size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (name == "colour") p.colour = value == "nvjpeg_rgb" ? tuning::NvjpegColour::nvjpeg_rgb : tuning::NvjpegColour::exact;
+    else if (name == "stack") p.stack = std::stoi(value);
+    else if (name == "batch") p.batch = std::stoi(value);
+    else if (name == "depth") p.depth = std::stoi(value);
+    else if (name == "ramp") p.ramp = std::stoi(value);
+    else if (name == "min_chunk") p.min_chunk = std::stoi(value);
+    else {
+      std::fprintf(stderr, "CUSK_WSI_BENCH_NVJPEG: unknown setting '%s'\n", name.c_str());
+      std::abort();
+    }
+  }
+  tuning::set_wsi_nvjpeg_policy(p);
+  return true;
+}();
 
 std::string slide_path() {
   const char* env = std::getenv("CUSK_WSI_BENCH_SLIDE");

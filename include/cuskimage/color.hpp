@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::color {
 
@@ -210,6 +211,8 @@ struct ChannelOptions {
   /// Axis of the colour channels (negative counts from the end).
   int channel_axis = -1;
 };
+CUSK_OPTIONS(ChannelOptions,
+             (channel_axis, "axis of the colour channels"))
 
 /// Conversions through CIE XYZ that depend on the reference white.
 struct IlluminantOptions {
@@ -217,6 +220,10 @@ struct IlluminantOptions {
   std::string observer = "2";
   int channel_axis = -1;
 };
+CUSK_OPTIONS(IlluminantOptions,
+             (illuminant, "reference white's illuminant"),
+             (observer, "observer angle (degrees) or 'R'"),
+             (channel_axis, "axis of the colour channels"))
 
 // ---- RGB <-> other spaces (3 channels in, 3 out) -----------------------------------------------
 
@@ -289,6 +296,9 @@ struct Gray2RgbaOptions {
   std::optional<double> alpha = std::nullopt;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(Gray2RgbaOptions,
+             (alpha, "alpha value (default: the dtype's maximum)"),
+             (channel_axis, "axis of the colour channels"))
 /// (image, image, image, alpha) stacked along channel_axis of the result; same dtype.
 Array gray2rgba(const Array& image, const Gray2RgbaOptions& opts = {}, const Stream& stream = {});
 /// As above with a per-pixel alpha (broadcast to image's shape as NumPy does; cast as astype).
@@ -300,6 +310,9 @@ struct Rgba2RgbOptions {
   Rgb background = {1.0, 1.0, 1.0};
   int channel_axis = -1;
 };
+CUSK_OPTIONS(Rgba2RgbOptions,
+             (background, "background colour r,g,b in [0, 1]"),
+             (channel_axis, "axis of the colour channels"))
 /// clip((1 - alpha) * background + alpha * rgb, 0, 1).
 Array rgba2rgb(const Array& rgba, const Rgba2RgbOptions& opts = {}, const Stream& stream = {});
 
@@ -315,6 +328,13 @@ struct DeltaE94Options {
   double kH = 1.0, kC = 1.0, kL = 1.0, k1 = 0.045, k2 = 0.015;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(DeltaE94Options,
+             (kH, "hue weight"),
+             (kC, "chroma weight"),
+             (kL, "lightness weight"),
+             (k1, "first chroma coefficient"),
+             (k2, "second chroma coefficient"),
+             (channel_axis, "axis of the colour channels"))
 /// CIE 1994; not symmetric (lab1 is the reference).
 Array deltaE_ciede94(const Array& lab1, const Array& lab2, const DeltaE94Options& opts = {},
                      const Stream& stream = {});
@@ -323,6 +343,11 @@ struct DeltaE2000Options {
   double kL = 1.0, kC = 1.0, kH = 1.0;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(DeltaE2000Options,
+             (kL, "lightness weight"),
+             (kC, "chroma weight"),
+             (kH, "hue weight"),
+             (channel_axis, "axis of the colour channels"))
 Array deltaE_ciede2000(const Array& lab1, const Array& lab2, const DeltaE2000Options& opts = {},
                        const Stream& stream = {});
 
@@ -330,6 +355,10 @@ struct DeltaECmcOptions {
   double kL = 1.0, kC = 1.0;
   int channel_axis = -1;
 };
+CUSK_OPTIONS(DeltaECmcOptions,
+             (kL, "lightness weight"),
+             (kC, "chroma weight"),
+             (channel_axis, "axis of the colour channels"))
 /// CMC l:c; not symmetric (lab1 is the reference).
 Array deltaE_cmc(const Array& lab1, const Array& lab2, const DeltaECmcOptions& opts = {},
                  const Stream& stream = {});
@@ -367,6 +396,7 @@ struct Color {
 };
 
 enum class Label2RgbKind { overlay, avg };
+CUSK_ENUM(Label2RgbKind, overlay, avg)
 
 struct Label2RgbOptions {
   /// Colours cycled over the labels in increasing order; empty: scikit-image's DEFAULT_COLORS
@@ -386,6 +416,15 @@ struct Label2RgbOptions {
   /// Channel axis of `image` and of the result.
   int channel_axis = -1;
 };
+CUSK_OPTIONS(Label2RgbOptions,
+             (colors, "colours cycled over the labels: names or r,g,b triples separated by ';' (red;0,0,1)"),
+             (alpha, "opacity of the colours over the image"),
+             (bg_label, "background label"),
+             (bg_color, "background colour r,g,b or a name; 'image' (None) shows the image there"),
+             (image_alpha, "opacity of the image"),
+             (kind, "colour by palette or by label mean"),
+             (saturation, "saturation factor of the image"),
+             (channel_axis, "axis of the colour channels"))
 
 /// Colours of a label image (integer or bool dtype; any shape). overlay: float64 result of shape
 /// label.shape + (3,), each label's colour (bg_label: bg_color) opaque. Labels are ranked among

@@ -22,12 +22,14 @@
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::exposure {
 
 // ---- histograms -------------------------------------------------------------------------------
 
 enum class SourceRange { image, dtype };
+CUSK_ENUM(SourceRange, image, dtype)
 /// "image" or "dtype" (InvalidArgument otherwise).
 SourceRange source_range_from_name(std::string_view name);
 
@@ -42,6 +44,11 @@ struct HistogramOptions {
   /// Axis of the channels: one histogram per channel over common bins, hist of shape (C, nbins).
   std::optional<int> channel_axis = std::nullopt;
 };
+CUSK_OPTIONS(HistogramOptions,
+             (nbins, "number of bins (ignored for integer images)"),
+             (source_range, "range of the bins"),
+             (normalize, "divide by the sum of the counts"),
+             (channel_axis, "axis of the channels (one histogram per channel)"))
 
 /// `hist` (int64 counts, float64 when normalized) and `bin_centers` (int64 for integer images,
 /// the image's float type otherwise), on the image's device.
@@ -61,6 +68,8 @@ HistogramResult histogram(const Array& image, const HistogramOptions& opts = {},
 struct CumulativeDistributionOptions {
   std::int64_t nbins = 256;
 };
+CUSK_OPTIONS(CumulativeDistributionOptions,
+             (nbins, "number of bins (ignored for integer images)"))
 /// `cdf` (float32 for float32 images, else float64) and `bin_centers`, as histogram's.
 struct CumulativeDistributionResult {
   Array cdf;
@@ -77,6 +86,9 @@ struct EqualizeHistOptions {
   /// (the mapping is applied to every pixel). An empty handle uses every pixel.
   Array mask = {};
 };
+CUSK_OPTIONS(EqualizeHistOptions,
+             (nbins, "number of bins (ignored for integer images)"),
+             (mask, "pixels whose histogram is used (non-zero entries)"))
 /// skimage.exposure.equalize_hist: numpy.interp(image, bin_centers, cdf), float32 for float32
 /// input, else float64. 8- and 16-bit integer images and float images run without a host
 /// synchronization; int32/int64 images synchronize once (their bin count is data-dependent).
@@ -99,6 +111,12 @@ struct EqualizeAdapthistOptions {
   /// With channel_axis unset: false treats every 3-D image as a grey volume, even a (Z, Y, 3) one.
   bool detect_rgb = true;
 };
+CUSK_OPTIONS(EqualizeAdapthistOptions,
+             (kernel_size, "contextual region per axis (default 1/8 of each extent)"),
+             (clip_limit, "normalized clip limit (0: no clipping)"),
+             (nbins, "grey bins of the region histograms"),
+             (channel_axis, "axis of RGB(A) channels (default: a 3-D image with 3 or 4 entries last is RGB)"),
+             (detect_rgb, "treat (M, N, 3|4) images as RGB when channel_axis is unset"))
 /// skimage.exposure.equalize_adapthist (CLAHE) on 2-D and 3-D images: img_as_uint, 14-bit
 /// rescale, per-tile histograms with scikit-image's clipping and redistribution, its float32
 /// multilinear interpolation, then rescale to [0, 1]. The result is float32 for float32 input,
@@ -128,6 +146,9 @@ struct RescaleIntensityOptions {
   IntensityRange in_range = "image";
   IntensityRange out_range = "dtype";
 };
+CUSK_OPTIONS(RescaleIntensityOptions,
+             (in_range, "'image', 'dtype', a dtype name or MIN,MAX"),
+             (out_range, "'image', 'dtype', a dtype name or MIN,MAX"))
 /// skimage.exposure.rescale_intensity: clip to in_range, then map linearly onto out_range. The
 /// result has the image's dtype for "image"/"dtype", the named dtype for a dtype name (uint16 for
 /// uint10/12/14), and float64 (float32 for float32 input) for a pair. Integer targets truncate
@@ -140,6 +161,9 @@ struct AdjustGammaOptions {
   double gamma = 1.0;
   double gain = 1.0;
 };
+CUSK_OPTIONS(AdjustGammaOptions,
+             (gamma, "non-negative exponent"),
+             (gain, "constant multiplier"))
 /// skimage.exposure.adjust_gamma: uint8 through scikit-image's 256-entry table (exact); other
 /// dtypes ((x / scale) ** gamma) * scale * gain with scale = the dtype's positive maximum (1 for
 /// floats), truncated to the dtype. pow differs between libm and CUDA by up to 2 ulp, so integer
@@ -152,6 +176,9 @@ struct AdjustLogOptions {
   /// Inverse: gain * (2 ** (x / scale) - 1) * scale.
   bool inv = false;
 };
+CUSK_OPTIONS(AdjustLogOptions,
+             (gain, "constant multiplier"),
+             (inv, "inverse: gain * (2 ** x - 1)"))
 /// skimage.exposure.adjust_log: gain * log2(1 + x / scale) * scale. Negative pixels raise
 /// InvalidArgument on CPU arrays only.
 Array adjust_log(const Array& image, const AdjustLogOptions& opts = {}, const Stream& stream = {});
@@ -162,6 +189,10 @@ struct AdjustSigmoidOptions {
   /// Negative sigmoid: 1 - sigmoid.
   bool inv = false;
 };
+CUSK_OPTIONS(AdjustSigmoidOptions,
+             (cutoff, "horizontal shift of the curve"),
+             (gain, "multiplier in the exponent"),
+             (inv, "negative sigmoid"))
 /// skimage.exposure.adjust_sigmoid: scale / (1 + exp(gain * (cutoff - x / scale))). Negative
 /// pixels raise InvalidArgument on CPU arrays only.
 Array adjust_sigmoid(const Array& image, const AdjustSigmoidOptions& opts = {}, const Stream& stream = {});
@@ -172,6 +203,8 @@ struct MatchHistogramsOptions {
   /// Axis of the channels (matched one by one; image and reference need the same count).
   std::optional<int> channel_axis = std::nullopt;
 };
+CUSK_OPTIONS(MatchHistogramsOptions,
+             (channel_axis, "axis of the channels (matched one by one)"))
 /// skimage.exposure.match_histograms: each value's quantile in `image` mapped through the
 /// reference's quantiles (numpy.interp). Without channel_axis the result is float64 (float32 for
 /// float32 input); with channel_axis it has the image's dtype (integer images truncate, as
@@ -188,6 +221,11 @@ struct IsLowContrastOptions {
   /// The contrast method; "linear" is the only one.
   std::string method = "linear";
 };
+CUSK_OPTIONS(IsLowContrastOptions,
+             (fraction_threshold, "low-contrast fraction of the dtype range"),
+             (lower_percentile, "lower percentile of the range"),
+             (upper_percentile, "upper percentile of the range"),
+             (method, "contrast determination method"))
 /// skimage.exposure.is_low_contrast: (percentile(upper) - percentile(lower)) / (dtype range) <
 /// fraction_threshold, NumPy's linear percentiles. 3-D images with 3 or 4 channels last go through
 /// rgba2rgb / rgb2gray first (float images then, whose dtype range is [-1, 1]); bool images are

@@ -16,6 +16,7 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/device.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::filters {
 
@@ -41,6 +42,9 @@ struct ThresholdOtsuOptions {
   std::int64_t nbins = 256;
   std::optional<Histogram> hist = std::nullopt;  // used instead of the image when set
 };
+CUSK_OPTIONS(ThresholdOtsuOptions,
+             (nbins, "number of histogram bins (ignored for integer images)"),
+             (hist, "precomputed histogram used instead of the image"))
 /// skimage.filters.threshold_otsu. A constant image returns its value. `image` may be an empty
 /// handle when `hist` is set.
 double threshold_otsu(const Array& image, const ThresholdOtsuOptions& opts = {}, const Stream& stream = {});
@@ -50,6 +54,10 @@ struct ThresholdMultiotsuOptions {
   std::int64_t nbins = 256;
   std::optional<Histogram> hist = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdMultiotsuOptions,
+             (classes, "number of classes"),
+             (nbins, "number of histogram bins (ignored for integer images)"),
+             (hist, "precomputed histogram used instead of the image"))
 /// skimage.filters.threshold_multiotsu: classes - 1 thresholds in increasing order. InvalidArgument
 /// when the binned image has fewer than `classes` distinct values. The search is exhaustive
 /// (O(nbins^(classes-1))) as in scikit-image.
@@ -60,6 +68,9 @@ struct ThresholdIsodataOptions {
   std::int64_t nbins = 256;
   std::optional<Histogram> hist = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdIsodataOptions,
+             (nbins, "number of histogram bins (ignored for integer images)"),
+             (hist, "precomputed histogram used instead of the image"))
 /// skimage.filters.threshold_isodata (return_all=False): the lowest threshold satisfying
 /// t = (mean(image <= t) + mean(image > t)) / 2. InvalidArgument when none exists.
 double threshold_isodata(const Array& image, const ThresholdIsodataOptions& opts = {}, const Stream& stream = {});
@@ -71,6 +82,9 @@ struct ThresholdYenOptions {
   std::int64_t nbins = 256;
   std::optional<Histogram> hist = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdYenOptions,
+             (nbins, "number of histogram bins (ignored for integer images)"),
+             (hist, "precomputed histogram used instead of the image"))
 /// skimage.filters.threshold_yen.
 double threshold_yen(const Array& image, const ThresholdYenOptions& opts = {}, const Stream& stream = {});
 
@@ -79,6 +93,10 @@ struct ThresholdMinimumOptions {
   std::int64_t max_num_iter = 10000;
   std::optional<Histogram> hist = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdMinimumOptions,
+             (nbins, "number of histogram bins (ignored for integer images)"),
+             (max_num_iter, "maximum number of smoothing iterations"),
+             (hist, "precomputed histogram used instead of the image"))
 /// skimage.filters.threshold_minimum: smooths the histogram (3-bin mean, reflect) until it has two
 /// maxima and returns the minimum between them. InvalidArgument where scikit-image raises
 /// RuntimeError (no two maxima, or max_num_iter reached).
@@ -87,6 +105,8 @@ double threshold_minimum(const Array& image, const ThresholdMinimumOptions& opts
 struct ThresholdTriangleOptions {
   std::int64_t nbins = 256;
 };
+CUSK_OPTIONS(ThresholdTriangleOptions,
+             (nbins, "number of histogram bins (ignored for integer images)"))
 /// skimage.filters.threshold_triangle.
 double threshold_triangle(const Array& image, const ThresholdTriangleOptions& opts = {}, const Stream& stream = {});
 
@@ -97,6 +117,9 @@ struct ThresholdLiOptions {
   /// Starting threshold inside the image's range (InvalidArgument otherwise); unset: the mean.
   std::optional<double> initial_guess = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdLiOptions,
+             (tolerance, "stop when the threshold changes less than this"),
+             (initial_guess, "starting threshold (default: the mean)"))
 /// skimage.filters.threshold_li (Li's minimum cross entropy, iterative). NaNs are ignored; an image
 /// of one value returns it; only infinities returns 0. Integer images iterate on the histogram as
 /// scikit-image does (float64, NumPy's pairwise sums; equal results). Float images iterate on the
@@ -142,6 +165,13 @@ struct GaussianOptions {
   /// Axis of colour channels (not smoothed); sigma then has one value or one per spatial axis.
   std::optional<int> channel_axis = std::nullopt;
 };
+CUSK_OPTIONS(GaussianOptions,
+             (sigma, "standard deviation, one or one per axis"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (preserve_range, "keep integer values instead of img_as_float"),
+             (truncate, "kernel radius in standard deviations"),
+             (channel_axis, "axis of colour channels (not filtered)"))
 /// skimage.filters.gaussian (ndimage::gaussian_filter of the float image).
 Array gaussian(const Array& image, const GaussianOptions& opts = {}, const Stream& stream = {});
 /// gaussian into `out` (the image's shape and device, float32 or float64, any strides).
@@ -155,6 +185,12 @@ struct DifferenceOfGaussiansOptions {
   std::optional<int> channel_axis = std::nullopt;
   double truncate = 4.0;
 };
+CUSK_OPTIONS(DifferenceOfGaussiansOptions,
+             (high_sigma, "the larger standard deviation(s) (default 1.6 * low)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (channel_axis, "axis of colour channels (not filtered)"),
+             (truncate, "kernel radius in standard deviations"))
 /// skimage.filters.difference_of_gaussians: gaussian(low_sigma) - gaussian(high_sigma) of
 /// img_as_float(image). Sigmas: one value or one per spatial axis; high_sigma >= low_sigma.
 Array difference_of_gaussians(const Array& image, const Sigma& low_sigma, const DifferenceOfGaussiansOptions& opts = {},
@@ -166,6 +202,11 @@ struct UnsharpMaskOptions {
   bool preserve_range = false;
   std::optional<int> channel_axis = std::nullopt;
 };
+CUSK_OPTIONS(UnsharpMaskOptions,
+             (radius, "the Gaussian's standard deviation(s)"),
+             (amount, "strength of the sharpening"),
+             (preserve_range, "keep the value range (no clipping)"),
+             (channel_axis, "axis of colour channels (not filtered)"))
 /// skimage.filters.unsharp_mask: image + (image - gaussian(image, radius, mode='reflect')) * amount,
 /// clipped to [0, 1] (or [-1, 1] when the float image has negative values) unless preserve_range.
 /// Without preserve_range, a float image is scanned for negative values (on CUDA a device reduction
@@ -183,6 +224,11 @@ struct EdgeOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(EdgeOptions,
+             (mask, "only pixels inside the (eroded) mask are kept"),
+             (axis, "axis or axes (default all: the magnitude)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"))
 
 /// skimage.filters.sobel / scharr / prewitt / farid: sqrt(sum over axes of (edge along the axis,
 /// smoothing along the others)^2 / ndim), or one axis's signed response.
@@ -214,6 +260,9 @@ struct LaplaceOptions {
   std::int64_t ksize = 3;
   Array mask = {};
 };
+CUSK_OPTIONS(LaplaceOptions,
+             (ksize, "accepted for compatibility (the operator is always 3^ndim)"),
+             (mask, "only pixels inside the (eroded) mask are kept"))
 /// skimage.filters.laplace: convolution with the 3^ndim Laplacian (centre 2 ndim, -1 on each axis
 /// neighbour; mode reflect), any ndim.
 Array laplace(const Array& image, const LaplaceOptions& opts = {}, const Stream& stream = {});
@@ -224,6 +273,7 @@ Array laplace(const Array& image, const LaplaceOptions& opts = {}, const Stream&
 
 /// scikit-image's `behavior` of median: scipy.ndimage.median_filter, or skimage.filters.rank.median.
 enum class MedianBehavior { ndimage, rank };
+CUSK_ENUM(MedianBehavior, ndimage, rank)
 
 struct MedianOptions {
   /// Non-zero entries are the window; the image's ndim. Unset: all ones of shape 3^ndim.
@@ -233,6 +283,11 @@ struct MedianOptions {
   double cval = 0.0;
   MedianBehavior behavior = MedianBehavior::ndimage;
 };
+CUSK_OPTIONS(MedianOptions,
+             (footprint, "window (non-zero entries); default 3^ndim ones"),
+             (mode, "boundary mode (behavior='ndimage')"),
+             (cval, "value past the edges for mode 'constant'"),
+             (behavior, "implementation semantics"))
 /// skimage.filters.median. behavior='ndimage' (scipy.ndimage.median_filter): rank K / 2 of the K
 /// window samples (the upper median for even K; even-sized footprints are centred at size // 2 as
 /// scipy does), any ndim on the CPU and 1-D to 3-D on CUDA, dtypes uint8, int8, uint16, int16,
@@ -265,6 +320,8 @@ struct CorrelateSparseOptions {
   /// grid- aliases) or 'valid' (no padding: the result shrinks by kernel.shape - 1).
   std::string mode = "reflect";
 };
+CUSK_OPTIONS(CorrelateSparseOptions,
+             (mode, "padding mode, or 'valid'"))
 /// skimage.filters.correlate_sparse: correlation with `kernel` (the image's ndim, odd sizes unless
 /// mode 'valid') summed term by term over its non-zero entries in C order, in the image's float type
 /// (float32 stays float32, others float64), exactly as scikit-image's NumPy arithmetic. `kernel`
@@ -292,6 +349,8 @@ struct WindowOptions {
   /// Where the window is generated (CUDA: on the device, by a kernel).
   Device device = Device::cpu();
 };
+CUSK_OPTIONS(WindowOptions,
+             (device, "where the window is generated"))
 /// skimage.filters.window: the 1-D window of length max(shape) rotated into `shape` (any ndim >= 1)
 /// with linear interpolation (warp's order 1, mode constant), float64. scikit-image's `warp_kwargs`
 /// is not supported. Agrees with scikit-image within 1e-12 (its float32 radius is reproduced).
@@ -299,6 +358,7 @@ Array window(const WindowType& window_type, const Shape& shape, const WindowOpti
              const Stream& stream = {});
 
 enum class ThresholdLocalMethod { gaussian, mean, median, generic };
+CUSK_ENUM(ThresholdLocalMethod, gaussian, mean, median, generic)
 struct ThresholdLocalOptions {
   /// Odd sizes: one for every axis or one per axis.
   std::vector<std::int64_t> block_size = {3};
@@ -312,6 +372,14 @@ struct ThresholdLocalOptions {
   std::function<double(const std::vector<double>&)> function = {};
   double cval = 0.0;
 };
+CUSK_OPTIONS(ThresholdLocalOptions,
+             (block_size, "odd block size (one or per axis)"),
+             (method, "local statistic"),
+             (offset, "subtracted from the local statistic"),
+             (mode, "boundary mode"),
+             (param, "sigma for method 'gaussian'"),
+             (function, "method 'generic': the local threshold of a window's samples"),
+             (cval, "value past the edges for mode 'constant'"))
 /// skimage.filters.threshold_local: the local threshold image (float32 for float32 input, else
 /// float64) = filter(image as float) - offset, with ndimage::gaussian_filter (truncate 4),
 /// uniform_filter or median over block_size.
@@ -322,6 +390,9 @@ struct ThresholdNiblackOptions {
   std::vector<std::int64_t> window_size = {15};
   double k = 0.2;
 };
+CUSK_OPTIONS(ThresholdNiblackOptions,
+             (window_size, "odd window size"),
+             (k, "weight of the local standard deviation"))
 /// skimage.filters.threshold_niblack: m - k * s with the local mean and standard deviation from
 /// float64 integral images of the image padded by NumPy's 'reflect' (scikit-image's _mean_std,
 /// reproduced term by term; float32 input gives float32). Any ndim on the CPU, 1-D to 3-D on CUDA.
@@ -334,6 +405,10 @@ struct ThresholdSauvolaOptions {
   /// Dynamic range of the standard deviation; unset: half the dtype's range (dtype_limits).
   std::optional<double> r = std::nullopt;
 };
+CUSK_OPTIONS(ThresholdSauvolaOptions,
+             (window_size, "odd window size"),
+             (k, "weight of the local standard deviation"),
+             (r, "dynamic range of the standard deviation"))
 /// skimage.filters.threshold_sauvola: m * (1 + k * (s / r - 1)), m and s as threshold_niblack.
 Array threshold_sauvola(const Array& image, const ThresholdSauvolaOptions& opts = {}, const Stream& stream = {});
 
@@ -372,6 +447,13 @@ struct ButterworthOptions {
   /// Edge-padding (np.pad mode='edge') of every spatial axis before the FFT, cropped afterwards.
   std::int64_t npad = 0;
 };
+CUSK_OPTIONS(ButterworthOptions,
+             (cutoff_frequency_ratio, "cut-off as a fraction of the sampling frequency"),
+             (high_pass, "high-pass (true) or low-pass (false)"),
+             (order, "filter order (slope at the cut-off)"),
+             (channel_axis, "axis of the channels, not filtered"),
+             (squared_butterworth, "use the squared Butterworth gain"),
+             (npad, "edge padding of every axis before the FFT"))
 /// skimage.filters.butterworth on N-d real images (any real dtype; float32 stays float32, others give
 /// float64): rfftn over the spatial axes, the Butterworth gain, irfftn. Both backends take up to 7
 /// spatial axes (CUDA: past cuFFT's 3, leading axes go through extra batched C2C transforms).
@@ -411,6 +493,9 @@ struct FilterForwardOptions {
   /// Reuses a filter (and its cached spectrum) across calls; takes precedence over impulse_response.
   std::optional<LPIFilter2D> predefined_filter = std::nullopt;
 };
+CUSK_OPTIONS(FilterForwardOptions,
+             (impulse_response, "the filter's impulse response"),
+             (predefined_filter, "a filter reused across calls"))
 /// skimage.filters.filter_forward: predefined_filter(data), or LPIFilter2D(impulse_response)(data).
 Array filter_forward(const Array& data, const FilterForwardOptions& opts = {}, const Stream& stream = {});
 
@@ -420,6 +505,10 @@ struct FilterInverseOptions {
   double max_gain = 2.0;
   std::optional<LPIFilter2D> predefined_filter = std::nullopt;
 };
+CUSK_OPTIONS(FilterInverseOptions,
+             (impulse_response, "the filter's impulse response"),
+             (max_gain, "limit of the inverse filter's gain"),
+             (predefined_filter, "a filter reused across calls"))
 /// skimage.filters.filter_inverse: |ifftshift(ifftn(G / F))| centred, with |F| raised to the
 /// precision's epsilon and |1/F| clipped to max_gain.
 Array filter_inverse(const Array& data, const FilterInverseOptions& opts = {}, const Stream& stream = {});
@@ -431,6 +520,10 @@ struct WienerOptions {
   std::variant<double, Array> K = 0.25;
   std::optional<LPIFilter2D> predefined_filter = std::nullopt;
 };
+CUSK_OPTIONS(WienerOptions,
+             (impulse_response, "the filter's impulse response"),
+             (K, "noise-to-signal power ratio (a number or a 2-D array)"),
+             (predefined_filter, "a filter reused across calls"))
 /// skimage.filters.wiener: |ifftshift(ifftn(G * (1/F) |F|^2 / (|F|^2 + K)))| centred, |F| raised to
 /// the precision's epsilon first. The result keeps data's precision (float32 data with a K array: scikit-image promotes to
 /// float64; here the result stays float32).
@@ -448,6 +541,14 @@ struct GaborKernelOptions {
   /// two parts.
   DType dtype = DType::float64;
 };
+CUSK_OPTIONS(GaborKernelOptions,
+             (theta, "orientation in radians"),
+             (bandwidth, "bandwidth (ignored when sigma_x and sigma_y are given)"),
+             (sigma_x, "standard deviation along x before rotation"),
+             (sigma_y, "standard deviation along y before rotation"),
+             (n_stds, "kernel half-size in standard deviations"),
+             (offset, "phase offset in radians"),
+             (dtype, "precision of the two parts (float64 or float32)"))
 /// A complex array as two real arrays of one shape and dtype.
 struct ComplexParts {
   Array real;
@@ -467,6 +568,15 @@ struct GaborOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(GaborOptions,
+             (theta, "orientation in radians"),
+             (bandwidth, "bandwidth (ignored when sigma_x and sigma_y are given)"),
+             (sigma_x, "standard deviation along x before rotation"),
+             (sigma_y, "standard deviation along y before rotation"),
+             (n_stds, "kernel half-size in standard deviations"),
+             (offset, "phase offset in radians"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value beyond the edges in 'constant' mode"))
 /// skimage.filters.gabor: ndimage::convolve of the 2-D image with the kernel's real and imaginary
 /// parts. As in scikit-image integer images are not converted: the responses keep the image's dtype
 /// (truncated as scipy does); float32 images use the complex64 kernel. dtypes: uint8, uint16, int32,
@@ -513,6 +623,16 @@ struct FrangiOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(FrangiOptions,
+             (sigmas, "scales (Gaussian standard deviations)"),
+             (scale_range, "(start, stop) of the scales; with scale_step replaces sigmas"),
+             (scale_step, "step between scales (with scale_range)"),
+             (alpha, "sensitivity to deviation from a plate-like structure"),
+             (beta, "sensitivity to deviation from a blob-like structure"),
+             (gamma, "sensitivity to high-variance areas (none: automatic)"),
+             (black_ridges, "detect black ridges (false: white ones)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"))
 /// skimage.filters.frangi: Frangi's vesselness, the maximum over the scales. 2-D or 3-D, non-empty.
 Array frangi(const Array& image, const FrangiOptions& opts = {}, const Stream& stream = {});
 
@@ -528,6 +648,16 @@ struct HessianOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(HessianOptions,
+             (sigmas, "scales (Gaussian standard deviations)"),
+             (scale_range, "(start, stop) of the scales; with scale_step replaces sigmas"),
+             (scale_step, "step between scales (with scale_range)"),
+             (alpha, "sensitivity to deviation from a plate-like structure"),
+             (beta, "sensitivity to deviation from a blob-like structure"),
+             (gamma, "sensitivity to high-variance areas (none: automatic)"),
+             (black_ridges, "detect black ridges (false: white ones)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"))
 /// skimage.filters.hessian (hybrid Hessian filter): frangi with these defaults, then every value
 /// <= 0 set to 1.
 Array hessian(const Array& image, const HessianOptions& opts = {}, const Stream& stream = {});
@@ -540,6 +670,12 @@ struct MeijeringOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(MeijeringOptions,
+             (sigmas, "scales (Gaussian standard deviations)"),
+             (alpha, "shaping constant (none: 1 / (ndim + 1))"),
+             (black_ridges, "detect black ridges (false: white ones)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"))
 /// skimage.filters.meijering: Meijering's neuriteness, each scale normalized to a maximum of 1
 /// (unless it is all zero), the maximum over the scales. N-d (1 to 8 dimensions), non-empty.
 Array meijering(const Array& image, const MeijeringOptions& opts = {}, const Stream& stream = {});
@@ -550,6 +686,11 @@ struct SatoOptions {
   ndimage::Mode mode = ndimage::Mode::reflect;
   double cval = 0.0;
 };
+CUSK_OPTIONS(SatoOptions,
+             (sigmas, "scales (Gaussian standard deviations)"),
+             (black_ridges, "detect black ridges (false: white ones)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"))
 /// skimage.filters.sato: Sato's tubeness, the maximum over the scales. 2-D or 3-D, non-empty.
 Array sato(const Array& image, const SatoOptions& opts = {}, const Stream& stream = {});
 // @@ridges@@

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::io {
 
@@ -37,6 +38,9 @@ struct ImreadOptions {
   /// Device of the returned array (decoding runs on the host, then one copy on `stream`).
   Device device = Device::cpu();
 };
+CUSK_OPTIONS(ImreadOptions,
+             (as_gray, "convert colour images to grey-level (float64, rgb2gray weights)"),
+             (device, "device of the returned array"))
 
 /// Reads an image (see above). Throws FormatError naming the path and what was wrong for a
 /// missing, empty, truncated, corrupt or unsupported file; InvalidArgument when as_gray meets an
@@ -56,6 +60,12 @@ struct ImsaveOptions {
   /// Write BigTIFF even when the data would fit a classic TIFF (always used past ~4 GB).
   bool bigtiff = false;
 };
+CUSK_OPTIONS(ImsaveOptions,
+             (quality, "JPEG quality, 1..100"),
+             (check_contrast, "warn on stderr when the image is low contrast"),
+             (compression, "TIFF compression (jpeg: uint8 grey or RGB only, uses --quality)"),
+             (tile, "TIFF tile size rows,cols (multiples of 16); 0,0 writes strips"),
+             (bigtiff, "write BigTIFF even when a classic TIFF would do"))
 
 /// Writes an image. The file appears only when complete: it is written to a temporary file in the
 /// same directory and renamed, so a failure never leaves a partial file (nor replaces an old one).

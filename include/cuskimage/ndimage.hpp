@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::ndimage {
@@ -53,6 +54,11 @@ struct Filter1dOptions {
   /// Shifts the window: output[i] sees input[i - size/2 - origin + j], j in [0, size).
   std::int64_t origin = 0;
 };
+CUSK_OPTIONS(Filter1dOptions,
+             (axis, "axis along which to filter"),
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (origin, "shift of the window"))
 
 /// Options of the N-d filters. `origin`: one value for every axis, or one per axis.
 struct FilterOptions {
@@ -60,6 +66,10 @@ struct FilterOptions {
   double cval = 0.0;
   std::vector<std::int64_t> origin = {0};
 };
+CUSK_OPTIONS(FilterOptions,
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (origin, "window shift, one value or one per axis"))
 
 /// scipy.ndimage.correlate1d: output[i] = sum_j weights[j] * input[i + j - size/2 - origin] along axis.
 Array correlate1d(const Array& input, const Array& weights, const Filter1dOptions& opts = {},
@@ -95,6 +105,11 @@ struct UniformFilterOptions {
   double cval = 0.0;
   std::vector<std::int64_t> origin = {0};
 };
+CUSK_OPTIONS(UniformFilterOptions,
+             (size, "window size, one value or one per axis"),
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (origin, "window shift, one value or one per axis"))
 
 /// scipy.ndimage.uniform_filter: separable mean filter.
 Array uniform_filter(const Array& input, const UniformFilterOptions& opts = {}, const Stream& stream = {});
@@ -109,6 +124,12 @@ struct RankFilterOptions {
   double cval = 0.0;
   std::vector<std::int64_t> origin = {0};
 };
+CUSK_OPTIONS(RankFilterOptions,
+             (size, "rectangle size, one value or one per axis"),
+             (footprint, "boolean footprint (.npy path); overrides size"),
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (origin, "window shift, one value or one per axis"))
 
 /// scipy.ndimage.minimum_filter / maximum_filter.
 Array minimum_filter(const Array& input, const RankFilterOptions& opts = {}, const Stream& stream = {});
@@ -145,6 +166,13 @@ struct GaussianFilter1dOptions {
   /// Kernel radius (2 * radius + 1 taps); unset: int(truncate * sigma + 0.5). Must be >= 0.
   std::optional<std::int64_t> radius = std::nullopt;
 };
+CUSK_OPTIONS(GaussianFilter1dOptions,
+             (axis, "axis to filter"),
+             (order, "derivative order 0..3"),
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (truncate, "kernel radius in standard deviations"),
+             (radius, "kernel radius (overrides truncate)"))
 
 struct GaussianFilterOptions {
   /// One order for every filtered axis, or one per filtered axis.
@@ -157,6 +185,13 @@ struct GaussianFilterOptions {
   /// Axes to filter (empty: all). sigma/order/mode/radius sequences then follow this list.
   std::vector<int> axes = {};
 };
+CUSK_OPTIONS(GaussianFilterOptions,
+             (order, "derivative order 0..3, one or one per axis"),
+             (mode, "how the input is extended beyond its edges"),
+             (cval, "value outside the edges for mode 'constant'"),
+             (truncate, "kernel radius in standard deviations"),
+             (radius, "kernel radius, one or one per axis (overrides truncate)"),
+             (axes, "axes to filter (default all)"))
 
 /// The 1-D Gaussian correlation weights scipy builds (already reversed for correlate1d), in double.
 std::vector<double> gaussian_kernel1d(double sigma, int order, std::int64_t radius);
@@ -198,6 +233,10 @@ struct EdtOptions {
   bool return_distances = true;
   bool return_indices = false;
 };
+CUSK_OPTIONS(EdtOptions,
+             (sampling, "spacing of the elements, one value or one per axis"),
+             (return_distances, "write the distances (float64)"),
+             (return_indices, "write the feature transform (int32, shape (ndim, ...))"))
 
 struct EdtResult {
   Array distances;  // float64, input's shape (invalid unless return_distances)
@@ -248,6 +287,11 @@ struct SplineFilter1dOptions {
   /// float32 or float64 (scipy's `output` dtype; intermediate sums are double either way).
   DType output = DType::float64;
 };
+CUSK_OPTIONS(SplineFilter1dOptions,
+             (order, "spline order 0..5"),
+             (axis, "axis along which to filter"),
+             (mode, "how the input is extended beyond its edges (scipy's names)"),
+             (output, "float32 or float64"))
 
 struct SplineFilterOptions {
   /// 2..5 (scipy's spline_filter refuses 0 and 1).
@@ -256,6 +300,10 @@ struct SplineFilterOptions {
   /// float32 or float64; each axis' pass is stored in it, as scipy does.
   DType output = DType::float64;
 };
+CUSK_OPTIONS(SplineFilterOptions,
+             (order, "spline order 2..5"),
+             (mode, "how the input is extended beyond its edges (scipy's names)"),
+             (output, "float32 or float64"))
 
 struct MapCoordinatesOptions {
   /// Output dtype: unset = the input's; else the input's dtype, float32 or float64.
@@ -267,6 +315,12 @@ struct MapCoordinatesOptions {
   /// Run spline_filter (float64, `mode`) first when order > 1 (scipy's prefilter=True).
   bool prefilter = true;
 };
+CUSK_OPTIONS(MapCoordinatesOptions,
+             (output, "output dtype: the input's, float32 or float64"),
+             (order, "spline order 0..5"),
+             (mode, "how the input is extended beyond its edges (scipy's names)"),
+             (cval, "value outside the edges for the constant modes"),
+             (prefilter, "spline-filter the input first (orders > 1)"))
 
 /// scipy.ndimage.spline_filter1d: the B-spline coefficients along one axis. Any real input dtype.
 Array spline_filter1d(const Array& input, const SplineFilter1dOptions& opts = {}, const Stream& stream = {});

@@ -37,6 +37,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/device.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::wsi {
@@ -95,6 +96,20 @@ struct Options {
   /// Stop after this many newly processed tiles (tests of resume; < 0: no limit).
   std::int64_t stop_after = -1;
 };
+CUSK_OPTIONS(Options,
+             (level, "pyramid level to process"),
+             (tile_size, "core tile size in pixels"),
+             (connectivity, "neighbourhood of the labelling (1 or 2)"),
+             (max_size, "objects of at most this many pixels are removed (0 keeps all)"),
+             (skip_background, "skip tiles without tissue"),
+             (tissue_level, "level for tissue detection (-1: the lowest resolution)"),
+             (tissue_threshold, "saturation threshold of tissue (default: Otsu)"),
+             (device, "device of the per-tile work"),
+             (lanes, "tiles processed concurrently"),
+             (read_workers, "decode threads per tile read (0: automatic)"),
+             (checkpoint_dir, "directory of per-tile checkpoints (resume a killed run)"),
+             (progress, "a progress line on stderr when it is a terminal"),
+             (stop_after, "stop after this many newly processed tiles (< 0: no limit)"))
 
 /// One object, measured on the whole slide (coordinates in pixels of the processed level).
 struct Object {
@@ -179,6 +194,18 @@ struct NucleiOptions {
   /// centre of mass.
   std::optional<std::array<std::int64_t, 4>> overlay;
 };
+CUSK_OPTIONS(NucleiOptions,
+             (level, "pyramid level to process"),
+             (tile_size, "tile size in pixels"),
+             (sigma, "Gaussian sigma of the haematoxylin channel"),
+             (opening_radius, "radius of the disk of the binary opening"),
+             (max_size, "nuclei of at most this many pixels are dropped"),
+             (threshold, "haematoxylin threshold (default: Otsu of the tissue)"),
+             (device, "device of the per-tile work"),
+             (lanes, "tiles processed concurrently"),
+             (checkpoint_dir, "directory of per-tile checkpoints (resume a killed run)"),
+             (progress, "a progress line on stderr when it is a terminal"),
+             (overlay, "overlay region x,y,width,height at level 0 (default: around the tissue's centre)"))
 
 struct NucleiReport {
   std::int64_t objects = 0, tiles_total = 0, tiles_processed = 0;

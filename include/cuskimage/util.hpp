@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
 
 namespace cuskimage::util {
 
@@ -30,6 +31,8 @@ struct ImgAsOptions {
   /// shared, as scikit-image returns the same ndarray).
   bool force_copy = false;
 };
+CUSK_OPTIONS(ImgAsOptions,
+             (force_copy, "copy even when the image already has the target dtype"))
 
 /// skimage.util.dtype_limits: the intensity range of a dtype, (imin, imax). Integer limits beyond
 /// 2^53 are rounded to the nearest double (int64, uint64).
@@ -65,6 +68,9 @@ struct ConvertOptions {
   /// Quantize floats uniformly onto the integer range (floor/truncate) instead of rounding.
   bool uniform = false;
 };
+CUSK_OPTIONS(ConvertOptions,
+             (force_copy, "copy even when the image already has the target dtype"),
+             (uniform, "quantize floats uniformly onto the integer range"))
 /// Converts to any dtype with img_as_* semantics. Conversions scikit-image cannot perform (a signed
 /// integer to uint64 or int64 from a narrower signed type) raise InvalidArgument.
 Array convert(const Array& image, DType dtype, const ConvertOptions& opts = {}, const Stream& stream = {});
@@ -77,6 +83,8 @@ struct InvertOptions {
   /// Float images: -x instead of 1 - x.
   bool signed_float = false;
 };
+CUSK_OPTIONS(InvertOptions,
+             (signed_float, "floats are in [-1, 1]: invert as -x"))
 /// bool: logical not; unsigned: max - x; signed integers: -1 - x; float: 1 - x (or -x).
 Array invert(const Array& image, const InvertOptions& opts = {}, const Stream& stream = {});
 void invert_into(const Array& image, Array& out, const InvertOptions& opts = {}, const Stream& stream = {});
@@ -98,6 +106,9 @@ struct CropOptions {
   /// Memory order of the copy: 'K' (keep the input's), 'C', 'F' or 'A'.
   char order = 'K';
 };
+CUSK_OPTIONS(CropOptions,
+             (copy, "return a copy instead of a view (the file is the same)"),
+             (order, "memory order of the copy"))
 /// ar[before:shape - after] along every axis. Widths must be non-negative; an axis cropped away
 /// entirely has extent 0. A view unless `copy`.
 Array crop(const Array& ar, const CropWidth& crop_width, const CropOptions& opts = {}, const Stream& stream = {});
@@ -117,6 +128,12 @@ struct MontageOptions {
   /// Axis of the channels in a 4-D input; none for a 3-D stack of grayscale images.
   std::optional<int> channel_axis = std::nullopt;
 };
+CUSK_OPTIONS(MontageOptions,
+             (fill, "value of the padding and empty tiles: mean, a number, or one number per channel (0,0.5,1)"),
+             (rescale_intensity, "rescale each image to [0, 1] first"),
+             (grid_shape, "rows,cols of the grid (default: a square grid)"),
+             (padding_width, "pixels between tiles and around the border"),
+             (channel_axis, "axis of the channels in the stack (e.g. -1)"))
 /// Tiles a stack (K, M, N) or (K, M, N, C) (channel_axis given) into one 2-D image (channels
 /// last). `fill` = 'mean' and `rescale_intensity` synchronize the stream (they need reductions).
 /// Float images: the mean is accumulated in float64 (scikit-image's float32 pairwise mean may
@@ -147,6 +164,15 @@ struct RandomNoiseOptions {
   /// s&p: fraction of the replaced pixels set to 1 (the rest to the floor, 0 or -1).
   double salt_vs_pepper = 0.5;
 };
+CUSK_OPTIONS(RandomNoiseOptions,
+             (mode, "type of noise"),
+             (rng, "seed (Philox; same noise on CPU and GPU, not NumPy's numbers)"),
+             (clip, "clip to [0, 1] ([-1, 1] for signed input)"),
+             (mean, "gaussian, speckle: mean of the noise"),
+             (var, "gaussian, speckle: variance of the noise"),
+             (local_vars, "localvar: per-pixel variance, broadcastable to the image; unset: 0.01 everywhere"),
+             (amount, "salt, pepper, s&p: fraction of pixels replaced"),
+             (salt_vs_pepper, "s&p: fraction of salt among the replaced pixels"))
 /// Adds noise to img_as_float(image). The result is float64, or float32 for float32 input (cuCIM's
 /// rule; scikit-image returns float64 for the additive modes). Synchronizes the stream (the input's
 /// minimum picks the clipping floor; poisson counts distinct values).
@@ -162,6 +188,8 @@ struct ViewAsWindowsOptions {
   /// Step between windows per axis; one value applies to every axis.
   Shape step = {1};
 };
+CUSK_OPTIONS(ViewAsWindowsOptions,
+             (step, "step between windows per axis (one value: every axis)"))
 /// Rolling windows: shape ((shape - window) / step + 1..., window...), a view (no copy).
 /// `window_shape` of one value applies to every axis.
 Array view_as_windows(const Array& arr_in, const Shape& window_shape, const ViewAsWindowsOptions& opts = {});
@@ -187,6 +215,9 @@ struct CompareImagesOptions {
   /// checkerboard: tiles along (rows, cols).
   std::array<std::int64_t, 2> n_tiles = {8, 8};
 };
+CUSK_OPTIONS(CompareImagesOptions,
+             (method, "diff: |image1 - image0|; blend: their mean; checkerboard: alternating tiles"),
+             (n_tiles, "checkerboard: tiles along rows,cols"))
 /// diff: |img1 - img0|; blend: (img0 + img1) / 2; checkerboard: alternating tiles of image0 and
 /// image1 (2-D only). Both images go through img_as_float first; the result is the wider float
 /// type (checkerboard: image0's float type).
@@ -234,6 +265,14 @@ struct ApplyParallelOptions {
   /// another on `stream`.
   int num_workers = 0;
 };
+CUSK_OPTIONS(ApplyParallelOptions,
+             (chunks, "chunk extent per axis (one value: every axis)"),
+             (depth, "halo on both sides of each chunk per axis"),
+             (mode, "boundary of the halo at the array's edges"),
+             (cval, "value of the halo for mode 'constant'"),
+             (dtype, "output dtype (none: the function's)"),
+             (channel_axis, "axis of the channels (never chunked)"),
+             (num_workers, "worker threads for CPU arrays (0: all)"))
 /// skimage.util.apply_parallel: runs `function` on each chunk (with its halo, copied contiguous) and
 /// stitches the central parts into the result. `function` must return an array of its input's shape.
 Array apply_parallel(const std::function<Array(const Array& chunk, const Stream& stream)>& function,

@@ -48,6 +48,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/device.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::wsi {
@@ -75,6 +76,8 @@ struct OpenOptions {
   /// Byte budget of the decoded-tile LRU cache shared by all readers of the Slide (0 disables it).
   std::size_t cache_bytes = std::size_t(64) << 20;
 };
+CUSK_OPTIONS(OpenOptions,
+             (cache_bytes, "byte budget of the decoded-tile cache (0 disables it)"))
 
 struct ReadOptions {
   /// (h, w, 4) RGBA with OpenSlide's alpha (255 inside the slide, 0 outside and in missing tiles)
@@ -113,6 +116,13 @@ struct ReadOptions {
   /// workers - 1 more decode on the host (workers - 5 from 12 workers: the feeders need cores).
   int workers = 1;
 };
+CUSK_OPTIONS(ReadOptions,
+             (rgba, "write RGBA with OpenSlide's alpha (0 outside the slide)"),
+             (background, "RGB colour outside the level and in missing tiles"),
+             (device, "device of the returned array"),
+             (nvjpeg, "decode JPEG tiles on the GPU with nvJPEG (CUDA devices)"),
+             (hybrid, "with nvjpeg: host workers decode part of the tiles too"),
+             (workers, "threads decoding the tiles of one region (0: all)"))
 
 struct CacheStats {
   std::size_t capacity_bytes = 0, used_bytes = 0, entries = 0;
@@ -229,6 +239,22 @@ struct PyramidOptions {
   /// uint8 (h, w, 3) RGB.
   std::map<std::string, const Array*> associated;
 };
+CUSK_OPTIONS(PyramidOptions,
+             (tile_size, "tile size, a multiple of 16"),
+             (compression, "tile compression"),
+             (quality, "JPEG/WebP quality, 1..100"),
+             (jpeg_colorspace, "JPEG colour: ycbcr or rgb (Aperio RGB JPEG)"),
+             (ycbcr_subsampling, "chroma subsampling of YCbCr JPEG (horizontal,vertical)"),
+             (levels, "number of levels (0: halve until one tile)"),
+             (bigtiff, "write BigTIFF"),
+             (subifds, "reduced levels as SubIFDs (OME-TIFF style)"),
+             (aperio, "Aperio SVS layout and description"),
+             (mpp, "microns per pixel at level 0"),
+             (objective_power, "Aperio's AppMag (with aperio)"),
+             (label, "label image: levels by 2x2 mode, never blended"),
+             (description, "ImageDescription of level 0"),
+             (software, "the Software tag of every page"),
+             (associated, "associated images (thumbnail, label, macro)"))
 
 /// Writes `image` (uint8 (h, w), (h, w, 3) or (h, w, 4); also uint16 without JPEG/WebP; any device
 /// and strides) as a tiled pyramidal TIFF that OpenSlide, libvips and tifffile read. The file

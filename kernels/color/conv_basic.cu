@@ -4,18 +4,6 @@
 #include "src/color/backend.hpp"
 
 namespace cuskimage::color::detail {
-namespace {
-
-/// rgb2gray from uint8 through an img_as_float table (the previous kernel's path; the same bits as
-/// RgbToGrayOp's unsigned_unit): only under CUSK_COLOR_GRAY_LUT=1, for the tuning sweep.
-struct RgbToGrayLutOp : RgbToGrayOp {
-  static constexpr int u8_tables = 1;
-  void u8_table(double* tab) const {
-    for (int v = 0; v < 256; ++v) tab[v] = to_float<double>(static_cast<std::uint8_t>(v));
-  }
-};
-
-}  // namespace
 
 bool cuda_pixel_basic(Op op, const PixelParams& p, const Array& in, Array& out, cudaStream_t stream) {
   switch (op) {
@@ -35,12 +23,7 @@ bool cuda_pixel_basic(Op op, const PixelParams& p, const Array& in, Array& out, 
     case Op::combine: launch_pixel_any(CombineOp{{}, p}, in, out, stream); return true;
     case Op::lab2lch: launch_pixel_any(LabToLchOp{{}, p}, in, out, stream); return true;
     case Op::lch2lab: launch_pixel_any(LchToLabOp{{}, p}, in, out, stream); return true;
-    case Op::rgb2gray:
-      if (in.dtype() == DType::uint8 && tile_tuning().gray_lut)
-        launch_pixel<std::uint8_t, double>(RgbToGrayLutOp{RgbToGrayOp{{}, p}}, in, out, stream);
-      else
-        launch_pixel_any(RgbToGrayOp{{}, p}, in, out, stream);
-      return true;
+    case Op::rgb2gray: launch_pixel_any(RgbToGrayOp{{}, p}, in, out, stream); return true;
     case Op::rgba2rgb: launch_pixel_any(RgbaToRgbOp{{}, p}, in, out, stream); return true;
     case Op::saturate: launch_pixel_any(SaturateOp{{}, p}, in, out, stream); return true;
     default: return false;

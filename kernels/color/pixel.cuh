@@ -11,7 +11,7 @@
 // per block: both backends read the same bits. Anything else (strided views, channel_axis != -1
 // transposes) takes the strided kernel: one pixel per thread through Indexer, tables as above.
 //
-// ---- Launch policy (the one place it is decided: tile_policy below) ----------------------------
+// ---- Launch policy (the one place it is decided: kPersistentByDefault below) --------------------
 //
 // Per op and input dtype, by arithmetic weight (issue time per pixel against memory time per pixel):
 //   heavy (rgb2lab, rgb2hsv, luv, xyz2lab, the inverses with pow / exp / trig, and every op whose
@@ -20,8 +20,8 @@
 //     flight during the FP64 work of the current one;
 //   light (rgb2gray, separate_stains / rgb2hed and rgb2xyz from uint8 (a table and a 3x3 product),
 //     the matrix conversions (LinearOp: ycbcr, yuv, ...), rgba2rgb): one tile per block (grid =
-//     tiles), the launch of the kernel these ops had before the persistent one (3eaa2ae: rgb2hed
-//     0.124 ms, rgb2gray 0.051 ms at 4096^2).
+//     tiles), the launch of the kernel these ops had before the persistent one (rgb2hed 0.124 ms,
+//     rgb2gray 0.051 ms at 4096^2).
 // Tile 1024 pixels (4 per thread; 512 where the staging would pass 40 KiB), no register cap.
 // Why light ops lost with the persistent wave (H200, 4096^2 uint8 -> float64: rgb2hed 0.124 ->
 // 0.136 ms, rgb2gray 0.051 -> 0.066):
@@ -35,31 +35,21 @@
 //     storing), which keeps DRAM busy; the persistent blocks only drift apart over ~16-21 tiles;
 //   - wave quantisation: 16,384 tiles over 792 rgb2hed blocks (40 registers: 6 per SM) are 20.7
 //     tiles each, so the last of 21 rounds runs 70 % full; 15.5 for rgb2gray's 1056;
-//   - rgb2gray also moved to a uint8 table in the same commit: three LDS.64 per pixel with the bank
-//     conflicts of 32 random bytes (16 lanes over 16 bank pairs: ~3-way) cost ~0.6 shared-memory
+//   - rgb2gray from uint8 through a table (tried with the persistent wave): three LDS.64 per pixel
+//     with the bank conflicts of 32 random bytes (16 lanes over 16 bank pairs: ~3-way) cost ~0.6 shared-memory
 //     wavefronts per pixel, ~40 us per SM of shared-memory pipe at 4096^2 -- as long as the 44 us
 //     memory floor. It now converts bytes with unsigned_unit (one DFMA per channel, exact).
 //   - rgb2hed's clamp np.maximum(stains, 0) compiled to a branch per channel (BSSY / BRA around the
 //     NaN test) and 40 registers (6 blocks per SM); it is a select now: 28 registers (7 blocks).
 // Occupancy (sm_90, ptxas, tile 1024): uint8 -> float64 rgb2lab 32 registers / 29 KiB shared (7
 // blocks per SM), rgb2hsv 32 / 31 KiB (6), rgb2hed 28 / 29 KiB (7), ycbcr 31 / 27 KiB (7), rgb2luv
-// 46 (5: registers), rgb2gray 26 / 11 KiB (8); float32 rgb2lab 48 (5), rgb2hed 34 (6). Tile 512
-// halves the staging (the uint8 ones then fit 8 blocks by shared memory) and the register cap
-// (__launch_bounds__ min blocks = what the shared memory allows) brings those at 33+ registers to
-// 32 (spilling 20-150 bytes for the heavier ones: rgb2luv uint8 104).
+// 46 (5: registers), rgb2gray 26 / 11 KiB (8); float32 rgb2lab 48 (5), rgb2hed 34 (6).
 //
-// Temporary tuning switches (for H200 sweeps; read once per process in the host dispatch below,
-// unset = the policy; to be removed once the sweep has fixed the policy):
-//   CUSK_COLOR_WAVES=w          0: one tile per block; w > 0: persistent, grid = min(tiles, w x SMs x
-//                               resident blocks per SM). Every op and dtype.
-//   CUSK_COLOR_TILE=512|1024|2048  pixels per tile, uint8 and float32 inputs only, where the staging
-//                               fits 40 KiB (2048: rgb2gray); otherwise the policy's.
-//   CUSK_COLOR_REGCAP=0|1       __launch_bounds__ min blocks per SM = what the tile's shared memory
-//                               allows (<= 8), so ptxas caps registers to match; uint8 / float32.
-//   CUSK_COLOR_BLOCKS_PER_SM=n  resident blocks per SM counted for the persistent grid (<= occupancy).
-//   CUSK_COLOR_GRAY_LUT=1       rgb2gray from uint8 through a table (the previous commit's path).
-//   CUSK_COLOR_CARVEOUT=p       cudaFuncAttributePreferredSharedMemoryCarveout (percent of the
-//                               unified L1 / shared memory; 100: all shared) of each tile kernel.
+// tuning::ColorPolicy::grid overrides the grid choice (tests and sweeps). Swept on the H200 and
+// removed: tiles of 512 / 2048 pixels where 1024 fit, the register cap (__launch_bounds__ min
+// blocks = what the shared memory allows) and the shared-memory carveout moved nothing by more than
+// 1 %; rgb2gray's uint8 table lost (0.066 against 0.051 ms); persistent grids of other sizes than
+// one wave were not adopted.
 //
 // Bandwidth floor (H200, 4.2 TB/s), 4096^2 x 3 uint8 in (50.3 MB), 16,384 tiles of 1024 pixels:
 //   rgb2lab / rgb2hsv / rgb2hed -> float64 x 3 (402.7 MB): 453 MB, floor 108 us, target 162 us.
@@ -79,10 +69,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/tuning.hpp"
 #include "src/color/colorconv.hpp"
 #include "src/core/cuda_check.hpp"
 #include "src/core/indexer.hpp"
@@ -102,70 +92,20 @@ inline constexpr int kTilePix = kTileFits<In, T, CI, CO, 1024> ? 1024 : 512;
 template <class In, class OpT>
 inline constexpr int kTables = std::is_same_v<In, std::uint8_t> ? OpT::u8_tables : 0;
 
-/// Static shared memory of a tile-kernel instantiation (staging and tables), in bytes.
-template <class In, class T, class OpT, int kTile>
-inline constexpr int kTileSmem =
-    kTile * (OpT::cin * static_cast<int>(sizeof(In)) + OpT::cout * static_cast<int>(sizeof(T))) +
-    (kTables<In, OpT> > 0 ? kTables<In, OpT> * 256 * 8 : 8);
-/// Blocks per SM that the H200's 228 KiB of shared memory holds (1 KiB reserved per block), at
-/// most 2048 / kPixThreads: the register cap's __launch_bounds__ min blocks.
-template <class In, class T, class OpT, int kTile>
-inline constexpr int kSmemBlocks = std::min(2048 / kPixThreads, 233472 / (kTileSmem<In, T, OpT, kTile> + 1024));
-
 /// The launch class of op OpT on input In (see "Launch policy" above).
 template <class In, class OpT>
 inline constexpr bool kLightOp =
-    std::is_base_of_v<RgbToGrayOp, OpT> || std::is_same_v<OpT, LinearOp> || std::is_same_v<OpT, RgbaToRgbOp> ||
+    std::is_same_v<OpT, RgbToGrayOp> || std::is_same_v<OpT, LinearOp> || std::is_same_v<OpT, RgbaToRgbOp> ||
     (std::is_same_v<In, std::uint8_t> && (std::is_same_v<OpT, SeparateOp> || std::is_same_v<OpT, RgbToXyzOp>));
 
-/// A tile-kernel launch: pixels per tile, persistent waves (0: one tile per block), register cap.
-struct TilePolicy {
-  int tile;
-  int waves;
-  bool regcap;
-};
-
-/// The policy of op OpT from In to T (the only place it is chosen; the notes above say why).
-// Session-6 H200 sweep (4096^2 uint8 -> float64, ms; persistent one wave / one tile per block):
-// rgb2lab 0.139 / 0.128, rgb2hsv 0.138 / 0.141, rgb2hed 0.132 / 0.121, rgb2gray 0.054 / 0.051;
-// tile sizes, register caps and the carveout moved nothing by more than 1 %. So rgb2lab from
-// uint8 runs one tile per block too; rgb2hsv and the other heavy ops keep the wave.
-template <class In, class T, class OpT>
-constexpr TilePolicy tile_policy() {
-  constexpr int tile = kTilePix<In, T, OpT::cin, OpT::cout>;
-  if constexpr (kLightOp<In, OpT> || (std::is_same_v<In, std::uint8_t> && std::is_same_v<OpT, RgbToLabOp>))
-    return {tile, 0, false};
-  else
-    return {tile, 1, false};
-}
-
-/// Temporary overrides of the policy from the environment (see the notes above), read once.
-struct TileTuning {
-  int tile = 0;           // CUSK_COLOR_TILE (0: the policy's)
-  int waves = -1;         // CUSK_COLOR_WAVES (-1: the policy's)
-  int regcap = -1;        // CUSK_COLOR_REGCAP (-1: the policy's)
-  int blocks_per_sm = 0;  // CUSK_COLOR_BLOCKS_PER_SM (0: the occupancy)
-  bool gray_lut = false;  // CUSK_COLOR_GRAY_LUT
-  int carveout = -1;      // CUSK_COLOR_CARVEOUT (-1: the driver's choice)
-};
-
-inline const TileTuning& tile_tuning() {
-  static const TileTuning t = [] {
-    auto get = [](const char* name, int dflt) {
-      const char* v = std::getenv(name);
-      return v != nullptr && *v != '\0' ? std::atoi(v) : dflt;
-    };
-    TileTuning r;
-    r.tile = get("CUSK_COLOR_TILE", 0);
-    r.waves = get("CUSK_COLOR_WAVES", -1);
-    r.regcap = get("CUSK_COLOR_REGCAP", -1);
-    r.blocks_per_sm = std::max(get("CUSK_COLOR_BLOCKS_PER_SM", 0), 0);
-    r.gray_lut = get("CUSK_COLOR_GRAY_LUT", 0) != 0;
-    r.carveout = std::min(get("CUSK_COLOR_CARVEOUT", -1), 100);
-    return r;
-  }();
-  return t;
-}
+/// Whether op OpT from In runs persistent blocks by default (the only place it is chosen; the notes
+/// above say why). H200 sweep (4096^2 uint8 -> float64, ms; persistent one wave / one tile per
+/// block): rgb2lab 0.139 / 0.128, rgb2hsv 0.138 / 0.141, rgb2hed 0.132 / 0.121, rgb2gray 0.054 /
+/// 0.051. So rgb2lab from uint8 runs one tile per block too; rgb2hsv and the other heavy ops keep
+/// the wave.
+template <class In, class OpT>
+inline constexpr bool kPersistentByDefault =
+    !(kLightOp<In, OpT> || (std::is_same_v<In, std::uint8_t> && std::is_same_v<OpT, RgbToLabOp>));
 
 /// The op's uint8 tables, built on the host (op.u8_table, as the CPU backend) and passed by value.
 template <int K>
@@ -227,11 +167,11 @@ __device__ __forceinline__ void block_copy(unsigned char* __restrict__ dst, cons
 /// tile: those loads fly while it converts the tile before), converted pixel by pixel into a staged
 /// output, then written back with 16-byte stores that drain while the block moves on; fixed trip
 /// counts, 32-bit shared offsets, two barriers per tile. The last, partial tile (one block) takes
-/// bounded loops. The uint8 tables are copied to shared memory once per block. kMinBlocks > 0:
-/// the register cap (__launch_bounds__ min blocks per SM); 0 leaves ptxas its default (an explicit
-/// 1 lets it take far more registers: rgb2lab 48, rgb2hsv 43 instead of 32).
-template <class In, class T, class OpT, int kTile, int kMinBlocks>
-__global__ void __launch_bounds__(kPixThreads, kMinBlocks)
+/// bounded loops. The uint8 tables are copied to shared memory once per block.
+/// No min blocks in __launch_bounds__: an explicit 1 lets ptxas take far more registers (rgb2lab 48,
+/// rgb2hsv 43 instead of 32).
+template <class In, class T, class OpT, int kTile>
+__global__ void __launch_bounds__(kPixThreads)
     pixel_tile_kernel(const In* __restrict__ in, T* __restrict__ out, std::int64_t npix, OpT op,
                       const __grid_constant__ U8Tables<kTables<In, OpT>> tables) {
   constexpr int CI = OpT::cin, CO = OpT::cout, K = kTables<In, OpT>;
@@ -340,76 +280,34 @@ inline unsigned pixel_blocks(std::int64_t work) {
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
-/// Launches one tile-kernel instantiation: grid = tiles (waves == 0) or min(tiles, waves x SMs x
-/// resident blocks per SM, capped at blocks_per_sm when > 0). The first launch of an instantiation
-/// queries its occupancy (the driver sizes the shared-memory carveout of a launch so that the
-/// occupancy is not limited by it, unless CUSK_COLOR_CARVEOUT sets a preference).
-template <class In, class T, class OpT, int kTile, int kMinBlocks>
-void launch_tile(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
-                 int waves, int blocks_per_sm, cudaStream_t stream) {
-  auto* kernel = pixel_tile_kernel<In, T, OpT, kTile, kMinBlocks>;
+/// Launches the tile kernel: grid = tiles, or with `persistent` min(tiles, SMs x resident blocks
+/// per SM). The first launch of an instantiation queries its occupancy.
+template <class In, class T, class OpT>
+void launch_tiles(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
+                  bool persistent, cudaStream_t stream) {
+  constexpr int kTile = kTilePix<In, T, OpT::cin, OpT::cout>;
+  auto* kernel = pixel_tile_kernel<In, T, OpT, kTile>;
   static const int per_sm = [kernel] {
-    if (tile_tuning().carveout >= 0)
-      CUSK_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, tile_tuning().carveout));
     int n = 0;
     CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kPixThreads, 0));
     return n > 0 ? n : 1;
   }();
   std::int64_t grid = (npix + kTile - 1) / kTile;
-  if (waves > 0) {
+  if (persistent) {
     int dev = 0, sms = 0;
     CUSK_CUDA_CHECK(cudaGetDevice(&dev));
     CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const int resident = blocks_per_sm > 0 ? std::min(blocks_per_sm, per_sm) : per_sm;
-    grid = std::min<std::int64_t>(grid, std::int64_t(waves) * resident * std::max(sms, 1));
+    grid = std::min<std::int64_t>(grid, std::int64_t(per_sm) * std::max(sms, 1));
   }
   grid = std::min<std::int64_t>(grid, 0x7fffffff);
   kernel<<<static_cast<unsigned>(grid), kPixThreads, 0, stream>>>(ip, opp, npix, op, tables);
 }
 
-/// The tile-kernel instantiation of kTile pixels with or without the register cap; false when
-/// kTile does not fit the staging (no instantiation).
-template <class In, class T, class OpT, int kTile>
-bool launch_tile_variant(bool regcap, const OpT& op, const In* ip, T* opp, std::int64_t npix,
-                         const U8Tables<kTables<In, OpT>>& tables, int waves, int blocks_per_sm, cudaStream_t stream) {
-  if constexpr (kTileFits<In, T, OpT::cin, OpT::cout, kTile>) {
-    if (regcap)
-      launch_tile<In, T, OpT, kTile, kSmemBlocks<In, T, OpT, kTile>>(op, ip, opp, npix, tables, waves, blocks_per_sm,
-                                                                      stream);
-    else
-      launch_tile<In, T, OpT, kTile, 0>(op, ip, opp, npix, tables, waves, blocks_per_sm, stream);
-    return true;
-  } else {
-    return false;
-  }
-}
-
-/// uint8 and float32 inputs (the benchmarked ones) have the tuning switches' instantiations.
-template <class In>
-inline constexpr bool kTunable = std::is_same_v<In, std::uint8_t> || std::is_same_v<In, float>;
-
-/// The tile kernel under tile_policy, or the environment's overrides (tile_tuning).
-template <class In, class T, class OpT>
-void launch_tiles(const OpT& op, const In* ip, T* opp, std::int64_t npix, const U8Tables<kTables<In, OpT>>& tables,
-                  cudaStream_t stream) {
-  constexpr TilePolicy d = tile_policy<In, T, OpT>();
-  const TileTuning& e = tile_tuning();
-  const int waves = e.waves >= 0 ? e.waves : d.waves;
-  if constexpr (kTunable<In>) {
-    const int tile = e.tile > 0 ? e.tile : d.tile;
-    const bool regcap = e.regcap >= 0 ? e.regcap != 0 : d.regcap;
-    bool done = false;
-    if (tile == 512)
-      done = launch_tile_variant<In, T, OpT, 512>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
-    else if (tile == 1024)
-      done = launch_tile_variant<In, T, OpT, 1024>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
-    else if (tile == 2048)
-      done = launch_tile_variant<In, T, OpT, 2048>(regcap, op, ip, opp, npix, tables, waves, e.blocks_per_sm, stream);
-    if (done) return;
-  }
-  launch_tile<In, T, OpT, d.tile, d.regcap ? kSmemBlocks<In, T, OpT, d.tile> : 0>(op, ip, opp, npix, tables, waves,
-                                                                                  e.blocks_per_sm, stream);
+/// Whether the tile kernel of op OpT from In runs persistent blocks under `grid`.
+template <class In, class OpT>
+bool persistent_tiles(tuning::ColorGrid grid) {
+  if (grid == tuning::ColorGrid::automatic) return kPersistentByDefault<In, OpT>;
+  return grid == tuning::ColorGrid::persistent;
 }
 
 template <class In, class T, class OpT>
@@ -423,7 +321,7 @@ void launch_pixel(const OpT& op, const Array& in, Array& out, cudaStream_t strea
   constexpr int K = kTables<In, OpT>;
   const U8Tables<K> tables = host_tables<K>(op);
   if (in.is_contiguous() && out.is_contiguous() && aligned16(ip) && aligned16(opp)) {
-    launch_tiles<In, T, OpT>(op, ip, opp, npix, tables, stream);
+    launch_tiles<In, T, OpT>(op, ip, opp, npix, tables, persistent_tiles<In, OpT>(tuning::color_policy().grid), stream);
   } else {
     const cuskimage::detail::Layout L = cuskimage::detail::layout_of({&out_px, &in_px});
     pixel_strided_kernel<In, T, OpT><<<pixel_blocks(npix), kPixThreads, 0, stream>>>(

@@ -35,14 +35,14 @@
 //   5x5 float32 (farid): sep, the separable row kernel, when the window is rank 1 (farid's are)
 //       (0.244 against tile 0.340 and rows 0.301; 3840x2160: 0.040 / 0.058 / 0.048), else rows
 //   5x5 float64: tile (the row kernel would need ~250 registers)
-// Overrides, read at every call (the tests use them to cover each kernel): CUSK_STENCIL_R1_F32,
-// CUSK_STENCIL_R1_F64, CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: float32 5x5 only, non-rank-1
-// windows fall back to rows); images the row kernels cannot take still run the tile kernel, and
-// images taller than the tile grid (65535 x 64 rows) the row kernel. Why the first row kernel
+// Overrides, read once per call (the tests use them to cover each kernel): tuning::StencilPolicy's
+// r1_f32, r1_f64, r2_f32 = tile | rows | separable_rows (float32 5x5 only, non-rank-1 windows fall
+// back to rows); images the row kernels cannot take still run the tile kernel, and images taller
+// than the tile grid (65535 x 64 rows) the row kernel. Why the first row kernel
 // lost against the tile kernel at 8192^2 for sobel (0.232 ms; Nsight: 1.8 TB/s, neither memory-
 // nor compute-bound): one tile per block, its load phase (cp.async, wait, barrier) not overlapped
 // with its own compute, 25 % halo re-reads through L2, an element-wise compute-then-store; a
-// persistent cp.async ring (commit 527eabf) measured 0.265 ms.
+// persistent cp.async ring measured 0.265 ms.
 //
 // stencil3d_kernel: the same for 3-D volumes (sobel/scharr/prewitt/farid magnitude over the three
 // axes, their single-axis forms, laplace), separably: the kernels scikit-image builds are outer
@@ -55,9 +55,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 
+#include "cuskimage/tuning.hpp"
 #include "kernels/core/elementwise.cuh"
 #include "kernels/filters/stencil_rows.cuh"
 #include "kernels/ndimage/row_strips.cuh"
@@ -187,24 +186,20 @@ bool factor_rank1(const double* w, int K, double* u, double* v) {
   return true;
 }
 
-/// Which kernel runs a 2-D stencil of radius R on T (the rule is in the header).
+/// Which kernel runs a 2-D stencil of radius R on T under `policy` (the rule is in the header).
 enum class StencilKernel { tile, rows, sep };
 
 template <class T, int R>
-StencilKernel stencil_kernel_for() {
+StencilKernel stencil_kernel_for(const tuning::StencilPolicy& policy) {
   if constexpr (sizeof(T) == 8 && R == 2) {
     return StencilKernel::tile;  // no row kernel (it would need ~250 registers)
   } else {
-    // Temporary tuning switch (read at every call, so a test or a benchmark sweep can change it):
-    // CUSK_STENCIL_R1_F32 / CUSK_STENCIL_R1_F64 / CUSK_STENCIL_R2_F32 = tile | rows | sep (sep: the
-    // separable row kernel, float32 5x5 only; elsewhere rows); unset or anything else: the default.
-    const char* name = R == 1 ? (sizeof(T) == 4 ? "CUSK_STENCIL_R1_F32" : "CUSK_STENCIL_R1_F64") : "CUSK_STENCIL_R2_F32";
     StencilKernel k = R == 1 ? StencilKernel::rows : (sizeof(T) == 4 ? StencilKernel::sep : StencilKernel::tile);
-    if (const char* env = std::getenv(name)) {
-      const std::string_view v(env);
-      if (v == "tile") k = StencilKernel::tile;
-      if (v == "rows") k = StencilKernel::rows;
-      if (v == "sep") k = StencilKernel::sep;
+    switch (R == 1 ? (sizeof(T) == 4 ? policy.r1_f32 : policy.r1_f64) : policy.r2_f32) {
+      case tuning::StencilKernel::tile: k = StencilKernel::tile; break;
+      case tuning::StencilKernel::rows: k = StencilKernel::rows; break;
+      case tuning::StencilKernel::separable_rows: k = StencilKernel::sep; break;
+      case tuning::StencilKernel::automatic: break;
     }
     if (k == StencilKernel::sep && !(sizeof(T) == 4 && R == 2)) k = StencilKernel::rows;
     return k;
@@ -214,13 +209,13 @@ StencilKernel stencil_kernel_for() {
 /// False (nothing launched) when neither kernel fits the grid.
 template <class T, int R>
 bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, std::int64_t ny, std::int64_t nx,
-                    const Stencil2d& s, cudaStream_t stream) {
+                    const Stencil2d& s, const tuning::StencilPolicy& policy, cudaStream_t stream) {
   StencilParams<T> p{};
   for (int i = 0; i < 25; ++i) p.wa[i] = static_cast<T>(s.wa[i]), p.wb[i] = static_cast<T>(s.wb[i]);
   p.root_ndim = static_cast<T>(s.root_ndim);
   p.cval = static_cast<T>(s.cval);
   const Mode mode = static_cast<Mode>(s.mode);
-  StencilKernel kind = stencil_kernel_for<T, R>();
+  StencilKernel kind = stencil_kernel_for<T, R>(policy);
   if constexpr (sizeof(T) == 4 && R == 2) {
     if (kind == StencilKernel::sep) {
       constexpr int K = 2 * R + 1;
@@ -281,8 +276,9 @@ bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array
   const T* ip = static_cast<const T*>(in.data());
   T* op = static_cast<T*>(out.data());
   const bool* mp = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
-  return s.R == 1 ? launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, stream)
-                  : launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, stream);
+  const tuning::StencilPolicy policy = tuning::stencil_policy();
+  return s.R == 1 ? launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, policy, stream)
+                  : launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, policy, stream);
 }
 
 // ---- 3-D ------------------------------------------------------------------------------------------

@@ -87,6 +87,40 @@ constexpr int rows_min_blocks() {
   return sizeof(T) == 4 ? 4 : 1;
 }
 
+/// The 4 outputs of the row whose window (or, SEP, x-filtered rows) ends in ring slot u: the
+/// window's rows are slots u + 1 .. u + K (mod K), input rows o - R .. o + R. Sums in dy-then-dx
+/// FMA order, then the magnitude and the mask bytes `m`. u is a constant once the caller's loop
+/// is unrolled, so the ring stays in registers.
+template <class T, int R, bool TWO, bool MASK, bool SEP, int K = 2 * R + 1, int E = 4 + 2 * R>
+__device__ __forceinline__ void row_outputs(const StencilParams<T>& p, const T (&win)[SEP ? 1 : K][E],
+                                            const T (&hxa)[SEP ? K : 1][4], const T (&hxb)[SEP && TWO ? K : 1][4],
+                                            int u, unsigned m, T (&res)[4]) {
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    T a = T(0), b = T(0);
+    if constexpr (SEP) {
+#pragma unroll
+      for (int dy = 0; dy < K; ++dy) {  // filtered input row o + dy - R
+        a = fma(p.ua[dy], hxa[(u + 1 + dy) % K][k], a);
+        if constexpr (TWO) b = fma(p.ub[dy], hxb[(u + 1 + dy) % K][k], b);
+      }
+    } else {
+#pragma unroll
+      for (int dy = 0; dy < K; ++dy)
+#pragma unroll
+        for (int dx = 0; dx < K; ++dx) {
+          const T x = win[(u + 1 + dy) % K][k + dx];  // input row o + dy - R
+          a = fma(p.wa[dy * K + dx], x, a);
+          if constexpr (TWO) b = fma(p.wb[dy * K + dx], x, b);
+        }
+    }
+    T v = a;
+    if constexpr (TWO) v = magnitude2(a, b);
+    if constexpr (MASK) v = v * static_cast<T>(((m >> (8 * k)) & 0xffu) != 0u);
+    res[k] = v;
+  }
+}
+
 // SEP (5x5 float, rank-1 windows such as farid's): each expanded row is filtered along x at once
 // (4 outputs x K taps per window, kept in a ring of K filtered rows instead of the K expanded rows),
 // and the output sums the ring along y: 2K FMAs per output and window instead of K^2 (farid: 80
@@ -235,30 +269,7 @@ __global__ void __launch_bounds__(32 * kRowWarps, (rows_min_blocks<T, R>()))
       const int o = q - 2 * R;
       if (o >= 0 && o < rows) {
         T res[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          T a = T(0), b = T(0);
-          if constexpr (SEP) {
-#pragma unroll
-            for (int dy = 0; dy < K; ++dy) {  // filtered input row o + dy - R
-              a = fma(p.ua[dy], hxa[(u + 1 + dy) % K][k], a);
-              if constexpr (TWO) b = fma(p.ub[dy], hxb[(u + 1 + dy) % K][k], b);
-            }
-          } else {
-#pragma unroll
-            for (int dy = 0; dy < K; ++dy)
-#pragma unroll
-              for (int dx = 0; dx < K; ++dx) {
-                const T x = win[(u + 1 + dy) % K][k + dx];  // input row o + dy - R
-                a = fma(p.wa[dy * K + dx], x, a);
-                if constexpr (TWO) b = fma(p.wb[dy * K + dx], x, b);
-              }
-          }
-          T v = a;
-          if constexpr (TWO) v = magnitude2(a, b);
-          if constexpr (MASK) v = v * static_cast<T>(((m >> (8 * k)) & 0xffu) != 0u);
-          res[k] = v;
-        }
+        row_outputs<T, R, TWO, MASK, SEP>(p, win, hxa, hxb, u, m, res);
         if (valid) store4(reinterpret_cast<T*>(dst + std::int64_t(y0 + o) * pitch), res);
       }
     }

@@ -37,26 +37,17 @@
 // Indices are int32 below 2^31 pixels, int64 above; the parent array is the output itself when
 // the two have the same width.
 //
-// Temporary tuning switches (read at every call, so one run can compare variants; the tests loop
-// over them):
-//   CUSK_LABEL_LOAD=columns    pass 1 reads 1-byte images a pixel per lane (default: wide words
-//                              where rows are 16-byte aligned)
-//   CUSK_LABEL_GRID=resident   pass 1 on a grid of resident blocks looping over tiles (default:
-//                              a warp per tile)
-//   CUSK_LABEL_PREFETCH=1      with wide loads, the next tile's words are loaded before the
-//                              current tile is labelled (useful with the resident grid)
-//   CUSK_LABEL_STORE=narrow    pass 5 writes a label per lane (default: 16-byte words where the
-//                              rows allow)
-//   CUSK_LABEL_FACE_PIPE=0     the face pass loads a face row only after the previous one's
-//                              unions
+// One variant per image: the sweeps' alternatives (column loads for aligned 1-byte rows, a grid of
+// resident blocks, the next tile's words prefetched, a label per lane in pass 5, face rows loaded
+// after the previous row's unions) were all slower (8192^2 blobs on the H200: within 0.445-0.48 ms,
+// column loads 0.570) and are gone. Column loads and per-lane stores remain the paths of the
+// images the 16-byte words do not fit.
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 #include <type_traits>
 
 #include "kernels/measure/label_kernels.cuh"
@@ -82,33 +73,12 @@ unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((items + per_block - 1) / per_block, 1, 1 << 24));
 }
 
-/// A temporary tuning switch: true when `name` is set to `value`.
-bool env_is(const char* name, std::string_view value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && std::string_view(v) == value;
-}
-
-/// The variants the switches select (label.cu's header lists them).
-struct Variant {
-  bool wide_loads, resident, prefetch, wide_stores, face_pipe;
-};
-
-Variant variant() {
-  Variant v;
-  v.wide_loads = !env_is("CUSK_LABEL_LOAD", "columns");
-  v.resident = env_is("CUSK_LABEL_GRID", "resident");
-  v.prefetch = env_is("CUSK_LABEL_PREFETCH", "1");
-  v.wide_stores = !env_is("CUSK_LABEL_STORE", "narrow");
-  v.face_pipe = !env_is("CUSK_LABEL_FACE_PIPE", "0");
-  return v;
-}
-
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class T, class I, class L, int TY, int TZ>
 void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int conn, std::int64_t* num,
-                 cudaStream_t stream) {
-  const Stream s(stream);
+                 const Stream& s) {
+  const cudaStream_t stream = s.handle();
   const Device dev = in.device();
   const DType idt = sizeof(I) == 4 ? DType::int32 : DType::int64;
   const std::int64_t n = g.nz * g.ny * g.nx;
@@ -119,7 +89,6 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   if (g.ntiles >= (std::int64_t(1) << 31))  // 2^41 pixels: tile numbers are 32-bit in the kernels
     cuskimage::detail::fail<NotSupported>("measure.label", "image of ", n, " pixels is too large");
   constexpr int kMaxRuns = lbl::max_runs<T>();
-  const Variant var = variant();
 
   Array parent_buf;
   I* parent = nullptr;
@@ -150,24 +119,14 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   {
     auto launch = [&]<int kMode>(std::integral_constant<int, kMode>) {
       constexpr int W = lbl::warps_for<lbl::LocalSmem<T, kMode>>();
-      const auto kernel = lbl::local_kernel<T, I, TY, TZ, kMode>;
-      unsigned blocks = blocks_for(g.ntiles, W);
-      if (var.resident) {
-        int sms = 0, per_sm = 0;
-        CUSK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev.index()));
-        CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * W, 0));
-        blocks = std::min<unsigned>(blocks, static_cast<unsigned>(std::max(1, sms * per_sm)));
-      }
-      kernel<<<blocks, 32 * W, 0, stream>>>(ip, parent, roots, f, work, g, key, conn);
+      lbl::local_kernel<T, I, TY, TZ, kMode>
+          <<<blocks_for(g.ntiles, W), 32 * W, 0, stream>>>(ip, parent, roots, f, work, g, key, conn);
       CUSK_CUDA_CHECK_LAUNCH();
     };
     bool done = false;
     if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {  // bool, uint8, int8
-      if (var.wide_loads && g.nx % 16 == 0 && aligned16(ip)) {
-        if (var.prefetch)
-          launch(std::integral_constant<int, lbl::kLoadWide | lbl::kLoadPrefetch>{});
-        else
-          launch(std::integral_constant<int, lbl::kLoadWide>{});
+      if (g.nx % 16 == 0 && aligned16(ip)) {
+        launch(std::integral_constant<int, lbl::kLoadWide>{});
         done = true;
       }
     }
@@ -176,7 +135,7 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   // 2. faces
   if (g.ntiles > 1) {
     lbl::face_kernel<T, I, TY, TZ>
-        <<<blocks_for(g.ntiles, 8), 256, 0, stream>>>(ip, parent, f, g, key, conn, var.face_pipe ? 1 : 0);
+        <<<blocks_for(g.ntiles, 8), 256, 0, stream>>>(ip, parent, f, g, key, conn);
     CUSK_CUDA_CHECK_LAUNCH();
   }
   // 3. roots
@@ -194,7 +153,7 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
   }
   // 5. final
   {
-    const int mode = var.wide_stores && g.nx % static_cast<std::int64_t>(16 / sizeof(L)) == 0 && aligned16(op)
+    const int mode = g.nx % static_cast<std::int64_t>(16 / sizeof(L)) == 0 && aligned16(op)
                          ? lbl::kStoreWide
                          : 0;
     lbl::final_kernel<I, L, TY, TZ, kMaxRuns>
@@ -211,7 +170,7 @@ void label_tiles(const Array& in, Array& out, Geom g, const LabelKey& key, int c
 
 template <class T, class I, class L>
 void label_typed(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
-                 cudaStream_t stream) {
+                 const Stream& stream) {
   const int nd = in.ndim();
   Geom g{1, 1, 1, 0, 0, 0, 0};
   std::int64_t* dims[3] = {&g.nz, &g.ny, &g.nx};
@@ -229,7 +188,7 @@ void label_typed(const Array& in, Array& out, const LabelKey& key, int connectiv
 
 template <class T>
 void cuda_label(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
-                cudaStream_t stream) {
+                const Stream& stream) {
   if (in.size() == 0) {
     if (num) *num = 0;
     return;
@@ -250,7 +209,7 @@ void cuda_label(const Array& in, Array& out, const LabelKey& key, int connectivi
 }
 
 #define CUSK_LABEL_CUDA(T) \
-  template void cuda_label<T>(const Array&, Array&, const LabelKey&, int, std::int64_t*, cudaStream_t);
+  template void cuda_label<T>(const Array&, Array&, const LabelKey&, int, std::int64_t*, const Stream&);
 CUSK_LABEL_CUDA(bool)
 CUSK_LABEL_CUDA(std::uint8_t)
 CUSK_LABEL_CUDA(std::int8_t)

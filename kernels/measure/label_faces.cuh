@@ -36,12 +36,12 @@ struct FaceRow {
 /// Z0 against Z0 - 1, offsets free in y and x), the y face (rows Y0 against Y0 - 1, offsets in z
 /// inside the tile, free in x) and the x face (column X0 against X0 - 1, offsets in z and y inside
 /// the tile), so every pair of neighbours in different tiles is seen once. Face rows are loaded
-/// one ahead of the unions (`pipe`). A union is skipped when the same root pair is this lane's for
+/// one ahead of the unions. A union is skipped when the same root pair is this lane's for
 /// an earlier offset, or the previous lane's for the same offset (by induction over lanes and
 /// offsets it is performed or implied there).
 template <class T, class I, int TY, int TZ>
 __global__ void __launch_bounds__(256, 4)
-    face_kernel(const T* __restrict__ in, I* parent, Faces f, Geom g, LabelKey key, int conn, int pipe) {
+    face_kernel(const T* __restrict__ in, I* parent, Faces f, Geom g, LabelKey key, int conn) {
   constexpr bool kBin = std::is_same_v<T, bool>;
   const int lane = static_cast<int>(threadIdx.x & 31);
   const int nofs = conn >= 3 ? 9 : conn == 2 ? 5 : 1;
@@ -129,9 +129,8 @@ __global__ void __launch_bounds__(256, 4)
     load(0, cur);
     for (int i = 0; i < nrows; ++i) {
       FaceRow<I> nxt;
-      if (pipe && i + 1 < nrows) load(i + 1, nxt);
+      if (i + 1 < nrows) load(i + 1, nxt);
       join(cur);
-      if (!pipe && i + 1 < nrows) load(i + 1, nxt);
       cur = nxt;
     }
   }

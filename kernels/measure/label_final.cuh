@@ -8,6 +8,7 @@
 
 namespace cuskimage::measure::detail::lbl {
 
+/// The final pass's shared memory per warp.
 template <class I, int kMaxRuns>
 struct FinalSmem {
   I lab[kMaxRuns];  // label of every run

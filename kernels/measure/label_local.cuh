@@ -260,12 +260,6 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
   const std::uint32_t t0 = blockIdx.x * W + warp;
   constexpr bool kByte = sizeof(T) == 1 && std::is_integral_v<T>;  // bool, uint8, int8
   constexpr bool wide = kByte && (kMode & kLoadWide);
-  constexpr bool prefetch = wide && (kMode & kLoadPrefetch);
-  uint4 next_lo = make_uint4(0, 0, 0, 0), next_hi = next_lo;
-  if constexpr (prefetch) {
-    if (t0 < ntiles)
-      load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t0), lane, next_lo, next_hi);
-  }
   for (std::uint32_t t = t0; t < ntiles; t += step) {
     const TileAt a = tile_at<TY, TZ>(g, t);
     const bool row_in = row_inside<TY>(a, g, lane);
@@ -275,13 +269,7 @@ __global__ void __launch_bounds__(32 * warps_for<LocalSmem<T, kMode>>(), kLocalB
     std::uint32_t E[NK][3];
     if constexpr (wide) {
       uint4 lo, hi;
-      if constexpr (prefetch) {
-        lo = next_lo;
-        hi = next_hi;
-        if (t + step < ntiles) load_row_wide<TY>(in, g, tile_at<TY, TZ>(g, t + step), lane, next_lo, next_hi);
-      } else {
-        load_row_wide<TY>(in, g, a, lane, lo, hi);
-      }
+      load_row_wide<TY>(in, g, a, lane, lo, hi);
       const std::uint32_t valid = !row_in ? 0u : a.X0 + 16 < g.nx ? kFull : 0xffffu;  // pixels inside the image
       if constexpr (kBin) {
         F = nonzero16(lo) | nonzero16(hi) << 16;

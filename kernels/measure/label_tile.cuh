@@ -93,11 +93,9 @@ constexpr int warps_for() {
   return 4 * sizeof(Sm) <= 48 * 1024 ? 4 : 2 * sizeof(Sm) <= 48 * 1024 ? 2 : 1;
 }
 
-/// Pass-1 variants (host switches, label.cu): bit 0 wide loads (bool, uint8 and int8 images whose
-/// rows are 16-byte aligned: each lane loads its own row as two 16-byte words), bit 1 prefetch (the next
-/// tile's words are loaded before the current tile is labelled; only with wide loads).
+/// Pass-1 load modes (label.cu picks one per image): kLoadWide for bool, uint8 and int8 images
+/// whose rows are 16-byte aligned (each lane loads its own row as two 16-byte words), else 0.
 constexpr int kLoadWide = 1;
-constexpr int kLoadPrefetch = 2;
 
 /// Pass 1's shared memory for a variant: keys in shared memory only for non-bool tiles loaded a
 /// pixel per lane (wide loads keep a row's bytes in registers).

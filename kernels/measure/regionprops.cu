@@ -19,8 +19,9 @@
 //           direct mode with the max already known.
 //           direct: cub::DeviceReduce::Max, slots (sparse: sorted unique labels of the image),
 //           the kernel with runs that find no room going straight to the global atomics.
-//           CUSK_RP_PASS1=tile: the former 16 x 128 tile kernel below (one block per tile, the
-//           tile staged in shared memory, 8 px per thread, a 256-entry table per block).
+//           fallback: images past the warp strips' 32-bit geometry take the 16 x 128 tile kernel
+//           of regionprops_tile.cuh (the tile staged in shared memory, 8 px per thread, a
+//           256-entry table per block).
 //   pack    flags -> exclusive scan -> row of each present label; one kernel gathers the rows
 //           into two packed buffers (int64, double) that cross to the host in two copies
 //           (regionprops; tables of pass-1 columns are built from the columns instead).
@@ -34,7 +35,7 @@
 // intensity; area, centroid, bbox, intensity_mean): pass 1 reads 256 + 64 MiB, a floor of
 // 0.08 ms at 4.2 TB/s (the direct mode's max pass reads the labels again: 0.144 ms). The blobs
 // make ~3.5 M runs (~6.7 px) and 261 k (label, 32 x 256 strip) records (8.4 MB written and read
-// back, 2.1 M global atomics). The former tile kernel measured 0.814 ms (434 GB/s): a shared
+// back, 2.1 M global atomics). The tile kernel measured 0.814 ms (434 GB/s): a shared
 // fp64 atomicAdd is a CAS loop (ATOMS.CAST.SPIN.64) and its 16 threads per tile row, most of
 // one label, contended on it; 48 registers and 20.8 KB per 256-thread block, each block a load
 // phase then a compute phase. The warp kernel: ~150 instructions per 256-px row segment plus
@@ -53,6 +54,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cuskimage/tuning.hpp"
 #include "kernels/core/buffers.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -76,596 +78,11 @@ struct Rows {
   int nd;
 };
 
-// ---- pass 1, former kernel: 16 x 128 tiles combined in shared memory (CUSK_RP_PASS1=tile) ------
-// Still the pass for images past the warp kernel's 32-bit strip geometry (strip_geo count 0);
-// CUSK_RP_PASS1=tile forces it (1.01 ms against the warp strips' 0.33 at 8192^2 on the H200).
-// One block per tile of one plane (grid-stride over tiles). The block stages the tile's labels
-// (and, when small, its intensities) in shared memory with coalesced loads; each thread folds the
-// runs of 8 consecutive pixels of one tile row in registers and adds each run into a per-block
-// hash table keyed by slot (shared-memory atomics on tile-local 32-bit fields); at the end of the
-// tile each occupied table entry is flushed with one set of global atomics. A run whose slot does
-// not fit the table (more than kSlots labels in a tile, a probe sequence longer than kProbes, a
-// slot index >= 2^31) is flushed straight to the global accumulators, so any label image is
-// measured exactly.
+// The tile kernel, pass 1's fallback for images the warp strips do not fit.
+#include "kernels/measure/regionprops_tile.cuh"
 
-constexpr int kTileH = 16, kTileW = 128, kChunk = 8;
-constexpr int kTileThreads = kTileH * kTileW / kChunk;  // 256: 16 threads per tile row
-constexpr int kRowPitch = kTileW + kTileW / 32;          // skewed rows: conflict-free chunk reads
-constexpr int kTileElems = kTileH * kRowPitch;
-constexpr int kSlots = kTileThreads;                     // thread i flushes table entry i
-constexpr int kSlotBits = 8;
-constexpr int kProbes = 16;
-constexpr int kEmptyKey = -1;
-constexpr int kStageBytes = 16 << 10;  // intensities staged in shared memory up to this size
-static_assert(kSlots == 1 << kSlotBits);
-
-/// Shared-memory index of tile pixel (r, x): rows of kRowPitch, one skip every 32 pixels, so the
-/// 32 lanes of a warp reading pixel k of their chunks (x = 8 t + k, two rows) hit 32 banks.
-__device__ __forceinline__ int tile_at(int r, int x) { return r * kRowPitch + x + (x >> 5); }
-
-/// Tiles of the label image: planes of ny x nx (2-D: one plane), kTileH x kTileW each.
-struct Tiles {
-  std::int64_t nz, ny, nx, tx, ty, count;
-  int nd;
-};
-
-/// Byte offsets of the block's shared arrays (-1: absent); `bytes` in all.
-struct TileLayout {
-  int key, u32, isum, imin, imax, wy, wx, inten, bytes;
-};
-
-/// What one run, or a table entry, adds to a slot: tile-local geometry (32-bit: a tile has 2048
-/// pixels) and per channel sum I, sum I*y, sum I*x (global y, x) and the min / max keys.
-template <int CH>
-struct Part : Geom {
-  double s[CH], wy[CH], wx[CH];
-  u64 kmn[CH], kmx[CH];
-};
-
-/// Global atomics of one part (the old per-run flush): the geometry (geometry_atomics), per
-/// channel the intensity sum, extremes and weighted sums.
-template <int CH>
-__device__ __forceinline__ void global_add(const Pass1Acc& acc, int nd, std::int64_t sl, const Part<CH>& p,
-                                           std::int64_t z, std::int64_t y0, std::int64_t x0) {
-  if (acc.geometry) geometry_atomics(acc, nd, sl, p, z, y0, x0);
-#pragma unroll
-  for (int c = 0; c < CH; ++c) {
-    if (c >= acc.cc) break;
-    const std::int64_t k = sl * acc.nch + acc.c0 + c;
-    if (acc.sum) atomicAdd(acc.isum + k, p.s[c]);
-    if (acc.minmax) {
-      atomicMax(acc.imin + k, ~p.kmn[c]);
-      atomicMax(acc.imax + k, p.kmx[c]);
-    }
-    if (acc.weighted) {
-      double* w = acc.iwsum + k * nd;
-      if (nd == 3) atomicAdd(w, p.s[c] * static_cast<double>(z));
-      atomicAdd(w + nd - 2, p.wy[c]);
-      atomicAdd(w + nd - 1, p.wx[c]);
-    }
-  }
-}
-
-/// The block's table (pointers into dynamic shared memory).
-template <int CH>
-struct Table {
-  int* key;
-  unsigned *n, *ymin, *ymax, *xmin, *xmax, *ysum, *xsum;
-  double *isum, *wy, *wx;  // [c * kSlots + i]
-  u64 *imin, *imax;        // keys (imin: plain key, atomicMin)
-
-  __device__ __forceinline__ void clear(int i, const Pass1Acc& acc) const {
-    key[i] = kEmptyKey;
-    n[i] = ymax[i] = xmax[i] = ysum[i] = xsum[i] = 0;
-    ymin[i] = xmin[i] = 0xffffffffu;
-    for (int c = 0; c < acc.cc; ++c) {
-      if (isum) isum[c * kSlots + i] = 0;
-      if (imin) {
-        imin[c * kSlots + i] = ~0ull;
-        imax[c * kSlots + i] = 0;
-      }
-      if (wy) wy[c * kSlots + i] = wx[c * kSlots + i] = 0;
-    }
-  }
-
-  /// The entry of `k` (claimed when absent), or -1 when it has no room within kProbes.
-  __device__ __forceinline__ int find(int k) const {
-    const unsigned h = (static_cast<unsigned>(k) * 2654435761u) >> (32 - kSlotBits);
-    for (int p = 0; p < kProbes; ++p) {
-      const int i = static_cast<int>((h + p) & (kSlots - 1));
-      int cur = reinterpret_cast<volatile int*>(key)[i];
-      if (cur == kEmptyKey) cur = atomicCAS(key + i, kEmptyKey, k);
-      if (cur == kEmptyKey || cur == k) return i;
-    }
-    return -1;
-  }
-
-  __device__ __forceinline__ void add(int i, const Part<CH>& p, const Pass1Acc& acc) const {
-    if (acc.geometry) {
-      atomicAdd(n + i, p.n);
-      atomicMin(ymin + i, p.ymin);
-      atomicMax(ymax + i, p.ymax);
-      atomicMin(xmin + i, p.xmin);
-      atomicMax(xmax + i, p.xmax);
-      atomicAdd(ysum + i, p.ysum);
-      atomicAdd(xsum + i, p.xsum);
-    }
-#pragma unroll
-    for (int c = 0; c < CH; ++c) {
-      if (c >= acc.cc) break;
-      if (isum) atomicAdd(isum + c * kSlots + i, p.s[c]);
-      if (acc.minmax) {
-        atomicMin(imin + c * kSlots + i, p.kmn[c]);
-        atomicMax(imax + c * kSlots + i, p.kmx[c]);
-      }
-      if (acc.weighted) {
-        atomicAdd(wy + c * kSlots + i, p.wy[c]);
-        atomicAdd(wx + c * kSlots + i, p.wx[c]);
-      }
-    }
-  }
-
-  __device__ __forceinline__ Part<CH> part(int i, const Pass1Acc& acc) const {
-    Part<CH> p;
-    static_cast<Geom&>(p) = table_geom(*this, i);
-#pragma unroll
-    for (int c = 0; c < CH; ++c) {
-      const bool on = c < acc.cc;
-      p.s[c] = on && isum ? isum[c * kSlots + i] : 0;
-      p.kmn[c] = on && imin ? imin[c * kSlots + i] : 0;
-      p.kmx[c] = on && imax ? imax[c * kSlots + i] : 0;
-      p.wy[c] = on && wy ? wy[c * kSlots + i] : 0;
-      p.wx[c] = on && wx ? wx[c * kSlots + i] : 0;
-    }
-    return p;
-  }
-};
-
-__device__ __forceinline__ double warp_sum(double v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-/// Full-warp reductions of 32-bit fields (one REDUX on sm_80+, shuffles before).
-template <int Op>  // 0 add, 1 min, 2 max
-__device__ __forceinline__ unsigned warp_u32(unsigned v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (Op == 0) return __reduce_add_sync(0xffffffffu, v);
-  if constexpr (Op == 1) return __reduce_min_sync(0xffffffffu, v);
-  if constexpr (Op == 2) return __reduce_max_sync(0xffffffffu, v);
-#else
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const unsigned w = __shfl_xor_sync(0xffffffffu, v, o);
-    v = Op == 0 ? v + w : Op == 1 ? min(v, w) : max(v, w);
-  }
-  return v;
-#endif
-}
-
-template <class L, class T, int CH>
-__global__ void __launch_bounds__(kTileThreads) pass1_tile_kernel(const L* __restrict__ lab,
-                                                                  const T* __restrict__ inten, Tiles tg, SlotMap map,
-                                                                  Pass1Acc acc, TileLayout lay) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  L* s_lab = reinterpret_cast<L*>(smem);
-  Table<CH> tb;
-  tb.key = reinterpret_cast<int*>(smem + lay.key);
-  unsigned* u = reinterpret_cast<unsigned*>(smem + lay.u32);
-  tb.n = u;
-  tb.ymin = u + kSlots;
-  tb.ymax = u + 2 * kSlots;
-  tb.xmin = u + 3 * kSlots;
-  tb.xmax = u + 4 * kSlots;
-  tb.ysum = u + 5 * kSlots;
-  tb.xsum = u + 6 * kSlots;
-  tb.isum = lay.isum >= 0 ? reinterpret_cast<double*>(smem + lay.isum) : nullptr;
-  tb.imin = lay.imin >= 0 ? reinterpret_cast<u64*>(smem + lay.imin) : nullptr;
-  tb.imax = lay.imax >= 0 ? reinterpret_cast<u64*>(smem + lay.imax) : nullptr;
-  tb.wy = lay.wy >= 0 ? reinterpret_cast<double*>(smem + lay.wy) : nullptr;
-  tb.wx = lay.wx >= 0 ? reinterpret_cast<double*>(smem + lay.wx) : nullptr;
-  T* s_int = lay.inten >= 0 ? reinterpret_cast<T*>(smem + lay.inten) : nullptr;
-
-  const int tid = threadIdx.x, lane = tid & 31;
-  const int r = tid / (kTileW / kChunk), cx = (tid % (kTileW / kChunk)) * kChunk;  // this thread's chunk
-  const int nd = tg.nd, cc = acc.cc;
-  tb.clear(tid, acc);
-
-  for (std::int64_t t = blockIdx.x; t < tg.count; t += gridDim.x) {
-    const std::int64_t bx = t % tg.tx, rest = t / tg.tx;
-    const std::int64_t z = rest / tg.ty, y0 = (rest % tg.ty) * kTileH, x0 = bx * kTileW;
-    const std::int64_t plane = z * tg.ny;
-    // Stage the tile (pixels outside the image are background).
-    for (int e = tid; e < kTileH * kTileW; e += kTileThreads) {
-      const int rr = e / kTileW, xx = e % kTileW;
-      const std::int64_t y = y0 + rr, x = x0 + xx;
-      const bool in = y < tg.ny && x < tg.nx;
-      const std::int64_t g = (plane + y) * tg.nx + x;
-      s_lab[tile_at(rr, xx)] = in ? lab[g] : L(0);
-      if (s_int && in)
-        for (int c = 0; c < cc; ++c) s_int[c * kTileElems + tile_at(rr, xx)] = inten[g * acc.nch + acc.c0 + c];
-    }
-    __syncthreads();
-
-    const std::int64_t y = y0 + r;
-    const std::int64_t gx0 = (plane + y) * tg.nx + x0;  // global index of the tile row's first pixel
-    std::int64_t cur = 0;
-    int n = 0, xs = 0;
-    double s[CH], wx[CH], mn[CH], mx[CH];
-    auto reset = [&] {
-      n = 0;
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        s[c] = 0;
-        wx[c] = 0;
-        mn[c] = __longlong_as_double(0x7ff0000000000000ll);
-        mx[c] = -mn[c];
-      }
-    };
-    auto make = [&](int xe) {
-      Part<CH> p;
-      p.n = static_cast<unsigned>(n);
-      p.ymin = p.ymax = static_cast<unsigned>(r);
-      p.xmin = static_cast<unsigned>(xs);
-      p.xmax = static_cast<unsigned>(xe);
-      p.ysum = static_cast<unsigned>(r * n);
-      p.xsum = static_cast<unsigned>(n * xs + n * (n - 1) / 2);
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        p.s[c] = s[c];
-        p.wy[c] = s[c] * static_cast<double>(y);
-        p.wx[c] = wx[c];
-        p.kmn[c] = dkey(mn[c]);
-        p.kmx[c] = dkey(mx[c]);
-      }
-      return p;
-    };
-    auto emit = [&](std::int64_t sl, const Part<CH>& p) {
-      const int i = sl < 0x7fffffff ? tb.find(static_cast<int>(sl)) : -1;
-      if (i >= 0)
-        tb.add(i, p, acc);
-      else
-        global_add(acc, nd, sl, p, z, y0, x0);
-    };
-    reset();
-    for (int k = 0; k < kChunk; ++k) {
-      const int x = cx + k;
-      const std::int64_t l = static_cast<std::int64_t>(s_lab[tile_at(r, x)]);
-      if (l != cur || n == 0) {
-        if (n > 0) {
-          const std::int64_t sl = map.slot(cur);
-          if (sl >= 0) emit(sl, make(x - 1));
-        }
-        reset();
-        cur = l;
-        xs = x;
-      }
-      ++n;
-      if (cc > 0 && l > 0) {
-#pragma unroll
-        for (int c = 0; c < CH; ++c) {
-          if (c >= cc) break;
-          const double d = static_cast<double>(s_int ? s_int[c * kTileElems + tile_at(r, x)]
-                                                     : inten[(gx0 + x) * acc.nch + acc.c0 + c]);
-          s[c] += d;
-          wx[c] += d * static_cast<double>(x0 + x);
-          mn[c] = fmin(mn[c], d);
-          mx[c] = fmax(mx[c], d);
-        }
-      }
-    }
-    // The chunk's last run, every lane together: a warp whose 32 last runs are one region (the
-    // inside of a large one) reduces them first and adds once.
-    const std::int64_t sl = map.slot(cur);  // n > 0 here
-    if (__match_any_sync(0xffffffffu, static_cast<long long>(sl)) == 0xffffffffu) {
-      if (sl >= 0) {
-        Part<CH> p = make(cx + kChunk - 1);
-        constexpr unsigned full = 0xffffffffu;
-        p.n = warp_u32<0>(p.n);
-        p.ymin = warp_u32<1>(p.ymin);
-        p.ymax = warp_u32<2>(p.ymax);
-        p.xmin = warp_u32<1>(p.xmin);
-        p.xmax = warp_u32<2>(p.xmax);
-        p.ysum = warp_u32<0>(p.ysum);
-        p.xsum = warp_u32<0>(p.xsum);
-#pragma unroll
-        for (int c = 0; c < CH; ++c) {
-          if (c >= cc) break;
-          p.s[c] = warp_sum(p.s[c]);
-          p.wy[c] = warp_sum(p.wy[c]);
-          p.wx[c] = warp_sum(p.wx[c]);
-#pragma unroll
-          for (int o = 16; o > 0; o >>= 1) {
-            p.kmn[c] = min(p.kmn[c], __shfl_xor_sync(full, p.kmn[c], o));
-            p.kmx[c] = max(p.kmx[c], __shfl_xor_sync(full, p.kmx[c], o));
-          }
-        }
-        if (lane == 0) emit(sl, p);
-      }
-    } else if (sl >= 0) {
-      emit(sl, make(cx + kChunk - 1));
-    }
-    __syncthreads();
-    // Flush entry tid and clear it for the next tile (the next tile's runs start after its
-    // staging barrier).
-    const int key = tb.key[tid];
-    if (key != kEmptyKey) {
-      global_add(acc, nd, static_cast<std::int64_t>(key), tb.part(tid, acc), z, y0, x0);
-      tb.clear(tid, acc);
-    }
-  }
-}
-
-/// The shared-memory layout of pass1_tile_kernel<L, T, *> for this launch.
-TileLayout tile_layout(std::size_t lsize, std::size_t tsize, const Pass1Acc& a) {
-  TileLayout t{};
-  auto take = [&](std::size_t b) {
-    const int at = t.bytes;
-    t.bytes += static_cast<int>((b + 15) / 16 * 16);
-    return at;
-  };
-  t.bytes = 0;
-  take(kTileElems * lsize);  // labels at 0
-  t.key = take(kSlots * sizeof(int));
-  t.u32 = take(7 * kSlots * sizeof(unsigned));
-  const std::size_t per = static_cast<std::size_t>(a.cc) * kSlots * 8;
-  t.isum = (a.sum || a.weighted) && a.cc > 0 ? take(per) : -1;  // weighted: the 3-D z term
-  t.imin = a.minmax && a.cc > 0 ? take(per) : -1;
-  t.imax = a.minmax && a.cc > 0 ? take(per) : -1;
-  t.wy = a.weighted && a.cc > 0 ? take(per) : -1;
-  t.wx = a.weighted && a.cc > 0 ? take(per) : -1;
-  const std::size_t stage = static_cast<std::size_t>(a.cc) * kTileElems * tsize;
-  t.inten = a.cc > 0 && stage <= kStageBytes ? take(stage) : -1;
-  return t;
-}
-
-struct Pass2Acc {
-  const std::int64_t* lo;  // [n*nd]
-  const double *cen, *wcen, *mean;
-  double *m_raw, *m_cen, *wm_raw, *wm_cen, *sqdev;
-  const double* sp;  // spacing [nd] (device)
-  int nch, c0, cc;
-  bool moments, weighted, sq;
-};
-
-__device__ __forceinline__ void pow4(double x, double* p) {
-  p[0] = 1;
-  p[1] = x;
-  p[2] = x * x;
-  p[3] = x * x * x;
-}
-
-/// Adds sum over (p_z, p_y, q) of Z^pz Y^py S[q] to m[k] (k in C order of the powers).
-__device__ __forceinline__ void expand_add(double* m, int nd, const double* Z, const double* Y, const double* S) {
-  if (nd == 2) {
-#pragma unroll
-    for (int p = 0; p < 4; ++p)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) atomicAdd(m + p * 4 + q, Y[p] * S[q]);
-  } else {
-    for (int r = 0; r < 4; ++r)
-#pragma unroll
-      for (int p = 0; p < 4; ++p)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) atomicAdd(m + (r * 4 + p) * 4 + q, Z[r] * Y[p] * S[q]);
-  }
-}
-
-template <class L, class T>
-__global__ void __launch_bounds__(256) pass2_kernel(const L* __restrict__ lab, const T* __restrict__ inten, Rows g,
-                                                    SlotMap map, Pass2Acc acc) {
-  const std::int64_t total = g.nrows * g.segs;
-  const int nd = g.nd;
-  const double spx = acc.sp[nd - 1];
-  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t row = t / g.segs;
-    const std::int64_t x0 = (t % g.segs) * kSeg;
-    const std::int64_t x1 = min(x0 + kSeg, g.W);
-    const std::int64_t y = row % g.ny, z = row / g.ny;
-    const L* p = lab + row * g.W;
-    std::int64_t cur = 0, r = -1, n = 0;
-    double lox = 0, cx = 0;
-    double Sr[4], Sc[4], Wr[kMaxCh][4], Wc[kMaxCh][4], Q[kMaxCh], wcx[kMaxCh], mu[kMaxCh];
-    auto reset = [&] {
-      n = 0;
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        Sr[q] = Sc[q] = 0;
-#pragma unroll
-        for (int c = 0; c < kMaxCh; ++c) Wr[c][q] = Wc[c][q] = 0;
-      }
-#pragma unroll
-      for (int c = 0; c < kMaxCh; ++c) Q[c] = 0;
-    };
-    auto flush = [&] {
-      if (n == 0 || r < 0) return;
-      const std::int64_t* lo = acc.lo + r * nd;
-      double Zr[4] = {1, 0, 0, 0}, Zc[4] = {1, 0, 0, 0}, Yr[4], Yc[4];
-      const double yl = static_cast<double>((nd == 3 ? y : y) - lo[nd - 2]) * acc.sp[nd - 2];
-      pow4(yl, Yr);
-      pow4(yl - acc.cen[r * nd + nd - 2], Yc);
-      double zl = 0;
-      if (nd == 3) {
-        zl = static_cast<double>(z - lo[0]) * acc.sp[0];
-        pow4(zl, Zr);
-        pow4(zl - acc.cen[r * nd], Zc);
-      }
-      const int M = nd == 2 ? 16 : 64;
-      if (acc.moments) {
-        expand_add(acc.m_raw + r * M, nd, Zr, Yr, Sr);
-        expand_add(acc.m_cen + r * M, nd, Zc, Yc, Sc);
-      }
-#pragma unroll
-      for (int c = 0; c < kMaxCh; ++c) {
-        if (c >= acc.cc) break;
-        const std::int64_t k = r * acc.nch + acc.c0 + c;
-        if (acc.sq) atomicAdd(acc.sqdev + k, Q[c]);
-        if (acc.weighted) {
-          double Yw[4], Zw[4] = {1, 0, 0, 0};
-          pow4(yl - acc.wcen[k * nd + nd - 2], Yw);
-          if (nd == 3) pow4(zl - acc.wcen[k * nd], Zw);
-          expand_add(acc.wm_raw + k * M, nd, Zr, Yr, Wr[c]);
-          expand_add(acc.wm_cen + k * M, nd, Zw, Yw, Wc[c]);
-        }
-      }
-    };
-    reset();
-    for (std::int64_t x = x0; x < x1; ++x) {
-      const std::int64_t l = static_cast<std::int64_t>(p[x]);
-      if (l != cur || n == 0) {
-        flush();
-        reset();
-        cur = l;
-        r = map.slot(l);
-        if (r >= 0) {
-          lox = static_cast<double>(acc.lo[r * nd + nd - 1]);
-          cx = acc.cen[r * nd + nd - 1];
-#pragma unroll
-          for (int c = 0; c < kMaxCh; ++c) {
-            if (c >= acc.cc) break;
-            const std::int64_t k = r * acc.nch + acc.c0 + c;
-            if (acc.weighted) wcx[c] = acc.wcen[k * nd + nd - 1];
-            if (acc.sq) mu[c] = acc.mean[k];
-          }
-        }
-      }
-      ++n;
-      if (r < 0) continue;
-      const double X = (static_cast<double>(x) - lox) * spx;
-      if (acc.moments) {
-        const double Xc = X - cx;
-        Sr[0] += 1;
-        Sr[1] += X;
-        Sr[2] += X * X;
-        Sr[3] += X * X * X;
-        Sc[0] += 1;
-        Sc[1] += Xc;
-        Sc[2] += Xc * Xc;
-        Sc[3] += Xc * Xc * Xc;
-      }
-      if (acc.cc > 0) {
-        const T* v = inten + (row * g.W + x) * acc.nch + acc.c0;
-#pragma unroll
-        for (int c = 0; c < kMaxCh; ++c) {
-          if (c >= acc.cc) break;
-          const double d = static_cast<double>(v[c]);
-          if (acc.sq) Q[c] += (d - mu[c]) * (d - mu[c]);
-          if (acc.weighted) {
-            const double Xw = X - wcx[c];
-            Wr[c][0] += d;
-            Wr[c][1] += d * X;
-            Wr[c][2] += d * X * X;
-            Wr[c][3] += d * X * X * X;
-            Wc[c][0] += d;
-            Wc[c][1] += d * Xw;
-            Wc[c][2] += d * Xw * Xw;
-            Wc[c][3] += d * Xw * Xw * Xw;
-          }
-        }
-      }
-    }
-    flush();
-  }
-}
-
-
-// ---- local configurations: euler_number, perimeter_crofton, perimeter ---------------------------
-// scikit-image measures these on each region's zero-padded crop; windows and neighbourhoods of the
-// whole label image give the same counts per label (pixels outside a region's bbox never carry its
-// label), so one pass serves every region. Only windows / border pixels with a non-zero
-// coefficient add to a row.
-
-__constant__ int c_euler2[16] = CUSK_EULER2D_8;
-__constant__ int c_euler3[256] = CUSK_EULER3D_26;
-__constant__ double c_crofton[16] = CUSK_CROFTON4;
-__constant__ double c_perim[50] = CUSK_PERIMETER_WEIGHTS;
-
-struct Vol {
-  std::int64_t nz, ny, nx;
-  int nd;
-};
-
-template <class L>
-__device__ __forceinline__ std::int64_t lab_at(const L* __restrict__ lab, const Vol& v, std::int64_t z, std::int64_t y,
-                                               std::int64_t x) {
-  if (z < 0 || y < 0 || x < 0 || z >= v.nz || y >= v.ny || x >= v.nx) return 0;
-  return static_cast<std::int64_t>(lab[(z * v.ny + y) * v.nx + x]);
-}
-
-/// One thread per 2x2 (2x2x2) window of the zero-extended image; bit k of a label's configuration
-/// is scikit-image's convolution weight 2^k: (z, y, x), (z, y-1, x), (z, y, x-1), (z, y-1, x-1), then
-/// the same at z-1.
-template <class L>
-__global__ void __launch_bounds__(256) windows_kernel(const L* __restrict__ lab, Vol v, SlotMap map,
-                                                      double* __restrict__ euler, double* __restrict__ crofton) {
-  const std::int64_t wx = v.nx + 1, wy = v.ny + 1, wz = v.nd == 3 ? v.nz + 1 : 1;
-  const std::int64_t total = wz * wy * wx;
-  const int np = v.nd == 3 ? 8 : 4;
-  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t x = t % wx, y = (t / wx) % wy, z = t / (wx * wy);
-    std::int64_t p[8];
-    p[0] = lab_at(lab, v, z, y, x);
-    p[1] = lab_at(lab, v, z, y - 1, x);
-    p[2] = lab_at(lab, v, z, y, x - 1);
-    p[3] = lab_at(lab, v, z, y - 1, x - 1);
-    if (np == 8) {
-      p[4] = lab_at(lab, v, z - 1, y, x);
-      p[5] = lab_at(lab, v, z - 1, y - 1, x);
-      p[6] = lab_at(lab, v, z - 1, y, x - 1);
-      p[7] = lab_at(lab, v, z - 1, y - 1, x - 1);
-    }
-    for (int k = 0; k < np; ++k) {
-      const std::int64_t l = p[k];
-      if (l <= 0) continue;
-      bool seen = false;
-      for (int j = 0; j < k; ++j) seen |= p[j] == l;
-      if (seen) continue;
-      int code = 0;
-      for (int j = 0; j < np; ++j) code |= (p[j] == l) << j;
-      const std::int64_t r = map.slot(l);
-      if (r < 0) continue;
-      if (euler) {
-        const int e = np == 8 ? c_euler3[code] : c_euler2[code];
-        if (e != 0) atomicAdd(euler + r, static_cast<double>(e));
-      }
-      if (crofton && np == 4) {
-        const double c = c_crofton[code];
-        if (c != 0) atomicAdd(crofton + r, c);
-      }
-    }
-  }
-}
-
-/// One thread per pixel of a 2-D label image: border pixels (a 4-neighbour with another label)
-/// weigh scikit-image's 3x3 convolution of the region's border image.
-template <class L>
-__global__ void __launch_bounds__(256) perimeter_kernel(const L* __restrict__ lab, Vol v, SlotMap map,
-                                                        double* __restrict__ perim) {
-  const std::int64_t total = v.ny * v.nx;
-  for (std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
-       t += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t x = t % v.nx, y = t / v.nx;
-    const std::int64_t l = lab_at(lab, v, 0, y, x);
-    if (l <= 0) continue;
-    auto border = [&](std::int64_t yy, std::int64_t xx) -> int {
-      if (lab_at(lab, v, 0, yy, xx) != l) return 0;
-      return (lab_at(lab, v, 0, yy - 1, xx) != l || lab_at(lab, v, 0, yy + 1, xx) != l ||
-              lab_at(lab, v, 0, yy, xx - 1) != l || lab_at(lab, v, 0, yy, xx + 1) != l)
-                 ? 1
-                 : 0;
-    };
-    if (!border(y, x)) continue;
-    const int val = 1 + 2 * (border(y - 1, x) + border(y + 1, x) + border(y, x - 1) + border(y, x + 1)) +
-                    10 * (border(y - 1, x - 1) + border(y - 1, x + 1) + border(y + 1, x - 1) + border(y + 1, x + 1));
-    const double w = c_perim[val];
-    if (w == 0) continue;
-    const std::int64_t r = map.slot(l);
-    if (r >= 0) atomicAdd(perim + r, w);
-  }
-}
+// Pass 2 and the local configurations.
+#include "kernels/measure/regionprops_pass2.cuh"
 
 __global__ void count_kernel(const std::int64_t* __restrict__ row_of, const std::int64_t* __restrict__ flags,
                              std::int64_t S, std::int64_t* __restrict__ n) {
@@ -719,51 +136,36 @@ Array dev_zeros(std::int64_t n, DType dt, Device dev, const Stream& s) {
   return Array::zeros({std::max<std::int64_t>(n, 1)}, dt, dev, s);
 }
 
-/// Pass 1's variants. TEMPORARY switches (environment variables read on every call) so that one
-/// H200 run compares them; the GPU tests run every variant. Defaults are the prediction.
-///   CUSK_RP_PASS1 = warp (default) | tile   the warp-strip kernel, or the 16 x 128 tile kernel
-///   CUSK_RP_FUSE  = 1 (default) | 0         records + fused max label, or cub max first
-///   CUSK_RP_TH    = strip rows (default: 32, halved down to 4 while the image has < 8192 strips)
-///   CUSK_RP_Q     = table entries per warp, 32 | 64 | 128 (default: TH * TW / 64 within that)
-///   CUSK_RP_V     = 8 (default) | 4         pixels per lane (8: int32 labels, uint8 / uint16 /
-///                                           no intensity, sum-only tables; else 4)
-///   CUSK_RP_WARPS = warps per block, 1-8 (default 4: 0.334 ms at 8192^2 on the H200 against
-///                   0.355 with 8, 2026-12-01)
-///   CUSK_RP_GRID  = 0 (default) | 1         the resident blocks walk all strips, or a block per
-///                                           CUSK_RP_WARPS strips (the hardware balances)
-///   CUSK_RP_RECCAP = record capacity (default max(65536, pixels / 32); tests force overflow)
+/// Pass 1's settings for one call, from the tuning policy (include/cuskimage/tuning.hpp, read once
+/// per call; zero fields: the defaults). Fixed by the H200 sweep at 8192^2: 4 warps per block
+/// (8: 0.355 ms against 0.334), the resident grid walking all strips (a block per 4 strips:
+/// 0.399), 8 px per lane where the instance exists (4: 0.426), the fused max label (a cub max
+/// first: 0.387). The direct mode stays the fallback for record overflow and more than 4 channels.
 struct Pass1Options {
-  bool tile = false, fuse = true;
-  int th = 0, q = 0, v = 8, warps = 4;
-  bool grid_all = false;
+  bool tile = false;
+  int th = 0, q = 0;
   std::int64_t reccap = 0;
 };
 
+constexpr int kWarps = 4;  // warps per block of the warp-strip kernel
+
 Pass1Options pass1_options() {
-  auto num = [](const char* name, long long def) {
-    const char* s = std::getenv(name);
-    return s && *s ? std::atoll(s) : def;
-  };
+  const tuning::RegionpropsPolicy p = tuning::regionprops_policy();
   Pass1Options o;
-  const char* k = std::getenv("CUSK_RP_PASS1");
-  o.tile = k && std::strcmp(k, "tile") == 0;
-  o.fuse = num("CUSK_RP_FUSE", 1) != 0;
-  o.th = static_cast<int>(std::clamp<long long>(num("CUSK_RP_TH", 0), 0, 128));
-  o.q = static_cast<int>(num("CUSK_RP_Q", 0));
-  o.v = num("CUSK_RP_V", 8) == 4 ? 4 : 8;
-  o.warps = static_cast<int>(std::clamp<long long>(num("CUSK_RP_WARPS", 4), 1, 8));
-  o.grid_all = num("CUSK_RP_GRID", 0) != 0;
-  o.reccap = std::max<long long>(num("CUSK_RP_RECCAP", 0), 0);
+  o.tile = p.pass1 == tuning::RegionpropsPass1::tiles;
+  o.th = std::clamp(p.strip_rows, 0, 128);
+  o.q = p.table_entries;
+  o.reccap = std::max<std::int64_t>(p.record_capacity, 0);
   return o;
 }
 
 /// Pixels per lane of this launch's kernel instance (V = 8 is instantiated for the sum-only
 /// tables of int32 labels with uint8 / uint16 intensity or none).
 template <class L, class T>
-int warp_v(const Pass1Options& o, const Pass1Acc& a) {
+int warp_v(const Pass1Acc& a) {
   const bool full = a.minmax || a.weighted;
   constexpr bool v8 = sizeof(L) == 4 && (std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t>);
-  return (v8 && o.v == 8 && !full && a.cc <= 1) ? 8 : 4;
+  return (v8 && !full && a.cc <= 1) ? 8 : 4;
 }
 
 /// Strip geometry of the labels for V pixels per lane (count 0 past 32-bit axes / strips).
@@ -789,15 +191,15 @@ void launch_warp_inst(const L* lab, const T* in, const StripGeo& g, const SlotMa
   using Tr = ITraits<T>;
   const WarpLayout lay = warp_layout(warp_q(g, o.q), sizeof(L), sizeof(typename Tr::Sum), sizeof(typename Tr::Key), a);
   auto* kernel = pass1_warp_kernel<L, T, V, CH, FULL>;
-  const int threads = 32 * o.warps;
-  const int smem = lay.stride * o.warps;
+  const int threads = 32 * kWarps;
+  const int smem = lay.stride * kWarps;
   if (smem > 48 * 1024)
     CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0;
   CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  const std::int64_t need = (g.count + o.warps - 1) / o.warps;
+  const std::int64_t need = (g.count + kWarps - 1) / kWarps;
   const std::int64_t resident = static_cast<std::int64_t>(std::max(per_sm, 1)) * sms;
-  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, o.grid_all ? need : std::min(need, resident)));
+  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(need, resident)));
   kernel<<<grid, threads, smem, s>>>(lab, in, g, map, a, lay, rec);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
@@ -814,17 +216,6 @@ void launch_warp(const L* lab, const T* in, const StripGeo& g, int v, const Slot
   }
   if (a.cc <= 1) return launch_warp_inst<L, T, 4, 1, true>(lab, in, g, map, a, rec, o, sms, s);
   launch_warp_inst<L, T, 4, kMaxCh, true>(lab, in, g, map, a, rec, o, sms, s);
-}
-
-template <class L, class T, int CH>
-void launch_tile(const L* lab, const T* in, const Tiles& tg, const SlotMap& map, const Pass1Acc& a, cudaStream_t s) {
-  const TileLayout lay = tile_layout(sizeof(L), sizeof(T), a);
-  auto* kernel = pass1_tile_kernel<L, T, CH>;
-  if (lay.bytes > 48 * 1024)
-    CUSK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, lay.bytes));
-  const auto grid = static_cast<unsigned>(std::min<std::int64_t>(tg.count, std::int64_t(1) << 20));
-  kernel<<<grid, kTileThreads, lay.bytes, s>>>(lab, in, tg, map, a, lay);
-  CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
 /// Pass 1's per-slot accumulators on the device, and the rows of the present labels.
@@ -872,6 +263,247 @@ Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, std::int64_t& fi
   return uniq;
 }
 
+/// The records of the fused pass in one allocation: labels, five u32 fields, then the channels'
+/// doubles (`cap` of each). `rbuf` and `ctr` own the memory.
+template <class L>
+Records make_records(std::int64_t cap, const Pass1Acc& a, Device dev, const Stream& stream, Array& rbuf, Array& ctr) {
+  const int cc = a.cc;
+  std::int64_t bytes = 0;
+  auto take = [&](std::int64_t b) {
+    const std::int64_t at = bytes;
+    bytes += (b + 255) / 256 * 256;
+    return at;
+  };
+  const std::int64_t o_lab = take(cap * static_cast<std::int64_t>(sizeof(L)));
+  std::int64_t o_u[5];
+  for (auto& x : o_u) x = take(cap * 4);
+  const std::int64_t per = cap * cc * 8;
+  const std::int64_t o_s = (a.sum || a.weighted) && cc > 0 ? take(per) : -1;
+  const std::int64_t o_mn = a.minmax && cc > 0 ? take(per) : -1, o_mx = a.minmax && cc > 0 ? take(per) : -1;
+  const std::int64_t o_wy = a.weighted && cc > 0 ? take(per) : -1, o_wx = a.weighted && cc > 0 ? take(per) : -1;
+  rbuf = Array::empty({bytes}, DType::uint8, dev, stream);
+  ctr = Array::zeros({4}, DType::uint64, dev, stream);
+  auto* b = static_cast<unsigned char*>(rbuf.data());
+  Records rec;
+  rec.on = true;
+  rec.ctr = ptr<u64>(ctr);
+  rec.cap = cap;
+  rec.label = b + o_lab;
+  rec.strip = reinterpret_cast<unsigned*>(b + o_u[0]);
+  rec.n = reinterpret_cast<unsigned*>(b + o_u[1]);
+  rec.box = reinterpret_cast<unsigned*>(b + o_u[2]);
+  rec.ysum = reinterpret_cast<unsigned*>(b + o_u[3]);
+  rec.xsum = reinterpret_cast<unsigned*>(b + o_u[4]);
+  auto dptr = [&](std::int64_t o) { return o >= 0 ? reinterpret_cast<double*>(b + o) : nullptr; };
+  rec.s = dptr(o_s);
+  rec.mn = dptr(o_mn);
+  rec.mx = dptr(o_mx);
+  rec.wy = dptr(o_wy);
+  rec.wx = dptr(o_wx);
+  return rec;
+}
+
+/// One call of pass 1 (run_pass1): its inputs, settings and the Pass1 its steps fill.
+template <class L, class T>
+class Pass1Run {
+ public:
+  Pass1Run(const Array& labels, const Array& intensity, int nch, const StatsRequest& req, const Stream& stream)
+      : labels_(labels), intensity_(intensity), stream_(stream), s_(stream.handle()), dev_(labels.device()),
+        nd_(labels.ndim()), C_(nch), size_(labels.size()), lab_(static_cast<const L*>(labels.data())),
+        in_(nch > 0 ? static_cast<const T*>(intensity.data()) : nullptr), opt_(pass1_options()), sms_(sm_count(dev_)),
+        want_sum_(nch > 0 && (req.intensity_sum || req.weighted_first || req.intensity_sqdev)),
+        want_mm_(nch > 0 && req.intensity_minmax), want_w_(nch > 0 && req.weighted_first) {
+    Rows& g = P_.g;
+    g.nd = nd_;
+    g.W = labels.shape(nd_ - 1);
+    g.nrows = size_ / std::max<std::int64_t>(g.W, 1);
+    g.ny = labels.shape(nd_ - 2);
+    g.segs = (g.W + kSeg - 1) / kSeg;
+  }
+
+  Pass1 run() {
+    std::int64_t maxl = -1;  // unknown
+    if (!fused(maxl)) direct(maxl);
+    present_rows();
+    return std::move(P_);
+  }
+
+ private:
+  bool dense_ok(std::int64_t maxl) const { return maxl <= std::min(kDenseLimit, 4 * size_ + 1024); }
+
+  // Sparse labels: the slots are the sorted unique labels of `sorted` (n int64 values) past the
+  // `first` ones <= 0 that unique_sorted skips.
+  void sparse_slots(Array& sorted, std::int64_t n) {
+    std::int64_t nu = 0, first = 0;
+    Array uniq = unique_sorted(sorted, n, nu, first, stream_);
+    P_.S = nu - first;
+    P_.keys = uniq.slice({Slice{first, nu}});
+    P_.map.keys = ptr<std::int64_t>(P_.keys);
+    P_.map.nkeys = P_.S;
+  }
+
+  void alloc_acc() {
+    const std::int64_t S = P_.S;
+    P_.cnt = dev_zeros(S, DType::uint64, dev_, stream_);
+    P_.lo = dev_zeros(S * nd_, DType::uint64, dev_, stream_);
+    P_.hi = dev_zeros(S * nd_, DType::uint64, dev_, stream_);
+    P_.csum = dev_zeros(S * nd_, DType::uint64, dev_, stream_);
+    if (want_sum_) P_.isum = dev_zeros(S * C_, DType::float64, dev_, stream_);
+    if (want_mm_) {
+      P_.imin = dev_zeros(S * C_, DType::uint64, dev_, stream_);
+      P_.imax = dev_zeros(S * C_, DType::uint64, dev_, stream_);
+    }
+    if (want_w_) P_.iwsum = dev_zeros(S * C_ * nd_, DType::float64, dev_, stream_);
+  }
+
+  Pass1Acc acc_for(int c0) {
+    Pass1Acc a{};
+    a.cnt = P_.cnt.valid() ? ptr<u64>(P_.cnt) : nullptr;
+    a.lo = P_.lo.valid() ? ptr<u64>(P_.lo) : nullptr;
+    a.hi = P_.hi.valid() ? ptr<u64>(P_.hi) : nullptr;
+    a.csum = P_.csum.valid() ? ptr<u64>(P_.csum) : nullptr;
+    a.isum = P_.isum.valid() ? ptr<double>(P_.isum) : nullptr;
+    a.iwsum = P_.iwsum.valid() ? ptr<double>(P_.iwsum) : nullptr;
+    a.imin = P_.imin.valid() ? ptr<u64>(P_.imin) : nullptr;
+    a.imax = P_.imax.valid() ? ptr<u64>(P_.imax) : nullptr;
+    a.nch = C_;
+    a.c0 = c0;
+    a.cc = C_ > 0 ? std::min(kMaxCh, C_ - c0) : 0;
+    a.geometry = c0 == 0;
+    a.sum = want_sum_;
+    a.minmax = want_mm_;
+    a.weighted = want_w_;
+    if (!a.sum && !a.minmax && !a.weighted) a.cc = 0;
+    return a;
+  }
+
+  /// The fused pass: false (nothing measured) when it does not apply or its records overflowed;
+  /// `maxl` is then the max label when the records found it, else -1.
+  bool fused(std::int64_t& maxl) {
+    if (opt_.tile || C_ > kMaxCh || size_ == 0) return false;
+    const Pass1Acc a = acc_for(0);  // flags only: the accumulators come after the max
+    const int v = warp_v<L, T>(a);
+    const StripGeo sg = strip_geo<L, T>(labels_, intensity_, C_, v, opt_);
+    if (sg.count == 0) return false;
+    const std::int64_t cap = opt_.reccap > 0 ? opt_.reccap : std::max<std::int64_t>(65536, size_ / 32);
+    Array rbuf, ctr;
+    const Records rec = make_records<L>(cap, a, dev_, stream_, rbuf, ctr);
+    launch_warp<L, T>(lab_, in_, sg, v, SlotMap{}, a, rec, opt_, sms_, s_);
+    const Array hc = ctr.to(Device::cpu(), stream_);
+    const auto* c = static_cast<const u64*>(hc.data());
+    const auto nrec = static_cast<std::int64_t>(c[0]);
+    maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(c[2]));
+    if (c[1] != 0 || nrec > cap) return false;
+    if (dense_ok(maxl) || nrec == 0) {
+      P_.map.max_label = maxl;
+      P_.S = maxl + 1;
+    } else {
+      // Sparse labels: the sorted unique record labels (records hold labels > 0 only).
+      Array k64 = Array::empty({std::max<std::int64_t>(nrec, 1)}, DType::int64, dev_, stream_);
+      widen_kernel<L><<<blocks_for(nrec), 256, 0, s_>>>(static_cast<const L*>(rec.label), nrec, ptr<std::int64_t>(k64));
+      CUSK_CUDA_CHECK(cudaGetLastError());
+      sparse_slots(k64, nrec);
+    }
+    alloc_acc();
+    const Pass1Acc fa = acc_for(0);
+    if (nrec > 0) {
+      if (fa.cc <= 1)
+        records_kernel<L, 1><<<blocks_for(nrec), 256, 0, s_>>>(rec, nrec, sg, P_.map, fa);
+      else
+        records_kernel<L, kMaxCh><<<blocks_for(nrec), 256, 0, s_>>>(rec, nrec, sg, P_.map, fa);
+      CUSK_CUDA_CHECK(cudaGetLastError());
+    }
+    return true;
+  }
+
+  /// The direct pass: slots from the max label (`maxl`, or a cub max when -1), then global atomics
+  /// at each strip's flush, one launch per group of kMaxCh channels.
+  void direct(std::int64_t maxl) {
+    if (maxl < 0) {
+      // Max label: sizes a dense table, else the sparse path sorts the labels.
+      Array maxv = Array::empty({1}, dtype_v<L>, dev_, stream_);
+      std::size_t bytes = 0;
+      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, lab_, ptr<L>(maxv), size_, s_));
+      Array temp = scratch(bytes, dev_, stream_);
+      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab_, ptr<L>(maxv), size_, s_));
+      const Array hmax = maxv.to(Device::cpu(), stream_);
+      maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
+    }
+    P_.map = SlotMap{};
+    P_.keys = Array();
+    if (dense_ok(maxl)) {
+      P_.map.max_label = maxl;
+      P_.S = maxl + 1;
+    } else {
+      // Sparse labels: the sorted unique positive labels are the slots.
+      Array sorted = labels_.astype(DType::int64, stream_);  // copy, sorted in place
+      sparse_slots(sorted, size_);
+    }
+    alloc_acc();
+
+    Tiles tg{};
+    tg.nd = nd_;
+    tg.nz = nd_ == 3 ? labels_.shape(0) : 1;
+    tg.ny = labels_.shape(nd_ - 2);
+    tg.nx = labels_.shape(nd_ - 1);
+    tg.tx = (tg.nx + kTileW - 1) / kTileW;
+    tg.ty = (tg.ny + kTileH - 1) / kTileH;
+    tg.count = tg.nz * tg.ty * tg.tx;
+    for (int c0 = 0; c0 < std::max(C_, 1); c0 += kMaxCh) {
+      const Pass1Acc a = acc_for(c0);
+      if (!a.geometry && a.cc == 0) continue;
+      if (tg.count == 0) continue;
+      const int v = warp_v<L, T>(a);
+      const StripGeo sg = opt_.tile ? StripGeo{} : strip_geo<L, T>(labels_, intensity_, C_, v, opt_);
+      if (sg.count == 0) {  // the tile kernel: asked for, or past the warp kernel's 32-bit strips
+        if (a.cc <= 1)
+          launch_tile<L, T, 1>(lab_, in_, tg, P_.map, a, s_);
+        else
+          launch_tile<L, T, kMaxCh>(lab_, in_, tg, P_.map, a, s_);
+      } else {
+        launch_warp<L, T>(lab_, in_, sg, v, P_.map, a, Records{}, opt_, sms_, s_);
+      }
+    }
+  }
+
+  /// Rows of the present labels, in increasing label order (dense slots: a scan of the flags).
+  void present_rows() {
+    const std::int64_t S = P_.S;
+    P_.n = S;
+    if (P_.map.keys) return;
+    Array flags = Array::empty({S}, DType::int64, dev_, stream_);
+    Array& row_of = P_.row_of;
+    row_of = Array::empty({S}, DType::int64, dev_, stream_);
+    flags_kernel<<<blocks_for(S), 256, 0, s_>>>(ptr<u64>(P_.cnt), S, ptr<std::int64_t>(flags));
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    std::size_t b4 = 0;
+    CUSK_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(nullptr, b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s_));
+    Array t4 = scratch(b4, dev_, stream_);
+    CUSK_CUDA_CHECK(
+        cub::DeviceScan::ExclusiveSum(t4.data(), b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s_));
+    Array count = Array::empty({1}, DType::int64, dev_, stream_);
+    count_kernel<<<1, 1, 0, s_>>>(ptr<std::int64_t>(row_of), ptr<std::int64_t>(flags), S, ptr<std::int64_t>(count));
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    const Array hc = count.to(Device::cpu(), stream_);
+    P_.n = hc.data<std::int64_t>()[0];
+  }
+
+  const Array& labels_;
+  const Array& intensity_;
+  const Stream& stream_;
+  const cudaStream_t s_;
+  const Device dev_;
+  const int nd_, C_;
+  const std::int64_t size_;
+  const L* lab_;
+  const T* in_;
+  const Pass1Options opt_;
+  const int sms_;
+  const bool want_sum_, want_mm_, want_w_;
+  Pass1 P_;
+};
+
 /// Pass 1: slots, accumulators, the kernel(s), and the rows of the present labels (two host reads
 /// in all: the max label (with the fused max: the record count too) and the row count).
 ///   fused (default, <= 4 channels): the warp kernel writes one record per (label, strip) and the
@@ -883,213 +515,7 @@ Array unique_sorted(Array& k, std::int64_t n, std::int64_t& nu, std::int64_t& fi
 ///     kernel with global atomics at each strip's flush (one launch per group of 4 channels).
 template <class L, class T>
 Pass1 run_pass1(const Array& labels, const Array& intensity, int nch, const StatsRequest& req, const Stream& stream) {
-  Pass1 P;
-  const cudaStream_t s = stream.handle();
-  const Device dev = labels.device();
-  const int nd = labels.ndim();
-  const std::int64_t size = labels.size();
-  const L* lab = static_cast<const L*>(labels.data());
-  const T* in = nch > 0 ? static_cast<const T*>(intensity.data()) : nullptr;
-  Rows& g = P.g;
-  g.nd = nd;
-  g.W = labels.shape(nd - 1);
-  g.nrows = size / std::max<std::int64_t>(g.W, 1);
-  g.ny = labels.shape(nd - 2);
-  g.segs = (g.W + kSeg - 1) / kSeg;
-  const Pass1Options opt = pass1_options();
-  const int sms = sm_count(dev);
-
-  const int C = nch;
-  const bool want_sum = C > 0 && (req.intensity_sum || req.weighted_first || req.intensity_sqdev);
-  const bool want_mm = C > 0 && req.intensity_minmax;
-  const bool want_w = C > 0 && req.weighted_first;
-  SlotMap& map = P.map;
-  Array& keys = P.keys;
-  std::int64_t& S = P.S;
-  auto dense_ok = [&](std::int64_t maxl) { return maxl <= std::min(kDenseLimit, 4 * size + 1024); };
-  // Sparse labels: the slots are the sorted unique labels of `sorted` (n int64 values) past the
-  // `first` ones <= 0 that unique_sorted skips.
-  auto sparse_slots = [&](Array& sorted, std::int64_t n) {
-    std::int64_t nu = 0, first = 0;
-    Array uniq = unique_sorted(sorted, n, nu, first, stream);
-    S = nu - first;
-    keys = uniq.slice({Slice{first, nu}});
-    map.keys = ptr<std::int64_t>(keys);
-    map.nkeys = S;
-  };
-  auto alloc_acc = [&] {
-    P.cnt = dev_zeros(S, DType::uint64, dev, stream);
-    P.lo = dev_zeros(S * nd, DType::uint64, dev, stream);
-    P.hi = dev_zeros(S * nd, DType::uint64, dev, stream);
-    P.csum = dev_zeros(S * nd, DType::uint64, dev, stream);
-    if (want_sum) P.isum = dev_zeros(S * C, DType::float64, dev, stream);
-    if (want_mm) {
-      P.imin = dev_zeros(S * C, DType::uint64, dev, stream);
-      P.imax = dev_zeros(S * C, DType::uint64, dev, stream);
-    }
-    if (want_w) P.iwsum = dev_zeros(S * C * nd, DType::float64, dev, stream);
-  };
-  auto acc_for = [&](int c0) {
-    Pass1Acc a{};
-    a.cnt = P.cnt.valid() ? ptr<u64>(P.cnt) : nullptr;
-    a.lo = P.lo.valid() ? ptr<u64>(P.lo) : nullptr;
-    a.hi = P.hi.valid() ? ptr<u64>(P.hi) : nullptr;
-    a.csum = P.csum.valid() ? ptr<u64>(P.csum) : nullptr;
-    a.isum = P.isum.valid() ? ptr<double>(P.isum) : nullptr;
-    a.iwsum = P.iwsum.valid() ? ptr<double>(P.iwsum) : nullptr;
-    a.imin = P.imin.valid() ? ptr<u64>(P.imin) : nullptr;
-    a.imax = P.imax.valid() ? ptr<u64>(P.imax) : nullptr;
-    a.nch = C;
-    a.c0 = c0;
-    a.cc = C > 0 ? std::min(kMaxCh, C - c0) : 0;
-    a.geometry = c0 == 0;
-    a.sum = want_sum;
-    a.minmax = want_mm;
-    a.weighted = want_w;
-    if (!a.sum && !a.minmax && !a.weighted) a.cc = 0;
-    return a;
-  };
-
-  std::int64_t maxl = -1;  // unknown
-  bool done = false;
-  if (!opt.tile && opt.fuse && C <= kMaxCh && size > 0) {
-    const Pass1Acc a = acc_for(0);  // flags only: the accumulators come after the max
-    const int v = warp_v<L, T>(opt, a);
-    const StripGeo sg = strip_geo<L, T>(labels, intensity, nch, v, opt);
-    if (sg.count > 0) {
-      const std::int64_t cap = opt.reccap > 0 ? opt.reccap : std::max<std::int64_t>(65536, size / 32);
-      const int cc = a.cc;
-      // One allocation: labels, five u32 fields, then the channels' doubles.
-      std::int64_t bytes = 0;
-      auto take = [&](std::int64_t b) {
-        const std::int64_t at = bytes;
-        bytes += (b + 255) / 256 * 256;
-        return at;
-      };
-      const std::int64_t o_lab = take(cap * static_cast<std::int64_t>(sizeof(L)));
-      std::int64_t o_u[5];
-      for (auto& x : o_u) x = take(cap * 4);
-      const std::int64_t per = cap * cc * 8;
-      const std::int64_t o_s = (a.sum || a.weighted) && cc > 0 ? take(per) : -1;
-      const std::int64_t o_mn = a.minmax && cc > 0 ? take(per) : -1, o_mx = a.minmax && cc > 0 ? take(per) : -1;
-      const std::int64_t o_wy = a.weighted && cc > 0 ? take(per) : -1, o_wx = a.weighted && cc > 0 ? take(per) : -1;
-      Array rbuf = Array::empty({bytes}, DType::uint8, dev, stream);
-      Array ctr = Array::zeros({4}, DType::uint64, dev, stream);
-      auto* b = static_cast<unsigned char*>(rbuf.data());
-      Records rec;
-      rec.on = true;
-      rec.ctr = ptr<u64>(ctr);
-      rec.cap = cap;
-      rec.label = b + o_lab;
-      rec.strip = reinterpret_cast<unsigned*>(b + o_u[0]);
-      rec.n = reinterpret_cast<unsigned*>(b + o_u[1]);
-      rec.box = reinterpret_cast<unsigned*>(b + o_u[2]);
-      rec.ysum = reinterpret_cast<unsigned*>(b + o_u[3]);
-      rec.xsum = reinterpret_cast<unsigned*>(b + o_u[4]);
-      auto dptr = [&](std::int64_t o) { return o >= 0 ? reinterpret_cast<double*>(b + o) : nullptr; };
-      rec.s = dptr(o_s);
-      rec.mn = dptr(o_mn);
-      rec.mx = dptr(o_mx);
-      rec.wy = dptr(o_wy);
-      rec.wx = dptr(o_wx);
-      launch_warp<L, T>(lab, in, sg, v, SlotMap{}, a, rec, opt, sms, s);
-      const Array hc = ctr.to(Device::cpu(), stream);
-      const auto* c = static_cast<const u64*>(hc.data());
-      const auto nrec = static_cast<std::int64_t>(c[0]);
-      maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(c[2]));
-      if (c[1] == 0 && nrec <= cap) {
-        if (dense_ok(maxl) || nrec == 0) {
-          map.max_label = maxl;
-          S = maxl + 1;
-        } else {
-          // Sparse labels: the sorted unique record labels (records hold labels > 0 only).
-          Array k64 = Array::empty({std::max<std::int64_t>(nrec, 1)}, DType::int64, dev, stream);
-          widen_kernel<L><<<blocks_for(nrec), 256, 0, s>>>(static_cast<const L*>(rec.label), nrec, ptr<std::int64_t>(k64));
-          CUSK_CUDA_CHECK(cudaGetLastError());
-          sparse_slots(k64, nrec);
-        }
-        alloc_acc();
-        const Pass1Acc fa = acc_for(0);
-        if (nrec > 0) {
-          if (fa.cc <= 1)
-            records_kernel<L, 1><<<blocks_for(nrec), 256, 0, s>>>(rec, nrec, sg, map, fa);
-          else
-            records_kernel<L, kMaxCh><<<blocks_for(nrec), 256, 0, s>>>(rec, nrec, sg, map, fa);
-          CUSK_CUDA_CHECK(cudaGetLastError());
-        }
-        done = true;
-      }
-    }
-  }
-
-  if (!done) {
-    if (maxl < 0) {
-      // Max label: sizes a dense table, else the sparse path sorts the labels.
-      Array maxv = Array::empty({1}, dtype_v<L>, dev, stream);
-      std::size_t bytes = 0;
-      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, bytes, lab, ptr<L>(maxv), size, s));
-      Array temp = scratch(bytes, dev, stream);
-      CUSK_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), bytes, lab, ptr<L>(maxv), size, s));
-      const Array hmax = maxv.to(Device::cpu(), stream);
-      maxl = std::max<std::int64_t>(0, static_cast<std::int64_t>(hmax.data<L>()[0]));
-    }
-    map = SlotMap{};
-    keys = Array();
-    if (dense_ok(maxl)) {
-      map.max_label = maxl;
-      S = maxl + 1;
-    } else {
-      // Sparse labels: the sorted unique positive labels are the slots.
-      Array sorted = labels.astype(DType::int64, stream);  // copy, sorted in place
-      sparse_slots(sorted, size);
-    }
-    alloc_acc();
-
-    Tiles tg{};
-    tg.nd = nd;
-    tg.nz = nd == 3 ? labels.shape(0) : 1;
-    tg.ny = labels.shape(nd - 2);
-    tg.nx = labels.shape(nd - 1);
-    tg.tx = (tg.nx + kTileW - 1) / kTileW;
-    tg.ty = (tg.ny + kTileH - 1) / kTileH;
-    tg.count = tg.nz * tg.ty * tg.tx;
-    for (int c0 = 0; c0 < std::max(C, 1); c0 += kMaxCh) {
-      const Pass1Acc a = acc_for(c0);
-      if (!a.geometry && a.cc == 0) continue;
-      if (tg.count == 0) continue;
-      const int v = warp_v<L, T>(opt, a);
-      const StripGeo sg = opt.tile ? StripGeo{} : strip_geo<L, T>(labels, intensity, nch, v, opt);
-      if (sg.count == 0) {  // the tile kernel: asked for, or past the warp kernel's 32-bit strips
-        if (a.cc <= 1)
-          launch_tile<L, T, 1>(lab, in, tg, map, a, s);
-        else
-          launch_tile<L, T, kMaxCh>(lab, in, tg, map, a, s);
-      } else {
-        launch_warp<L, T>(lab, in, sg, v, map, a, Records{}, opt, sms, s);
-      }
-    }
-  }
-
-  // Rows of the present labels, in increasing label order.
-  std::int64_t& n = P.n;
-  n = S;
-  Array& row_of = P.row_of;
-  if (!map.keys) {
-    Array flags = Array::empty({S}, DType::int64, dev, stream);
-    row_of = Array::empty({S}, DType::int64, dev, stream);
-    flags_kernel<<<blocks_for(S), 256, 0, s>>>(ptr<u64>(P.cnt), S, ptr<std::int64_t>(flags));
-    CUSK_CUDA_CHECK(cudaGetLastError());
-    std::size_t b4 = 0;
-    CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
-    Array t4 = scratch(b4, dev, stream);
-    CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(t4.data(), b4, ptr<std::int64_t>(flags), ptr<std::int64_t>(row_of), S, s));
-    Array count = Array::empty({1}, DType::int64, dev, stream);
-    count_kernel<<<1, 1, 0, s>>>(ptr<std::int64_t>(row_of), ptr<std::int64_t>(flags), S, ptr<std::int64_t>(count));
-    CUSK_CUDA_CHECK(cudaGetLastError());
-    const Array hc = count.to(Device::cpu(), stream);
-    n = hc.data<std::int64_t>()[0];
-  }
-  return P;
+  return Pass1Run<L, T>(labels, intensity, nch, req, stream).run();
 }
 
 template <class L, class T>
@@ -1319,53 +745,10 @@ std::vector<Array> run_columns(const Array& labels, const Array& intensity, int 
   return out;
 }
 
-// ---- per-region crops -----------------------------------------------------------------------------
-
-struct Geo4 {
-  std::int64_t shape[4];
-  std::int64_t stride[4];
-};
-
-Geo4 geo_of(const Array& a) {
-  Geo4 g{};
-  const int pad = 4 - a.ndim();
-  for (int k = 0; k < 4; ++k) {
-    g.shape[k] = k < pad ? 1 : a.shape(k - pad);
-    g.stride[k] = k < pad ? 0 : a.strides()[k - pad];
-  }
-  return g;
-}
-
-template <class L>
-__global__ void mask_kernel(const L* __restrict__ in, Geo4 g, std::int64_t label, std::int64_t n, bool* __restrict__ out) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  std::int64_t r = i, off = 0;
-  for (int k = 3; k >= 0; --k) {
-    off += (r % g.shape[k]) * g.stride[k];
-    r /= g.shape[k];
-  }
-  out[i] = static_cast<std::int64_t>(in[off]) == label;
-}
-
-template <class T>
-__global__ void masked_kernel(const T* __restrict__ in, Geo4 g, const bool* __restrict__ mask, std::int64_t per_mask,
-                              std::int64_t n, T* __restrict__ out) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  std::int64_t r = i, off = 0;
-  for (int k = 3; k >= 0; --k) {
-    off += (r % g.shape[k]) * g.stride[k];
-    r /= g.shape[k];
-  }
-  out[i] = mask[i / per_mask] ? in[off] : T(0);
-}
-
 }  // namespace
 
 void cuda_region_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
-                       const StatsRequest& req, RegionStats& stats, cudaStream_t handle) {
-  const Stream stream(handle);
+                       const StatsRequest& req, RegionStats& stats, const Stream& stream) {
   auto with_labels = [&]<class T>() {
     if (labels.dtype() == DType::int32)
       run_stats<std::int32_t, T>(labels, intensity, nch, spacing, req, stats, stream);
@@ -1382,8 +765,7 @@ void cuda_region_stats(const Array& labels, const Array& intensity, int nch, con
 
 std::vector<Array> cuda_region_columns(const Array& labels, const Array& intensity, int nch,
                                        const std::vector<double>& spacing, const std::vector<std::int64_t>& offset,
-                                       const std::vector<DeviceColumnSpec>& specs, cudaStream_t handle) {
-  const Stream stream(handle);
+                                       const std::vector<DeviceColumnSpec>& specs, const Stream& stream) {
   std::vector<Array> out;
   auto with_labels = [&]<class T>() {
     if (labels.dtype() == DType::int32)
@@ -1397,28 +779,6 @@ std::vector<Array> cuda_region_columns(const Array& labels, const Array& intensi
     cuskimage::detail::dispatch<cuskimage::detail::Types<std::uint8_t, std::uint16_t, float, double>>(
         intensity.dtype(), "measure.regionprops_table_device", with_labels);
   return out;
-}
-
-void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t s) {
-  const std::int64_t n = out.size();
-  if (n == 0) return;
-  cuskimage::detail::dispatch<cuskimage::detail::IntegerTypes>(label_crop.dtype(), "measure.regionprops", [&]<class L>() {
-    mask_kernel<L><<<blocks_for(n), 256, 0, s>>>(static_cast<const L*>(label_crop.data()), geo_of(label_crop), label, n,
-                                                 static_cast<bool*>(out.data()));
-  });
-  CUSK_CUDA_CHECK(cudaGetLastError());
-}
-
-void cuda_masked_intensity(const Array& crop, const Array& mask, Array& out, cudaStream_t s) {
-  const std::int64_t n = out.size();
-  if (n == 0) return;
-  const std::int64_t per = n / std::max<std::int64_t>(mask.size(), 1);
-  cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(crop.dtype(), "measure.regionprops", [&]<class T>() {
-    masked_kernel<T><<<blocks_for(n), 256, 0, s>>>(static_cast<const T*>(crop.data()), geo_of(crop),
-                                                   static_cast<const bool*>(mask.data()), per, n,
-                                                   static_cast<T*>(out.data()));
-  });
-  CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace cuskimage::measure::detail

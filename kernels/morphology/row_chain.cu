@@ -2,7 +2,7 @@
 //
 // Floor: one read and one write of the image. 8192^2 uint8: 134 MB -> 0.032 ms at 4.2 TB/s.
 //
-// First H200 run (the kernel of commit 1aabe57): disk(1) 0.486 ms, disk(10) 0.854, disk(15) 1.31,
+// First H200 run (the first version of the kernel): disk(1) 0.486 ms, disk(10) 0.854, disk(15) 1.31,
 // ball(5) 512^3 16.0 ms (sparse-table kernel: 1.03 / 8.74 ms) -- a radius-independent ~0.46 ms per
 // 8192^2 plus ~0.04 ms per unit step. What its SASS shows (sm_90, ptxas 13.0; the causes are
 // inferred from it, not profiled):
@@ -36,14 +36,13 @@
 // of 316 rows reads 20 more: 172 k warp-blocks, ~1.3 M warp instructions per SM -> 0.26 ms at 2.5
 // instructions per clock and 1.98 GHz, 0.37 ms at 2 and 1.75 GHz. Prediction 0.25-0.4 ms (target
 // <= 0.5 ms); disk(1) ~0.1 ms, disk(15) ~0.6 ms; uint16 as uint8, int32 ~2.4x (2 pixels per lane,
-// 22 of 32 lanes working). Measured (H200, session 6 sweep): disk(10) 8192^2 u8 0.273 ms (the
+// 22 of 32 lanes working). Measured (H200 sweep): disk(10) 8192^2 u8 0.273 ms (the
 // sparse-table kernel: 1.03), disk(1) 0.099, disk(15) 0.432, int32 0.580, uint16 dilation 0.272;
 // 3-D ball(5) 512^3 2.79 ms (sparse table 8.74), 192^3 0.311 (0.797): the chain goes first in 3-D too.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -58,56 +57,11 @@ namespace {
 using ndimage::Mode;
 using namespace chain;
 
-// ---- launch knobs: overrides for tuning and for the tests' variant coverage; the defaults are the
-// best of the session-6 H200 sweep (other settings were within 2 % or slower). Read once from the
-// environment by the host launcher, never by the kernel:
-//   CUSK_CHAIN_DISABLE=1         never take the row chain (the sparse-table kernel, as before it)
-//   CUSK_CHAIN_3D=0              footprints of several planes (ball, octahedron, ...) take the
-//                                sparse-table kernel first (default 1: the row chain first)
-//   CUSK_CHAIN_WARPS_PER_BLOCK=n 1, 2, 4 (default) or 8 warps per block
-//   CUSK_CHAIN_SEG_ROWS=n        output rows per warp (segment length); default 0: pick_segments
-//   CUSK_CHAIN_PREFETCH=n        L2 prefetch of the rows n rows below each fetched block; default 0
-//   CUSK_CHAIN_STEP_UNROLL=u     1 (default) or 2: the symmetric step loop of single-plane
-//                                symmetric footprints unrolled u times (2: ~8 % fewer instructions
-//                                per step, twice the level code: 23 KB instead of 12 KB, HMAX 10)
-//   CUSK_CHAIN_MIN_PIXELS=n      images of fewer pixels take the sparse-table kernel; default 0
-// Sweep (one process per setting, ~1 min on the H200; bench_morphology's 8192^2 image takes ~2 s
-// to make in each; the same loop is in the erosion2 report):
-//   B=build/bench/bench_morphology; F='BM_ErosionDisk10_u8/[012]/|BM_ErosionDiskRadius_u8_8192/(1|15)/'
-//   for c in "" CUSK_CHAIN_DISABLE=1 CUSK_CHAIN_WARPS_PER_BLOCK=1 CUSK_CHAIN_WARPS_PER_BLOCK=2
-//            CUSK_CHAIN_WARPS_PER_BLOCK=8 CUSK_CHAIN_STEP_UNROLL=2 CUSK_CHAIN_PREFETCH=8
-//            CUSK_CHAIN_SEG_ROWS=96 CUSK_CHAIN_SEG_ROWS=160; do
-//     echo "== ${c:-default}"; env $c $B --benchmark_filter="$F" --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
-//   for c in "" CUSK_CHAIN_DISABLE=1; do echo "== dtypes ${c:-default}"; env $c $B
-//     --benchmark_filter='BM_ErosionDisk10_i32/2/|BM_DilationDisk10_u16/2/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
-//   for c in "" CUSK_CHAIN_3D=1; do echo "== 3-D ${c:-default}"; env $c $B
-//     --benchmark_filter='BM_ErosionBall5_u8_512cube|BM_ErosionBall5_u8/3/' --benchmark_min_time=0.05 2>&1 | grep '^BM_'; done
-// (each `for` on one line when run.)
-struct Knobs {
-  bool disable = false, three_d = false;
-  int warps_per_block = kWarpsPerBlock, seg_rows = 0, prefetch = 0, step_unroll = 1;
-  long long min_pixels = 0;
-};
-
-const Knobs& knobs() {
-  static const Knobs k = [] {
-    Knobs r;
-    auto num = [](const char* name, long long dflt) {
-      const char* s = std::getenv(name);
-      return s != nullptr && *s != '\0' ? std::atoll(s) : dflt;
-    };
-    r.disable = num("CUSK_CHAIN_DISABLE", 0) != 0;
-    r.three_d = num("CUSK_CHAIN_3D", 1) != 0;
-    const long long w = num("CUSK_CHAIN_WARPS_PER_BLOCK", kWarpsPerBlock);
-    r.warps_per_block = (w == 1 || w == 2 || w == 4 || w == 8) ? static_cast<int>(w) : kWarpsPerBlock;
-    r.seg_rows = static_cast<int>(std::clamp(num("CUSK_CHAIN_SEG_ROWS", 0), 0LL, 1LL << 30));
-    r.prefetch = static_cast<int>(std::clamp(num("CUSK_CHAIN_PREFETCH", 0), 0LL, 4096LL));
-    r.min_pixels = std::max(0LL, num("CUSK_CHAIN_MIN_PIXELS", 0));
-    r.step_unroll = num("CUSK_CHAIN_STEP_UNROLL", 1) == 2 ? 2 : 1;
-    return r;
-  }();
-  return k;
-}
+// One launch shape: the H200 sweep (disk(1), disk(10), disk(15) at 8192^2 u8, int32 and uint16
+// disk(10), ball(5) at 192^3 and 512^3) found every alternative within 2 % of it or slower: 1, 2 or
+// 8 warps per block, fixed segments of 96 or 160 rows instead of pick_segments, an L2 prefetch 8
+// rows ahead, the symmetric step loop unrolled twice, the sparse-table kernel for the footprints
+// the chain takes (disk(10) 1.03 ms against 0.273; ball(5) 512^3 8.74 against 2.79).
 
 struct DeviceXchg {
   template <class W>
@@ -120,9 +74,8 @@ struct DeviceXchg {
   }
 };
 
-// Register caps (sm_90, ptxas 13.0) as before the knobs: 128 for HMAX <= 10 (4 blocks of 4 warps
-// per SM), 168 for HMAX 15 (3 blocks); the ring is (2 * HMAX + M) * NR words of them. A block
-// holds 1 to 8 warps (CUSK_CHAIN_WARPS_PER_BLOCK).
+// Register caps (sm_90, ptxas 13.0): 128 for HMAX <= 10 (4 blocks of 4 warps per SM), 168 for
+// HMAX 15 (3 blocks); the ring is (2 * HMAX + M) * NR words of them.
 constexpr int kMaxThreads = 256;
 template <int HMAX>
 constexpr int max_threads() {
@@ -133,15 +86,15 @@ constexpr int min_blocks() {
   return HMAX <= 10 ? 2 : 1;
 }
 
-template <class S, bool Max, int HMAX, bool Sym, bool Multi, int U>
+template <class S, bool Max, int HMAX, bool Sym, bool Multi>
 __global__ void __launch_bounds__(max_threads<HMAX>(), min_blocks<HMAX>())
     chain_kernel(const S* __restrict__ in, S* __restrict__ out, Geom g, Mode mode, S cval, const Plan<HMAX> plan,
                  bool vec_ok, std::int64_t warps) {
   const std::int64_t warp_id = std::int64_t(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
   if (warp_id >= warps) return;  // whole warp
   DeviceXchg x;
-  chain_warp<S, Max, HMAX, kBlockRows, Sym, Multi, U>(in, out, g, mode, cval, plan, vec_ok, warp_id,
-                                                       static_cast<int>(threadIdx.x & 31), x);
+  chain_warp<S, Max, HMAX, kBlockRows, Sym, Multi>(in, out, g, mode, cval, plan, vec_ok, warp_id,
+                                                    static_cast<int>(threadIdx.x & 31), x);
 }
 
 /// Segments per column strip: the count that minimises (rows per segment + halo rows) x how far the
@@ -170,8 +123,6 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   Plan<HMAX> plan;
   std::memset(&plan, 0, sizeof(plan));
   if (!prepare_plan<HMAX>(runs, Ln::P, g, plan)) return false;
-  const Knobs& kn = knobs();
-  plan.pf = kn.prefetch;
 
   // Symmetric plans (disk, ellipse, diamond, octagon, star, odd rectangles, balls) take the
   // kernel without the one-sided and second moves; single-plane ones the kernel without the
@@ -179,12 +130,11 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   using Kern = void (*)(const S*, S*, Geom, Mode, S, const Plan<HMAX>, bool, std::int64_t);
   Kern kern = nullptr;
   if (plan.npl > 1)
-    kern = plan.sym ? chain_kernel<S, Max, HMAX, true, true, 1> : chain_kernel<S, Max, HMAX, false, true, 1>;
-  else if (!plan.sym)
-    kern = chain_kernel<S, Max, HMAX, false, false, 1>;
+    kern = plan.sym ? chain_kernel<S, Max, HMAX, true, true> : chain_kernel<S, Max, HMAX, false, true>;
   else
-    kern = kn.step_unroll == 2 ? chain_kernel<S, Max, HMAX, true, false, 2> : chain_kernel<S, Max, HMAX, true, false, 1>;
-  const int wpb = std::min(kn.warps_per_block, max_threads<HMAX>() / 32);
+    kern = plan.sym ? chain_kernel<S, Max, HMAX, true, false> : chain_kernel<S, Max, HMAX, false, false>;
+  constexpr int wpb = kWarpsPerBlock;
+  static_assert(32 * wpb <= max_threads<HMAX>());
   const int threads = 32 * wpb;
   int dev = 0, sms = 0, blocks_per_sm = 0;
   CUSK_CUDA_CHECK(cudaGetDevice(&dev));
@@ -192,8 +142,7 @@ bool launch(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::vec
   CUSK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kern, threads, 0));
   const int warps_per_sm = std::max(1, blocks_per_sm) * wpb;
   const std::int64_t segs =
-      kn.seg_rows > 0 ? (g.ny + kn.seg_rows - 1) / kn.seg_rows
-                      : pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm, wpb);
+      pick_segments(plan.strips, g.ny, g.nz, plan.dy_max - plan.dy_min, sms, warps_per_sm, wpb);
   set_segments(plan, g, segs);
   const std::int64_t warps = plan.strips * plan.segs * g.nz;
   const std::int64_t blocks = (warps + wpb - 1) / wpb;
@@ -218,23 +167,11 @@ bool by_height(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::
 
 }  // namespace
 
-bool cuda_chain_first(const std::vector<RowRun>& runs, std::int64_t pixels) {
-  const Knobs& kn = knobs();
-  if (kn.disable || runs.empty() || pixels < kn.min_pixels) return false;
-  if (kn.three_d) return true;
-  // Several planes: the sparse-table kernel first (ball(5) on 512^3: 8.74 ms there, 16.0 ms in
-  // the first row chain).
-  for (const RowRun& r : runs)
-    if (r.dz != runs.front().dz) return false;
-  return true;
-}
-
 template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, Mode mode, T cval,
                        cudaStream_t stream) {
   // bool is stored as bytes 0/1: its min/max are the uint8 ones.
   using S = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
-  if (knobs().disable) return false;
   if (chain_bucket(runs) < 0) return false;
   if (in.size() == 0) return true;
   const int nd = in.ndim();

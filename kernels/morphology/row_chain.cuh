@@ -100,7 +100,6 @@ struct Plan {
   int sym;             // every level: symmetric steps only, and rows +d, -d both or neither
   int dy_min, dy_max;  // over every plane's rows
   int hg;              // halo groups (lanes) on each side of a warp's strip
-  int pf;              // L2 prefetch distance in rows (0: none; a launch knob)
   std::int64_t strips, segs, seg_rows;
   std::int8_t dz[kMaxPlanes];
   std::uint32_t lv[kMaxPlanes][HMAX + 1];
@@ -282,15 +281,6 @@ CUSK_HD int map32(int i, int n, ndimage::Mode mode) {
   return mode == ndimage::Mode::mirror ? p - m : p - 1 - m;
 }
 
-/// Hint that the 128-byte line holding `p` is wanted soon (L2 only; no register holds the data).
-CUSK_HD void prefetch_l2(const void* p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-  (void)p;
-#endif
-}
-
 /// The lane's P samples of each of M input rows (`rows[m]` = the row's first sample; `inside[m]`
 /// false: the row lies outside under 'constant', every sample cval): in place for a vector lane,
 /// else gathered through the lane's mapped columns `cx` (-1: outside under 'constant'), fixed for
@@ -327,26 +317,82 @@ CUSK_HD void fetch_rows(const T* const (&rows)[M], const bool (&inside)[M], bool
 
 // ---- the per-warp body ----------------------------------------------------------------------------
 
+/// The words a lane's row sees across its left and right edges (`sl`, `sr`), from the neighbour
+/// lanes' words (one shuffle each way).
+template <class Ln, class X>
+CUSK_HD void seams(const typename Ln::W (&r)[Ln::NR], X& xchg, typename Ln::W& sl, typename Ln::W& sr) {
+  const typename Ln::W ll = xchg.up(r[Ln::NR - 1]), rf = xchg.down(r[0]);
+  sl = seam_left<Ln>(ll, r[Ln::NR - 1]);
+  sr = seam_right<Ln>(r[0], rf);
+}
+
+/// One unit step of M rows' values: each word becomes f(left, word, right) of its neighbours in the
+/// row, the pixels across the lane's edges from the neighbour lanes.
+template <class Ln, int M, class X, class F>
+CUSK_HD void step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg, F f) {
+  using W = typename Ln::W;
+  constexpr int NR = Ln::NR;
+  CUSK_UNROLL
+  for (int m = 0; m < M; ++m) {
+    W sl, sr;
+    seams<Ln>(v[m], xchg, sl, sr);
+    W n[NR];
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i) n[i] = f(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
+    CUSK_UNROLL
+    for (int i = 0; i < NR; ++i) v[m][i] = n[i];
+  }
+}
+
+/// A symmetric unit step (x -> op(x - 1, x, x + 1)).
+template <class Ln, bool Max, int M, class X>
+CUSK_HD void sym_step_rows(typename Ln::W (&v)[M][Ln::NR], X& xchg) {
+  using W = typename Ln::W;
+  step_rows<Ln, M>(v, xchg, [](W l, W c, W r) { return Ln::template op3<Max>(l, c, r); });
+}
+
+/// A one-sided unit step (asymmetric footprints only): rightwards (hi + 1: op(x, x + 1)) or
+/// leftwards (lo - 1: op(x - 1, x)).
+template <class Ln, bool Max, int M, class X>
+CUSK_HD void one_step_rows(typename Ln::W (&v)[M][Ln::NR], bool right, X& xchg) {
+  using W = typename Ln::W;
+  step_rows<Ln, M>(v, xchg,
+                   [right](W l, W c, W r) { return right ? Ln::template op<Max>(c, r) : Ln::template op<Max>(l, c); });
+}
+
+/// Stores the lane's P samples of one output row (`orow`: the row's first sample) from its ring
+/// words `w`: one vector store where the rows allow, else sample by sample up to the image's edge.
+template <class T, class Ln>
+CUSK_HD void store_row(T* orow, int x, int nx, bool vec_ok, const typename Ln::W (&w)[Ln::NR]) {
+  std::uint32_t raw[Ln::RAWW];
+  Ln::pack(w, raw);
+  if (vec_ok && x + Ln::P <= nx) {
+    store_vec<Ln::RAWW>(orow + x, raw);
+  } else {
+    for (int j = 0; j < Ln::P; ++j)
+      if (x + j < nx) orow[x + j] = Ln::get(raw, j);
+  }
+}
+
 /// One warp's work item `warp_id` (strip, row segment, plane); `lane` in [0, 32). `xchg.up(v)`
 /// returns v of lane - 1 and `xchg.down(v)` v of lane + 1 (any value at the warp's ends); every
 /// lane of the warp must make the same calls. M input rows go through the chain together (they
 /// share its per-level control and interleave their shuffles); the ring holds R + M - 1 rows and
 /// shifts by M once per M input rows. `Multi`: the footprint may have several planes (else plane 0
-/// only: the plan's level words are then constant-bank operands and the plane loop disappears);
-/// `U`: the symmetric step loop unrolled U times.
+/// only: the plan's level words are then constant-bank operands and the plane loop disappears).
 ///
 /// Code layout (the instruction cache holds the loop): the boundary maps are hoisted or 32-bit and
 /// off the common path -- the lane's columns are mapped once (a lane inside the image loads its
 /// P samples as one vector, an edge lane gathers through its mapped columns), a row or plane index
 /// inside the image costs one compare -- there is one fetch site in the loop, and each level's
 /// step loop is rolled (one copy of the step per level).
-template <class T, bool Max, int HMAX, int M, bool Sym, bool Multi, int U, class X>
+template <class T, bool Max, int HMAX, int M, bool Sym, bool Multi, class X>
 CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geom& g, ndimage::Mode mode, T cval,
                         const Plan<HMAX>& plan, bool vec_ok, std::int64_t warp_id, int lane, X& xchg) {
   using Ln = Lanes<T>;
   using W = typename Ln::W;
   constexpr int NR = Ln::NR, P = Ln::P, R = 2 * HMAX + 1, NS = R + M - 1;
-  static_assert(M >= 1 && M <= R && (U == 1 || U == 2));
+  static_assert(M >= 1 && M <= R);
 
   const std::int64_t strip = warp_id % plan.strips, rest = warp_id / plan.strips;
   const std::int64_t seg = rest % plan.segs, z = rest / plan.segs;
@@ -380,10 +426,9 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
   // never stored, and the loop body keeps no branch around the chain. Every row read is mapped
   // (at most ny - 1 + HMAX + 2M - 1, within map32's range).
   const int r_first = ys + plan.dy_min, r_end = ye - 1 + HMAX;
-  const int npl = Multi ? plan.npl : 1, pf = plan.pf;
+  const int npl = Multi ? plan.npl : 1;
 
-  // One-ahead prefetch of the next (row block, plane) into registers, and optionally (pf > 0) an L2
-  // prefetch of the same plane's rows pf rows further down.
+  // One-ahead prefetch of the next (row block, plane) into registers.
   std::uint32_t nxt[M][Ln::RAWW];
   const int zz0 = map32(static_cast<int>(z) + plan.dz[0], nz, mode);  // the plane of a single-plane footprint
   auto fetch_block = [&](int r, int p) {
@@ -398,17 +443,6 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
       inside[m] = zz >= 0 && yy >= 0;
     }
     fetch_rows<T, Ln, M>(rows, inside, vec, x, cx, cval, nxt);
-    if (pf > 0 && zz >= 0 && vec) {
-      CUSK_UNROLL
-      for (int m = 0; m < M; ++m) {
-        const int yp = r + m + pf;
-        if (static_cast<unsigned>(yp) < static_cast<unsigned>(ny)) {
-          const T* q = base + static_cast<std::int64_t>(yp) * nx + x;
-          // One lane per 128-byte line (and the first), not all 32.
-          if (lane == 0 || (reinterpret_cast<std::uintptr_t>(q) & 127u) < sizeof(T) * P) prefetch_l2(q);
-        }
-      }
-    }
   };
   fetch_block(r_first, 0);
 
@@ -430,34 +464,8 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
           fetch_block(nr, np);  // past r_end on the last pass: read, unused
         }
 
-        auto sym_step = [&] {
-          CUSK_UNROLL
-          for (int m = 0; m < M; ++m) {
-            const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-            const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
-            W n[NR];
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i)
-              n[i] = Ln::template op3<Max>(i == 0 ? sl : v[m][i - 1], v[m][i], i == NR - 1 ? sr : v[m][i + 1]);
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i) v[m][i] = n[i];
-          }
-        };
-        // One-sided steps (asymmetric footprints only): rightwards (hi + 1) or leftwards (lo - 1).
-        auto one_step = [&](bool right) {
-          CUSK_UNROLL
-          for (int m = 0; m < M; ++m) {
-            const W ll = xchg.up(v[m][NR - 1]), rf = xchg.down(v[m][0]);
-            const W sl = seam_left<Ln>(ll, v[m][NR - 1]), sr = seam_right<Ln>(v[m][0], rf);
-            W n[NR];
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i)
-              n[i] = right ? Ln::template op<Max>(v[m][i], i == NR - 1 ? sr : v[m][i + 1])
-                           : Ln::template op<Max>(i == 0 ? sl : v[m][i - 1], v[m][i]);
-            CUSK_UNROLL
-            for (int i = 0; i < NR; ++i) v[m][i] = n[i];
-          }
-        };
+        auto sym_step = [&] { sym_step_rows<Ln, Max, M>(v, xchg); };
+        auto one_step = [&](bool right) { one_step_rows<Ln, Max, M>(v, right, xchg); };
         auto move = [&](std::uint32_t w, int k) {
           const int ns = Level::sym(w, k), no = Level::one(w, k);
           CUSK_CHAIN_NO_UNROLL
@@ -485,14 +493,8 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
           if constexpr (Sym) {
             // Symmetric plan (Plan::sym): symmetric steps only, rows +d and -d both present.
             const int ns = Level::sym(w, 0);
-            if constexpr (U == 2) {
-              CUSK_CHAIN_NO_UNROLL
-              for (int t = 0; t + 1 < ns; t += 2) sym_step(), sym_step();
-              if (ns & 1) sym_step();
-            } else {
-              CUSK_CHAIN_NO_UNROLL
-              for (int t = 0; t < ns; ++t) sym_step();
-            }
+            CUSK_CHAIN_NO_UNROLL
+            for (int t = 0; t < ns; ++t) sym_step();
             update(d, true);
             if (d > 0) update(d, false);
           } else {
@@ -514,18 +516,8 @@ CUSK_HD void chain_warp(const T* __restrict__ in, T* __restrict__ out, const Geo
       for (int m = 0; m < M; ++m) {
         const int y = r0 + m - HMAX;
         if (y < ys || y >= ye) continue;
-        W fin[NR];
-        CUSK_UNROLL
-        for (int i = 0; i < NR; ++i) fin[i] = acc[R - 1 + M - 1 - m][i];
-        std::uint32_t raw[Ln::RAWW];
-        Ln::pack(fin, raw);
-        T* orow = out + z * plane_size + static_cast<std::int64_t>(y) * nx;
-        if (vec_ok && x + P <= nx) {
-          store_vec<Ln::RAWW>(orow + x, raw);
-        } else {
-          for (int j = 0; j < P; ++j)
-            if (x + j < nx) orow[x + j] = Ln::get(raw, j);
-        }
+        store_row<T, Ln>(out + z * plane_size + static_cast<std::int64_t>(y) * nx, x, nx, vec_ok,
+                         acc[R - 1 + M - 1 - m]);
       }
     }
     // Every output row moves M slots along the ring.

@@ -15,22 +15,22 @@
 //    down a strip of rows through K rotating register accumulators, the horizontal pass runs per
 //    G-row chunk from a double-buffered shared buffer: ~64 instructions per pixel at K = 25, but a
 //    barrier, a horizontal pass and (float) one exposed load latency per chunk of G >= 16 rows.
-// Rule (measured on the H200, session 6 sweep, ms, tile / rows; rows32 lost everywhere):
-//   one plane, float32 K <= 15:  tile   (8192^2 K = 9: 0.197 / 0.240; rows32 0.294)
+// Rule (measured on the H200, ms, tile / rows):
+//   one plane, float32 K <= 15:  tile   (8192^2 K = 9: 0.197 / 0.240)
 //   one plane, float32 K >= 17:  rows   (8192^2 K = 17: 0.247 / 0.233; K = 25: 0.303 / 0.267)
 //   one plane, float64:          tile   (8192^2 K = 25: 0.491 / 0.618; K = 9: 0.311 / 0.530)
 //   several planes (3-D), float32 and float64: rows (192^3 float32 K = 9: 0.124 / 0.089,
 //                                K = 25: 0.193 / 0.131; float64 K = 25: 0.242 / 0.182)
 // (K = 11 .. 15 were not measured: the tile kernel keeps them; taller images than the tile grid
-// holds, > 65535 x 32 rows, take rows). CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32,
-// read at every call, force one kernel for every K (the tests use them to cover each kernel).
+// holds, > 65535 x 32 rows, take rows). tuning::Separable2dPolicy's f32 / f64 = tile | rows, read
+// once per call, force one kernel for every K (the tests use them to cover each kernel). A row
+// kernel with 32-row chunks and streamed loads (fewer barriers and horizontal passes per row at
+// small K) lost everywhere (8192^2 float32 K = 9: 0.294 ms) and was removed.
 // Why the row kernel loses at small K: at K = 9 it issues only ~26 instructions per pixel (9 + 9
 // FMAs, a 4-byte load, a shared store, a quarter of a 16-byte store), so its per-chunk costs
 // dominate: 18-row chunks, one barrier and a 558-task horizontal pass each (3 rounds of 256 threads
 // for 2.2 tasks' work), and rows PF .. G - 1 loaded after the horizontal pass and consumed PF rows
-// later (one latency exposed per chunk). rows32 doubles the chunk (G = 36 at K = 9, 75 KB of shared
-// memory, still 3 blocks per SM) and streams its loads (row u + PF loaded at step u), so PF = 18
-// rows (18 KB per block) stay in flight at every step: predicted ~0.17 ms at K = 9.
+// later (one latency exposed per chunk).
 // Why double lost: G + K = 50 live samples at K = 25 needed 128 registers plus 124 bytes of spills
 // (2 blocks per SM); the streamed loads keep PF = 8 samples live (124 registers, no spills):
 // predicted ~0.38 ms (DFMA-bound: 50 per pixel at 64/clk/SM is 0.20 ms, plus the 0.256 ms floor
@@ -52,11 +52,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "cuskimage/tuning.hpp"
 #include "kernels/ndimage/row_strips.cuh"
 #include "kernels/ndimage/separable_rows.cuh"
 #include "src/core/cuda_check.hpp"
@@ -473,15 +472,15 @@ bool launch_fused(const Array& in, Array& out, const Separable2d& p, cudaStream_
   return true;
 }
 
-/// float / double: the row-strip kernel (kernels/ndimage/separable_rows.cuh), chunks of >= CH rows.
-template <class T, int K, int CH>
+/// float / double: the row-strip kernel (kernels/ndimage/separable_rows.cuh), chunks of >= 16 rows.
+template <class T, int K>
 void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
-  using G = rows_impl::RowsGeo<T, K, CH>;
+  using G = rows_impl::RowsGeo<T, K>;
   const int nd = in.ndim();
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
   rows_impl::RowsTaps<T, K> w{};
   for (int i = 0; i < K; ++i) w.y[i] = static_cast<T>(p.wy[i]), w.x[i] = static_cast<T>(p.wx[i]);
-  auto* kernel = rows_impl::rows_kernel<T, K, CH>;
+  auto* kernel = rows_impl::rows_kernel<T, K>;
   static std::atomic<std::uint64_t> smem_set{0};
   allow_smem(kernel, G::smem, smem_set, true);
   static std::atomic<int> occupancy[64];
@@ -499,24 +498,17 @@ void launch_rows(const Array& in, Array& out, const Separable2d& p, cudaStream_t
 
 /// Which kernel runs a float / double window of K = 3 .. 33 taps (see the header for the rule and
 /// the measurements behind it).
-enum class FloatKernel { tile, rows, rows32 };
+enum class FloatKernel { tile, rows };
 
 /// Float32 windows of at least this many taps take the row kernel, narrower ones the tile kernel.
 constexpr int kRowsMinTapsF32 = 17;
-/// rows32 (chunks of >= 32 rows) is instantiated for float32 windows up to this many taps.
-constexpr int kRows32MaxTaps = 11;
 
 template <class T>
-FloatKernel float_kernel_for(int K, std::int64_t planes) {
-  // Override (read at every call, so a test or a benchmark sweep can change it):
-  // CUSK_SEP2D_F32 / CUSK_SEP2D_F64 = tile | rows | rows32 forces one kernel for every K (rows32:
-  // float32 windows of <= kRows32MaxTaps taps, else rows); unset or anything else: the rule below.
-  const char* env = std::getenv(sizeof(T) == 4 ? "CUSK_SEP2D_F32" : "CUSK_SEP2D_F64");
-  if (env != nullptr) {
-    const std::string_view v(env);
-    if (v == "tile") return FloatKernel::tile;
-    if (v == "rows") return FloatKernel::rows;
-    if (v == "rows32") return sizeof(T) == 4 && K <= kRows32MaxTaps ? FloatKernel::rows32 : FloatKernel::rows;
+FloatKernel float_kernel_for(int K, std::int64_t planes, const tuning::Separable2dPolicy& policy) {
+  switch (sizeof(T) == 4 ? policy.f32 : policy.f64) {
+    case tuning::Separable2dKernel::tile: return FloatKernel::tile;
+    case tuning::Separable2dKernel::rows: return FloatKernel::rows;
+    case tuning::Separable2dKernel::automatic: break;
   }
   if (planes > 1) return FloatKernel::rows;
   if constexpr (sizeof(T) == 4)
@@ -528,21 +520,16 @@ FloatKernel float_kernel_for(int K, std::int64_t planes) {
 /// float / double, K taps on both axes: the kernel float_kernel_for picks (the tile kernel's grid
 /// holds ny <= 65535 x 32 (16) rows; taller images take the row kernel).
 template <class T, int K>
-void launch_float(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+void launch_float(const Array& in, Array& out, const Separable2d& p, const tuning::Separable2dPolicy& policy,
+                  cudaStream_t stream) {
   const std::int64_t ny = in.shape()[in.ndim() - 2], nx = in.shape()[in.ndim() - 1];
-  const FloatKernel k = float_kernel_for<T>(K, ny * nx > 0 ? in.size() / (ny * nx) : 1);
+  const FloatKernel k = float_kernel_for<T>(K, ny * nx > 0 ? in.size() / (ny * nx) : 1, policy);
   if (k == FloatKernel::tile && launch_fused<T, K>(in, out, p, stream)) return;
-  if constexpr (sizeof(T) == 4 && K <= kRows32MaxTaps) {
-    if (k == FloatKernel::rows32) {
-      launch_rows<T, K, 32>(in, out, p, stream);
-      return;
-    }
-  }
-  launch_rows<T, K, 16>(in, out, p, stream);
+  launch_rows<T, K>(in, out, p, stream);
 }
 
 template <class T>
-void launch_legacy(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+void launch_legacy(const Array& in, Array& out, const Separable2d& p, const Stream& stream) {
   if constexpr (!std::is_integral_v<T>) {
     const int nd = in.ndim();
     const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
@@ -553,11 +540,11 @@ void launch_legacy(const Array& in, Array& out, const Separable2d& p, cudaStream
     std::vector<double> w(p.wy);
     w.insert(w.end(), p.wx.begin(), p.wx.end());
     // The weights travel stream-ordered (pinned staging); the host vector may go right after.
-    const Array wd = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(in.device(), Stream(stream));
+    const Array wd = Array::from_vector(w, {static_cast<std::int64_t>(w.size())}).to(in.device(), stream);
     const LegacyGeom g{ny, nx, ky, kx, p.ly, p.lx, p.my, p.mx};
     const dim3 grid(static_cast<unsigned>((nx + kLTW - 1) / kLTW),
                     static_cast<unsigned>((ny + legacy_th<T>() - 1) / legacy_th<T>()), static_cast<unsigned>(planes));
-    legacy_kernel<T><<<grid, kThreads, smem, stream>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g,
+    legacy_kernel<T><<<grid, kThreads, smem, stream.handle()>>>(static_cast<const T*>(in.data()), static_cast<T*>(out.data()), g,
                                                        static_cast<const double*>(wd.data()), static_cast<T>(p.cval));
     CUSK_CUDA_CHECK_LAUNCH();
   }
@@ -571,22 +558,24 @@ bool cuda_separable2d_fits(const Shape& shape, const Separable2d& plan) {
 }
 
 template <class T>
-bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStream_t stream) {
+bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, const Stream& s) {
   if (in.size() == 0) return true;
   const int kind = plan_kind<T>(in.shape(), p);
   if (kind < 0) return false;
   if (kind == 0) {
-    launch_legacy<T>(in, out, p, stream);
+    launch_legacy<T>(in, out, p, s);
     return true;
   }
+  const cudaStream_t stream = s.handle();
 #define CUSK_K(K)                                    \
   case K:                                            \
     if (!launch_fused<T, K>(in, out, p, stream)) return false; \
     break;
 #define CUSK_R(K)                          \
   case K:                                  \
-    launch_float<T, K>(in, out, p, stream); \
+    launch_float<T, K>(in, out, p, policy, stream); \
     break;
+  const tuning::Separable2dPolicy policy = tuning::separable2d_policy();
   if constexpr (std::is_integral_v<T>) {
     switch (kind) {
       CUSK_K(5) CUSK_K(9) CUSK_K(13) CUSK_K(17) CUSK_K(25) CUSK_K(33)
@@ -605,7 +594,7 @@ bool cuda_separable2d(const Array& in, Array& out, const Separable2d& p, cudaStr
 }
 
 #define CUSK_SEPARABLE2D(T)                                                                  \
-  template bool cuda_separable2d<T>(const Array&, Array&, const Separable2d&, cudaStream_t); \
+  template bool cuda_separable2d<T>(const Array&, Array&, const Separable2d&, const Stream&); \
   template bool cuda_separable2d_fits<T>(const Shape&, const Separable2d&);
 CUSK_SEPARABLE2D(std::uint8_t)
 CUSK_SEPARABLE2D(std::uint16_t)

@@ -35,10 +35,9 @@ namespace rows_impl {
 
 using ndimage::Mode;
 
-/// CH: the least rows per chunk (16 by default; 32 halves the barriers and horizontal passes per
-/// row for small windows, float only, see separable2d.cu's dispatch).
-template <class T, int K, int CH = 16>
+template <class T, int K>
 struct RowsGeo {
+  static constexpr int CH = 16;                                // the least rows per chunk
   static constexpr int NT = 256;                               // threads = vertical columns
   static constexpr int R = K / 2;
   static constexpr int MH = 8;                                 // outputs per horizontal task
@@ -50,8 +49,8 @@ struct RowsGeo {
   // STREAM: rows PF .. G - 1 of a chunk are loaded one per vertical step, PF steps ahead, instead
   // of all at once after the horizontal pass, so only PF samples are live beside the K accumulators
   // (G + K live samples spill under the register cap: double at K = 25 under 128 registers, float
-  // past K = 25 under 80). Float K <= 25 with 16-row chunks keeps the measured form.
-  static constexpr bool STREAM = sizeof(T) == 8 || CH > 16 || K > 25;
+  // past K = 25 under 80). Float K <= 25 keeps the measured form.
+  static constexpr bool STREAM = sizeof(T) == 8 || K > 25;
   // Rows prefetched across the barrier (in flight through the horizontal pass). Sized by ptxas:
   // the largest that leaves no spills (double K = 31, 33 still spill a few words).
   static constexpr int pf() {
@@ -139,11 +138,11 @@ __device__ __forceinline__ void store_vec(T* p, const T* v) {
 /// the vector and `out` 16-byte aligned. In constant mode along x the horizontal pass sees cval
 /// itself beyond the edge (scipy's second pass extends the intermediate array), along y the
 /// vertical pass sees cval rows.
-template <class T, int K, int CH = 16>
-__global__ void __launch_bounds__(RowsGeo<T, K, CH>::NT, RowsGeo<T, K, CH>::MINB)
+template <class T, int K>
+__global__ void __launch_bounds__(RowsGeo<T, K>::NT, RowsGeo<T, K>::MINB)
     rows_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t ny, std::int64_t nx, Mode my, Mode mx,
                 RowsTaps<T, K> w, T cval, int strip, bool vec) {
-  using Geo = RowsGeo<T, K, CH>;
+  using Geo = RowsGeo<T, K>;
   constexpr bool STREAM = Geo::STREAM;
   constexpr int NT = Geo::NT, R = Geo::R, MH = Geo::MH, G = Geo::G, TW = Geo::TW, NCH = Geo::NCH, VL = Geo::VL,
                 PITCH = Geo::PITCH, PF = Geo::PF;

@@ -5,6 +5,7 @@
 //   cuskimage color.deltaE_ciede2000 lab1.npy lab2.npy de.npy --kL 2
 //   cuskimage color.label2rgb labels.png overlay.png --image astronaut.png --alpha 0.4
 //   cuskimage color.xyz_tristimulus_values --illuminant D50 --observer 10   -> [0.967..., 1.0, 0.814...]
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -16,14 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-Param channel_param() { return Param::integer("channel_axis", "-1", "axis of the colour channels"); }
-Param illuminant_param() {
-  return Param::choice("illuminant", {"A", "B", "C", "D50", "D55", "D65", "D75", "E"}, "D65",
-                       "reference white's illuminant");
-}
-Param observer_param() { return Param::choice("observer", {"2", "10", "R"}, "2", "observer angle (degrees) or 'R'"); }
-
-int axis(const Invocation& inv) { return static_cast<int>(inv.integer("channel_axis")); }
+const std::vector<std::string> kIlluminants = {"A", "B", "C", "D50", "D55", "D65", "D75", "E"};
+const std::vector<std::string> kObservers = {"2", "10", "R"};
 
 /// The stain matrices by name (hed_from_rgb, rgb_from_hed, ...), or nine comma-separated numbers.
 color::Matrix3 matrix(const Invocation& inv, const std::string& name) {
@@ -62,33 +57,15 @@ color::Matrix3 matrix(const Invocation& inv, const std::string& name) {
   return m;
 }
 
-color::Color color_value(const std::vector<double>& v, const Invocation& inv, const std::string& name) {
-  if (v.size() != 3) throw UsageError(inv.name() + ": argument '" + name + "' must have 3 values (r,g,b)");
-  return color::Color(v[0], v[1], v[2]);
-}
-
-/// A colour given as a name of color_dict or as r,g,b.
-color::Color parse_color(const std::string& text, const Invocation& inv, const std::string& name) {
-  if (text.find(',') == std::string::npos) return color::Color(text);
-  std::vector<double> v;
-  std::stringstream is(text);
-  try {
-    for (std::string x; std::getline(is, x, ',');) v.push_back(std::stod(x));
-  } catch (const std::exception&) {
-    throw UsageError(inv.name() + ": argument '" + name + "' must be r,g,b or a colour name, got '" + text + "'");
-  }
-  return color_value(v, inv, name);
-}
-
 /// Commands color.NAME that take one image and channel_axis.
 template <class F>
 void simple(Registry& reg, const char* name, const char* summary, const char* input, F f) {
   reg.add(Command(std::string("color.") + name, summary)
               .input(input, "input image")
-              .param(channel_param())
+              .options<color::ChannelOptions>()
               .returns_image()
               .handler([f](Invocation& inv) -> Result {
-                return f(inv.input(0), color::ChannelOptions{.channel_axis = axis(inv)}, inv.stream());
+                return f(inv.input(0), inv.options<color::ChannelOptions>(), inv.stream());
               }));
 }
 
@@ -97,31 +74,73 @@ template <class F>
 void with_white(Registry& reg, const char* name, const char* summary, const char* input, F f) {
   reg.add(Command(std::string("color.") + name, summary)
               .input(input, "input image")
-              .param(illuminant_param())
-              .param(observer_param())
-              .param(channel_param())
+              .options<color::IlluminantOptions>()
+              .choices("illuminant", kIlluminants)
+              .choices("observer", kObservers)
               .returns_image()
               .handler([f](Invocation& inv) -> Result {
-                return f(inv.input(0),
-                         color::IlluminantOptions{.illuminant = inv.string("illuminant"),
-                                                  .observer = inv.string("observer"),
-                                                  .channel_axis = axis(inv)},
-                         inv.stream());
+                return f(inv.input(0), inv.options<color::IlluminantOptions>(), inv.stream());
               }));
 }
 
-template <class Opts, class F>
-void delta(Registry& reg, const char* name, const char* summary, std::vector<Param> params, F f) {
-  Command c(std::string("color.") + name, summary);
-  c.input("lab1", "reference Lab image").input("lab2", "comparison Lab image (broadcast against lab1)");
-  for (auto& p : params) c.param(std::move(p));
-  c.param(channel_param()).returns_image().handler([f](Invocation& inv) -> Result {
-    return f(inv.input(0), inv.input(1), inv);
-  });
-  reg.add(std::move(c));
+template <class Opts>
+void delta(Registry& reg, const char* name, const char* summary,
+           Array (*f)(const Array&, const Array&, const Opts&, const Stream&)) {
+  reg.add(Command(std::string("color.") + name, summary)
+              .input("lab1", "reference Lab image")
+              .input("lab2", "comparison Lab image (broadcast against lab1)")
+              .options<Opts>()
+              .returns_image()
+              .handler([f](Invocation& inv) -> Result {
+                return f(inv.input(0), inv.input(1), inv.options<Opts>(), inv.stream());
+              }));
 }
 
 }  // namespace
+
+/// A colour: a name of color_dict or r,g,b.
+template <>
+struct Codec<color::Color> {
+  static constexpr Kind kind = Kind::string;
+  static std::string format(const color::Color& c) {
+    return format_list({format_number(c.rgb[0]), format_number(c.rgb[1]), format_number(c.rgb[2])});
+  }
+  static color::Color read(Invocation& inv, const std::string& name) { return parse(inv.string(name), inv, name); }
+  static color::Color parse(const std::string& text, const Invocation& inv, const std::string& name) {
+    if (text.find(',') == std::string::npos) return color::Color(text);
+    std::vector<double> v;
+    std::stringstream is(text);
+    try {
+      for (std::string x; std::getline(is, x, ',');) v.push_back(std::stod(x));
+    } catch (const std::exception&) {
+      throw UsageError(inv.name() + ": argument '" + name + "' must be r,g,b or a colour name, got '" + text + "'");
+    }
+    if (v.size() != 3) throw UsageError(inv.name() + ": argument '" + name + "' must have 3 values (r,g,b)");
+    return color::Color(v[0], v[1], v[2]);
+  }
+  static bool equal(const color::Color& a, const color::Color& b) { return a.rgb == b.rgb; }
+};
+
+/// Colours separated by ';' (red;0.1,0.2,0.3); none for the empty list.
+template <>
+struct Codec<std::vector<color::Color>> {
+  static constexpr Kind kind = Kind::string;
+  static std::string format(const std::vector<color::Color>& v) {
+    std::string s;
+    for (const auto& c : v) s += (s.empty() ? "" : ";") + Codec<color::Color>::format(c);
+    return s.empty() ? "none" : s;
+  }
+  static std::vector<color::Color> read(Invocation& inv, const std::string& name) {
+    std::vector<color::Color> out;
+    if (!inv.has(name)) return out;
+    std::stringstream ss(inv.string(name));
+    for (std::string item; std::getline(ss, item, ';');) out.push_back(Codec<color::Color>::parse(item, inv, name));
+    return out;
+  }
+  static bool equal(const std::vector<color::Color>& a, const std::vector<color::Color>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), Codec<color::Color>::equal);
+  }
+};
 
 CUSK_CLI_COMMANDS(color) {
   simple(reg, "rgb2hsv", "RGB to HSV.", "rgb", color::rgb2hsv);
@@ -160,140 +179,79 @@ CUSK_CLI_COMMANDS(color) {
                                    required, "colour space of the input"))
               .param(Param::choice("tospace", {"RGB", "HSV", "RGB CIE", "XYZ", "YUV", "YIQ", "YPbPr", "YCbCr", "YDbDr"},
                                    required, "colour space of the output"))
-              .param(channel_param())
+              .options<color::ChannelOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 return color::convert_colorspace(inv.input(0), inv.string("fromspace"), inv.string("tospace"),
-                                                 {.channel_axis = axis(inv)}, inv.stream());
+                                                 inv.options<color::ChannelOptions>(), inv.stream());
               }));
   reg.add(Command("color.separate_stains", "RGB to stain space (colour deconvolution).")
               .input("rgb", "input RGB image")
               .param(Param::string("conv_matrix", required,
                                    "stain matrix by name (hed_from_rgb, hdx_from_rgb, ...) or 9 numbers row-major"))
-              .param(channel_param())
+              .options<color::ChannelOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return color::separate_stains(inv.input(0), matrix(inv, "conv_matrix"), {.channel_axis = axis(inv)},
-                                              inv.stream());
+                return color::separate_stains(inv.input(0), matrix(inv, "conv_matrix"),
+                                              inv.options<color::ChannelOptions>(), inv.stream());
               }));
   reg.add(Command("color.combine_stains", "Stain space to RGB.")
               .input("stains", "input stain image")
               .param(Param::string("conv_matrix", required,
                                    "stain matrix by name (rgb_from_hed, rgb_from_hdx, ...) or 9 numbers row-major"))
-              .param(channel_param())
+              .options<color::ChannelOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return color::combine_stains(inv.input(0), matrix(inv, "conv_matrix"), {.channel_axis = axis(inv)},
-                                             inv.stream());
+                return color::combine_stains(inv.input(0), matrix(inv, "conv_matrix"),
+                                             inv.options<color::ChannelOptions>(), inv.stream());
               }));
   reg.add(Command("color.gray2rgb", "Stack a grey image three times along a new channel axis.")
               .input("image", "grey input image")
-              .param(channel_param())
+              .options<color::ChannelOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return color::gray2rgb(inv.input(0), {.channel_axis = axis(inv)}, inv.stream());
+                return color::gray2rgb(inv.input(0), inv.options<color::ChannelOptions>(), inv.stream());
               }));
-  reg.add(Command("color.gray2rgba", "Grey to RGBA with a constant or per-pixel alpha.")
+  reg.add(Command("color.gray2rgba", "Grey to RGBA with a constant (--alpha) or per-pixel (ALPHA image) alpha.")
               .input("image", "grey input image")
-              .param(Param::string("alpha", "none", "alpha value, or a path to an alpha image (default: dtype maximum)"))
-              .param(channel_param())
+              .optional_input("alpha", "per-pixel alpha image, broadcast to the image (instead of --alpha)")
+              .options<color::Gray2RgbaOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                const color::Gray2RgbaOptions o{.channel_axis = axis(inv)};
-                if (!inv.has("alpha")) return color::gray2rgba(inv.input(0), o, inv.stream());
-                const std::string& a = inv.string("alpha");
-                try {
-                  std::size_t used = 0;
-                  const double v = std::stod(a, &used);
-                  if (used == a.size())
-                    return color::gray2rgba(inv.input(0), {.alpha = v, .channel_axis = o.channel_axis}, inv.stream());
-                } catch (const std::exception&) {
-                }
-                const Array alpha = io::imread(a).to(inv.device(), inv.stream());
-                return color::gray2rgba(inv.input(0), alpha, o, inv.stream());
+                const auto o = inv.options<color::Gray2RgbaOptions>();
+                if (inv.num_inputs() == 1) return color::gray2rgba(inv.input(0), o, inv.stream());
+                if (o.alpha) throw UsageError(inv.name() + ": give --alpha or an ALPHA image, not both");
+                return color::gray2rgba(inv.input(0), inv.input(1), o, inv.stream());
               }));
   reg.add(Command("color.rgba2rgb", "RGBA to RGB by alpha blending over a background.")
               .input("rgba", "input RGBA image")
-              .param(Param::numbers("background", "1,1,1", "background colour r,g,b in [0, 1]"))
-              .param(channel_param())
+              .options<color::Rgba2RgbOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                const auto b = inv.numbers("background");
-                if (b.size() != 3) throw UsageError(inv.name() + ": argument 'background' must have 3 values");
-                return color::rgba2rgb(inv.input(0), {.background = {b[0], b[1], b[2]}, .channel_axis = axis(inv)},
-                                       inv.stream());
+                return color::rgba2rgb(inv.input(0), inv.options<color::Rgba2RgbOptions>(), inv.stream());
               }));
 
-  delta<color::ChannelOptions>(reg, "deltaE_cie76", "Euclidean distance in Lab (CIE 1976).", {},
-                               [](const Array& a, const Array& b, Invocation& inv) {
-                                 return color::deltaE_cie76(a, b, {.channel_axis = axis(inv)}, inv.stream());
-                               });
-  delta<color::DeltaE94Options>(
-      reg, "deltaE_ciede94", "CIE 1994 colour difference (lab1 is the reference).",
-      {Param::number("kH", "1", "hue weight"), Param::number("kC", "1", "chroma weight"),
-       Param::number("kL", "1", "lightness weight"), Param::number("k1", "0.045", "first chroma coefficient"),
-       Param::number("k2", "0.015", "second chroma coefficient")},
-      [](const Array& a, const Array& b, Invocation& inv) {
-        return color::deltaE_ciede94(a, b,
-                                     {.kH = inv.number("kH"), .kC = inv.number("kC"), .kL = inv.number("kL"),
-                                      .k1 = inv.number("k1"), .k2 = inv.number("k2"), .channel_axis = axis(inv)},
-                                     inv.stream());
-      });
-  delta<color::DeltaE2000Options>(
-      reg, "deltaE_ciede2000", "CIEDE2000 colour difference.",
-      {Param::number("kL", "1", "lightness weight"), Param::number("kC", "1", "chroma weight"),
-       Param::number("kH", "1", "hue weight")},
-      [](const Array& a, const Array& b, Invocation& inv) {
-        return color::deltaE_ciede2000(
-            a, b, {.kL = inv.number("kL"), .kC = inv.number("kC"), .kH = inv.number("kH"), .channel_axis = axis(inv)},
-            inv.stream());
-      });
-  delta<color::DeltaECmcOptions>(
-      reg, "deltaE_cmc", "CMC l:c colour difference (lab1 is the reference).",
-      {Param::number("kL", "1", "lightness weight"), Param::number("kC", "1", "chroma weight")},
-      [](const Array& a, const Array& b, Invocation& inv) {
-        return color::deltaE_cmc(a, b, {.kL = inv.number("kL"), .kC = inv.number("kC"), .channel_axis = axis(inv)},
-                                 inv.stream());
-      });
+  delta<color::ChannelOptions>(reg, "deltaE_cie76", "Euclidean distance in Lab (CIE 1976).", color::deltaE_cie76);
+  delta<color::DeltaE94Options>(reg, "deltaE_ciede94", "CIE 1994 colour difference (lab1 is the reference).",
+                                color::deltaE_ciede94);
+  delta<color::DeltaE2000Options>(reg, "deltaE_ciede2000", "CIEDE2000 colour difference.", color::deltaE_ciede2000);
+  delta<color::DeltaECmcOptions>(reg, "deltaE_cmc", "CMC l:c colour difference (lab1 is the reference).",
+                                 color::deltaE_cmc);
 
   reg.add(Command("color.label2rgb", "Colour a label image, over an optional image.")
               .input("label", "integer label image")
               .param(Param::array("image", "none", "image to overlay (grey or RGB)"))
-              .param(Param::string("colors", "none", "colours cycled over the labels: names separated by ';' "
-                                                     "(red;blue) or r,g,b triples (1,0,0;0,0,1)"))
-              .param(Param::number("alpha", "0.3", "opacity of the colours over the image"))
-              .param(Param::integer("bg_label", "0", "background label"))
-              .param(Param::string("bg_color", "0,0,0",
-                                   "background colour r,g,b or a name; 'image' shows the image there (scikit-image's "
-                                   "bg_color=None, which the command line reserves for unset parameters)"))
-              .param(Param::number("image_alpha", "1", "opacity of the image"))
-              .param(Param::choice("kind", {"overlay", "avg"}, "overlay", "colour by palette or by label mean"))
-              .param(Param::number("saturation", "0", "saturation factor of the image"))
-              .param(channel_param())
+              .options<color::Label2RgbOptions>()
+              .unset_as("bg_color", "image")  // scikit-image's bg_color=None: the image shows there
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                color::Label2RgbOptions o;
-                if (inv.has("colors")) {
-                  std::stringstream ss(inv.string("colors"));
-                  for (std::string item; std::getline(ss, item, ';');) o.colors.push_back(parse_color(item, inv, "colors"));
-                }
-                o.alpha = inv.number("alpha");
-                o.bg_label = inv.integer("bg_label");
-                const std::string& bg = inv.string("bg_color");
-                if (bg == "image")
-                  o.bg_color = std::nullopt;
-                else
-                  o.bg_color = parse_color(bg, inv, "bg_color");
-                o.image_alpha = inv.number("image_alpha");
-                o.kind = inv.string("kind") == "avg" ? color::Label2RgbKind::avg : color::Label2RgbKind::overlay;
-                o.saturation = inv.number("saturation");
-                o.channel_axis = axis(inv);
+                const auto o = inv.options<color::Label2RgbOptions>();
                 if (inv.has("image")) return color::label2rgb(inv.input(0), inv.array("image"), o, inv.stream());
                 return color::label2rgb(inv.input(0), o, inv.stream());
               }));
   reg.add(Command("color.xyz_tristimulus_values", "XYZ of a reference white (illuminant, observer).")
-              .param(illuminant_param())
-              .param(observer_param())
+              .param(Param::choice("illuminant", kIlluminants, "D65", "reference white's illuminant"))
+              .param(Param::choice("observer", kObservers, "2", "observer angle (degrees) or 'R'"))
               .returns_value("[X, Y, Z]")
               .handler([](Invocation& inv) -> Result {
                 const color::Rgb v = color::xyz_tristimulus_values(inv.string("illuminant"), inv.string("observer"));

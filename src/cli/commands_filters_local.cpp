@@ -9,29 +9,14 @@
 #include "src/cli/registry.hpp"
 
 namespace cuskimage::cli {
-namespace {
-
-const std::vector<std::string> kModes = {"reflect", "constant", "nearest", "mirror", "wrap"};
-
-ndimage::Mode mode_of(Invocation& inv) { return ndimage::mode_from_name(inv.string("mode")); }
-
-}  // namespace
 
 CUSK_CLI_COMMANDS(filters_local) {
   reg.add(Command("filters.median", "Local median (scipy.ndimage.median_filter or filters.rank.median).")
               .input("image", "input image")
-              .param(Param::array("footprint", "none", "window (non-zero entries); default 3^ndim ones"))
-              .param(Param::choice("mode", kModes, "nearest", "boundary mode (behavior='ndimage')"))
-              .param(Param::number("cval", "0", "value past the edges for mode 'constant'"))
-              .param(Param::choice("behavior", {"ndimage", "rank"}, "ndimage", "implementation semantics"))
+              .options<filters::MedianOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return filters::median(inv.input(0),
-                                       {.footprint = inv.has("footprint") ? inv.array("footprint").share() : Array(),
-                                        .mode = mode_of(inv), .cval = inv.number("cval"),
-                                        .behavior = inv.string("behavior") == "rank" ? filters::MedianBehavior::rank
-                                                                                     : filters::MedianBehavior::ndimage},
-                                       inv.stream());
+                return filters::median(inv.input(0), inv.options<filters::MedianOptions>(), inv.stream());
               }));
   reg.add(Command("filters.rank_order", "Rank of each pixel among the image's unique values.")
               .input("image", "input image")
@@ -46,66 +31,50 @@ CUSK_CLI_COMMANDS(filters_local) {
   reg.add(Command("filters.correlate_sparse", "Correlation with a sparse kernel (scikit-image's padding).")
               .input("image", "input image")
               .param(Param::array("kernel", required, "correlation kernel (image's ndim)"))
-              .param(Param::choice("mode", {"reflect", "constant", "nearest", "mirror", "wrap", "valid"}, "reflect",
-                                   "padding mode, or 'valid'"))
+              .options<filters::CorrelateSparseOptions>()
+              .choices("mode", {"reflect", "constant", "nearest", "mirror", "wrap", "valid"})
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return filters::correlate_sparse(inv.input(0), inv.array("kernel"), {.mode = inv.string("mode")},
-                                                 inv.stream());
+                return filters::correlate_sparse(inv.input(0), inv.array("kernel"),
+                                                 inv.options<filters::CorrelateSparseOptions>(), inv.stream());
               }));
   reg.add(Command("filters.window", "An N-d window of scipy.signal.get_window's type.")
               .param(Param::string("window_type", required, "window name (hann, tukey, kaiser, ...)"))
               .param(Param::numbers("params", "none", "window parameters (e.g. kaiser's beta)"))
               .param(Param::ints("shape", required, "output shape"))
+              .options<filters::WindowOptions>({"device"})  // --device
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 const std::vector<double> p = inv.has("params") ? inv.numbers("params") : std::vector<double>{};
                 const auto s = inv.ints("shape");
-                return filters::window({inv.string("window_type"), p}, Shape(s.begin(), s.end()),
-                                       {.device = inv.device()}, inv.stream());
+                auto o = inv.options<filters::WindowOptions>();
+                o.device = inv.device();
+                return filters::window({inv.string("window_type"), p}, Shape(s.begin(), s.end()), o, inv.stream());
               }));
   reg.add(Command("filters.threshold_local", "Local threshold image (gaussian, mean or median of a block).")
               .input("image", "input image")
-              .param(Param::ints("block_size", "3", "odd block size (one or per axis)"))
-              .param(Param::choice("method", {"gaussian", "mean", "median"}, "gaussian", "local statistic"))
-              .param(Param::number("offset", "0", "subtracted from the local statistic"))
-              .param(Param::choice("mode", kModes, "reflect", "boundary mode"))
-              .param(Param::numbers("param", "none", "sigma for method 'gaussian'"))
-              .param(Param::number("cval", "0", "value past the edges for mode 'constant'"))
+              .options<filters::ThresholdLocalOptions>()
+              .choices("method", {"gaussian", "mean", "median"})  // 'generic' takes a C++ callable
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                using M = filters::ThresholdLocalMethod;
-                const std::string m = inv.string("method");
-                return filters::threshold_local(
-                    inv.input(0),
-                    {.block_size = inv.ints("block_size"),
-                     .method = m == "mean" ? M::mean : (m == "median" ? M::median : M::gaussian),
-                     .offset = inv.number("offset"), .mode = mode_of(inv),
-                     .param = inv.has("param") ? inv.numbers("param") : std::vector<double>{},
-                     .cval = inv.number("cval")},
-                    inv.stream());
+                return filters::threshold_local(inv.input(0), inv.options<filters::ThresholdLocalOptions>(),
+                                                inv.stream());
               }));
   reg.add(Command("filters.threshold_niblack", "Niblack local threshold image.")
               .input("image", "input image")
-              .param(Param::ints("window_size", "15", "odd window size"))
-              .param(Param::number("k", "0.2", "weight of the local standard deviation"))
+              .options<filters::ThresholdNiblackOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return filters::threshold_niblack(inv.input(0),
-                                                  {.window_size = inv.ints("window_size"), .k = inv.number("k")},
+                return filters::threshold_niblack(inv.input(0), inv.options<filters::ThresholdNiblackOptions>(),
                                                   inv.stream());
               }));
   reg.add(Command("filters.threshold_sauvola", "Sauvola local threshold image.")
               .input("image", "input image")
-              .param(Param::ints("window_size", "15", "odd window size"))
-              .param(Param::number("k", "0.2", "weight of the local standard deviation"))
-              .param(Param::number("r", "none", "dynamic range of the standard deviation"))
+              .options<filters::ThresholdSauvolaOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return filters::threshold_sauvola(
-                    inv.input(0),
-                    {.window_size = inv.ints("window_size"), .k = inv.number("k"), .r = inv.opt_number("r")},
-                    inv.stream());
+                return filters::threshold_sauvola(inv.input(0), inv.options<filters::ThresholdSauvolaOptions>(),
+                                                  inv.stream());
               }));
   reg.add(Command("filters.apply_hysteresis_threshold", "Hysteresis thresholding (bool mask).")
               .input("image", "input image")

@@ -9,101 +9,77 @@
 namespace cuskimage::cli {
 namespace {
 
-const std::vector<std::string> kModes = {"reflect", "grid-mirror", "mirror", "nearest", "wrap", "grid-wrap",
-                                         "constant", "grid-constant"};
-
-Param mode_param() { return Param::choice("mode", kModes, "reflect", "how the input is extended beyond its edges"); }
-Param cval_param() { return Param::number("cval", "0.0", "value outside the edges for mode 'constant'"); }
-
-ndimage::Mode mode(const Invocation& inv) { return ndimage::mode_from_name(inv.string("mode")); }
-
-ndimage::Filter1dOptions opts1d(const Invocation& inv) {
-  return {.axis = static_cast<int>(inv.integer("axis")), .mode = mode(inv), .cval = inv.number("cval"),
-          .origin = inv.integer("origin")};
-}
-
 Command filter1d(const std::string& name, const std::string& summary) {
-  return Command(name, summary)
-      .input("input", "input image")
-      .param(Param::integer("axis", "-1", "axis along which to filter"))
-      .param(mode_param())
-      .param(cval_param())
-      .param(Param::integer("origin", "0", "shift of the window"))
-      .returns_image();
+  return Command(name, summary).input("input", "input image").options<ndimage::Filter1dOptions>().returns_image();
 }
+
+Param weights_param(const char* help) { return Param::array("weights", required, help); }
+Param size_param() { return Param::integer("size", required, "window length"); }
 
 }  // namespace
 
 CUSK_CLI_COMMANDS(ndimage) {
+  using ndimage::Filter1dOptions;
   reg.add(filter1d("ndimage.correlate1d", "1-D correlation along an axis (output has the input's dtype).")
-              .param(Param::array("weights", required, "1-D weights (.npy path or comma-separated numbers)"))
+              .param(weights_param("1-D weights (.npy path or comma-separated numbers)"))
               .handler([](Invocation& inv) -> Result {
-                return ndimage::correlate1d(inv.input(0), inv.array("weights"), opts1d(inv), inv.stream());
+                return ndimage::correlate1d(inv.input(0), inv.array("weights"), inv.options<Filter1dOptions>(),
+                                            inv.stream());
               }));
   reg.add(filter1d("ndimage.convolve1d", "1-D convolution along an axis (output has the input's dtype).")
-              .param(Param::array("weights", required, "1-D weights (.npy path or comma-separated numbers)"))
+              .param(weights_param("1-D weights (.npy path or comma-separated numbers)"))
               .handler([](Invocation& inv) -> Result {
-                return ndimage::convolve1d(inv.input(0), inv.array("weights"), opts1d(inv), inv.stream());
+                return ndimage::convolve1d(inv.input(0), inv.array("weights"), inv.options<Filter1dOptions>(),
+                                           inv.stream());
               }));
   for (const char* which : {"correlate", "convolve"}) {
     const std::string name = which;
     reg.add(Command("ndimage." + name, "N-d " + std::string(name == "correlate" ? "correlation" : "convolution") +
                                            " with a weights array of the input's ndim (output has the input's dtype).")
                 .input("input", "input image")
-                .param(Param::array("weights", required, "weights array (.npy path), same ndim as the input"))
-                .param(mode_param())
-                .param(cval_param())
-                .param(Param::ints("origin", "0", "window shift, one value or one per axis"))
+                .param(weights_param("weights array (.npy path), same ndim as the input"))
+                .options<ndimage::FilterOptions>()
                 .returns_image()
                 .handler([name](Invocation& inv) -> Result {
-                  const ndimage::FilterOptions o{.mode = mode(inv), .cval = inv.number("cval"), .origin = inv.ints("origin")};
+                  const auto o = inv.options<ndimage::FilterOptions>();
                   return name == "correlate" ? ndimage::correlate(inv.input(0), inv.array("weights"), o, inv.stream())
                                              : ndimage::convolve(inv.input(0), inv.array("weights"), o, inv.stream());
                 }));
   }
   reg.add(filter1d("ndimage.uniform_filter1d", "Mean over `size` samples along an axis.")
-              .param(Param::integer("size", required, "window length"))
+              .param(size_param())
               .handler([](Invocation& inv) -> Result {
-                return ndimage::uniform_filter1d(inv.input(0), inv.integer("size"), opts1d(inv), inv.stream());
+                return ndimage::uniform_filter1d(inv.input(0), inv.integer("size"), inv.options<Filter1dOptions>(),
+                                                 inv.stream());
               }));
   reg.add(filter1d("ndimage.minimum_filter1d", "Minimum over `size` samples along an axis.")
-              .param(Param::integer("size", required, "window length"))
+              .param(size_param())
               .handler([](Invocation& inv) -> Result {
-                return ndimage::minimum_filter1d(inv.input(0), inv.integer("size"), opts1d(inv), inv.stream());
+                return ndimage::minimum_filter1d(inv.input(0), inv.integer("size"), inv.options<Filter1dOptions>(),
+                                                 inv.stream());
               }));
   reg.add(filter1d("ndimage.maximum_filter1d", "Maximum over `size` samples along an axis.")
-              .param(Param::integer("size", required, "window length"))
+              .param(size_param())
               .handler([](Invocation& inv) -> Result {
-                return ndimage::maximum_filter1d(inv.input(0), inv.integer("size"), opts1d(inv), inv.stream());
+                return ndimage::maximum_filter1d(inv.input(0), inv.integer("size"), inv.options<Filter1dOptions>(),
+                                                 inv.stream());
               }));
   reg.add(Command("ndimage.uniform_filter", "Separable mean filter.")
               .input("input", "input image")
-              .param(Param::ints("size", "3", "window size, one value or one per axis"))
-              .param(mode_param())
-              .param(cval_param())
-              .param(Param::ints("origin", "0", "window shift, one value or one per axis"))
+              .options<ndimage::UniformFilterOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return ndimage::uniform_filter(inv.input(0),
-                                               {.size = inv.ints("size"), .mode = mode(inv), .cval = inv.number("cval"),
-                                                .origin = inv.ints("origin")},
-                                               inv.stream());
+                return ndimage::uniform_filter(inv.input(0), inv.options<ndimage::UniformFilterOptions>(), inv.stream());
               }));
   for (const char* which : {"minimum", "maximum"}) {
     const std::string name = which;
     const std::string title = name == "minimum" ? "Minimum" : "Maximum";
     reg.add(Command("ndimage." + name + "_filter", title + " filter over a rectangle (size) or a footprint.")
                 .input("input", "input image")
-                .param(Param::ints("size", "none", "rectangle size, one value or one per axis"))
-                .param(Param::array("footprint", "none", "boolean footprint (.npy path); overrides size"))
-                .param(mode_param())
-                .param(cval_param())
-                .param(Param::ints("origin", "0", "window shift, one value or one per axis"))
+                .options<ndimage::RankFilterOptions>()
                 .returns_image()
                 .handler([name](Invocation& inv) -> Result {
-                  ndimage::RankFilterOptions o{.mode = mode(inv), .cval = inv.number("cval"), .origin = inv.ints("origin")};
-                  if (inv.has("size")) o.size = inv.ints("size");
-                  if (inv.has("footprint")) o.footprint = inv.array("footprint").share();
+                  const auto o = inv.options<ndimage::RankFilterOptions>();
                   return name == "minimum" ? ndimage::minimum_filter(inv.input(0), o, inv.stream())
                                            : ndimage::maximum_filter(inv.input(0), o, inv.stream());
                 }));

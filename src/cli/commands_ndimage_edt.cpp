@@ -9,23 +9,18 @@ namespace cuskimage::cli {
 
 CUSK_CLI_COMMANDS(ndimage_edt) {
   reg.add(Command("ndimage.distance_transform_edt",
-                  "Exact Euclidean distance of every non-zero element to the nearest zero element (float64).")
+                  "Exact Euclidean distance of every non-zero element to the nearest zero element (float64); "
+                  "one OUTPUT, so --return_indices true needs --return_distances false.")
               .input("input", "input image (non-zero = foreground)")
-              .param(Param::numbers("sampling", "none", "spacing of the elements, one value or one per axis"))
-              .param(Param::boolean("return_distances", "true", "write the distances (float64)"))
-              .param(Param::boolean("return_indices", "false",
-                                    "write the feature transform (int32, shape (ndim, ...)); needs "
-                                    "--return_distances false, since the tool writes one output"))
+              .options<ndimage::EdtOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                const bool dist = inv.flag("return_distances"), ind = inv.flag("return_indices");
-                if (dist && ind)
+                const auto o = inv.options<ndimage::EdtOptions>();
+                if (o.return_distances && o.return_indices)
                   throw UsageError(inv.name() + ": the tool writes one OUTPUT; give --return_distances false with "
                                                 "--return_indices true");
-                ndimage::EdtOptions o{.return_distances = dist, .return_indices = ind};
-                if (inv.has("sampling")) o.sampling = inv.numbers("sampling");
                 auto r = ndimage::distance_transform_edt(inv.input(0), o, inv.stream());
-                return dist ? std::move(r.distances) : std::move(r.indices);
+                return o.return_distances ? std::move(r.distances) : std::move(r.indices);
               }));
 }
 

@@ -17,26 +17,11 @@ CUSK_CLI_COMMANDS(tiled) {
                   "removal, label, measurements) and write labels.tif, nuclei.csv, nuclei.geojson and overlay.png.")
               .input("slide", "slide (SVS, pyramidal TIFF)")
               .param(Param::string("out", std::nullopt, "output directory"))
-              .param(Param::integer("level", "0", "pyramid level to process"))
-              .param(Param::integer("tile_size", "2048", "tile size in pixels"))
-              .param(Param::number("sigma", "1.0", "Gaussian sigma of the haematoxylin channel"))
-              .param(Param::integer("opening_radius", "2", "radius of the disk of the binary opening"))
-              .param(Param::integer("max_size", "30", "nuclei of at most this many pixels are dropped"))
-              .param(Param::number("threshold", "none", "haematoxylin threshold (default: Otsu of the tissue)"))
-              .param(Param::integer("lanes", "4", "tiles processed concurrently"))
-              .param(Param::string("checkpoint", "none", "directory of per-tile checkpoints (resume a killed run)"))
+              .options<tiled::NucleiOptions>({"device"})  // --device
               .returns_value("{objects, tiles_total, tiles_processed, threshold, seconds: {...}, outputs: {...}}")
               .handler([](Invocation& inv) -> Result {
                 const wsi::Slide slide = wsi::Slide::open(inv.input_path(0));
-                tiled::NucleiOptions o;
-                o.level = static_cast<int>(inv.integer("level"));
-                o.tile_size = inv.integer("tile_size");
-                o.sigma = inv.number("sigma");
-                o.opening_radius = inv.integer("opening_radius");
-                o.max_size = inv.integer("max_size");
-                o.threshold = inv.opt_number("threshold");
-                o.lanes = static_cast<int>(inv.integer("lanes"));
-                if (auto c = inv.opt_string("checkpoint")) o.checkpoint_dir = *c;
+                auto o = inv.options<tiled::NucleiOptions>();
                 o.device = inv.device();
                 const tiled::NucleiReport r = tiled::nuclei(slide, inv.string("out"), o);
                 return nlohmann::json{

@@ -13,6 +13,19 @@
 #include "src/cli/registry.hpp"
 
 namespace cuskimage::cli {
+
+template <>
+struct Codec<util::NoiseMode> : NamedByLibrary<util::NoiseMode, util::noise_mode_from_name, util::noise_mode_name> {
+  static std::vector<std::string> choices() {
+    return {"gaussian", "localvar", "poisson", "salt", "pepper", "s&p", "speckle"};
+  }
+};
+template <>
+struct Codec<util::CompareMethod>
+    : NamedByLibrary<util::CompareMethod, util::compare_method_from_name, util::compare_method_name> {
+  static std::vector<std::string> choices() { return {"diff", "blend", "checkerboard"}; }
+};
+
 namespace {
 
 using nlohmann::json;
@@ -38,26 +51,6 @@ util::CropWidth crop_width(const Invocation& inv) {
   std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
   for (const auto& g : groups) pairs.emplace_back(g[0], g.size() == 1 ? g[0] : g[1]);
   return util::CropWidth(std::move(pairs));
-}
-
-/// montage's fill: 'mean' or one number or one number per channel ("0" or "0,0.5,1").
-std::vector<double> montage_fill(const Invocation& inv) {
-  const std::string& text = inv.string("fill");
-  if (text == "mean") return {};
-  std::vector<double> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string part = text.substr(start, end - start);
-    char* stop = nullptr;
-    const double v = std::strtod(part.c_str(), &stop);
-    if (part.empty() || stop != part.c_str() + part.size())
-      throw UsageError(inv.name() + ": parameter '--fill' expects 'mean', a number or one number per channel, got '" +
-                       text + "'");
-    out.push_back(v);
-    start = end + 1;
-  }
-  return out;
 }
 
 /// The montage stack: one path holding (K, M, N[, C]), or several images of one shape stacked.
@@ -93,11 +86,9 @@ Command img_as(const std::string& fn, const std::string& what,
                Array (*op)(const Array&, const util::ImgAsOptions&, const Stream&)) {
   return Command("util." + fn, "Convert an image to " + what + ", with scikit-image's dtype semantics.")
       .input("image", "input image")
-      .param(Param::boolean("force_copy", "false", "copy even when the image already has the target dtype"))
+      .options<util::ImgAsOptions>()
       .returns_image()
-      .handler([op](Invocation& inv) -> Result {
-        return op(inv.input(0), {.force_copy = inv.flag("force_copy")}, inv.stream());
-      });
+      .handler([op](Invocation& inv) -> Result { return op(inv.input(0), inv.options<util::ImgAsOptions>(), inv.stream()); });
 }
 
 }  // namespace
@@ -117,13 +108,10 @@ CUSK_CLI_COMMANDS(util) {
                   "Convert an image to any dtype with img_as_* semantics (scikit-image's internal _convert).")
               .input("image", "input image")
               .param(Param::dtype("dtype", required, "target dtype"))
-              .param(Param::boolean("force_copy", "false", "copy even when the image already has the target dtype"))
-              .param(Param::boolean("uniform", "false", "quantize floats uniformly onto the integer range"))
+              .options<util::ConvertOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return util::convert(inv.input(0), inv.dtype("dtype"),
-                                     {.force_copy = inv.flag("force_copy"), .uniform = inv.flag("uniform")},
-                                     inv.stream());
+                return util::convert(inv.input(0), inv.dtype("dtype"), inv.options<util::ConvertOptions>(), inv.stream());
               }));
 
   reg.add(Command("util.dtype_limits",
@@ -147,10 +135,10 @@ CUSK_CLI_COMMANDS(util) {
                   "Invert an image: logical not for bool, max - x for unsigned, -1 - x for signed integers, "
                   "1 - x for floats.")
               .input("image", "input image")
-              .param(Param::boolean("signed_float", "false", "floats are in [-1, 1]: invert as -x"))
+              .options<util::InvertOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return util::invert(inv.input(0), {.signed_float = inv.flag("signed_float")}, inv.stream());
+                return util::invert(inv.input(0), inv.options<util::InvertOptions>(), inv.stream());
               }));
 
   reg.add(Command("util.crop", "Crop array ar by crop_width along each dimension.")
@@ -158,12 +146,11 @@ CUSK_CLI_COMMANDS(util) {
               .param(Param::pairs("crop_width", required,
                                   "widths removed: n (every side), before,after (every axis) or "
                                   "b0,a0:b1,a1:... (one pair per axis)"))
-              .param(Param::boolean("copy", "false", "return a copy instead of a view (the file is the same)"))
-              .param(Param::choice("order", {"K", "C", "F", "A"}, "K", "memory order of the copy"))
+              .options<util::CropOptions>()
+              .choices("order", {"K", "C", "F", "A"})
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return util::crop(inv.input(0), crop_width(inv),
-                                  {.copy = inv.flag("copy"), .order = inv.string("order")[0]}, inv.stream());
+                return util::crop(inv.input(0), crop_width(inv), inv.options<util::CropOptions>(), inv.stream());
               }));
 
   // ---- montage ------------------------------------------------------------------------------------
@@ -171,25 +158,11 @@ CUSK_CLI_COMMANDS(util) {
                   "Create a montage of several single- or multichannel images. ARR_IN is one file holding the "
                   "stack (K, M, N[, C]) or several images of one shape, stacked in order.")
               .inputs("arr_in", "the stack, or the images to stack")
-              .param(Param::string("fill", "mean", "value of the padding and empty tiles: mean, a number, or "
-                                                   "one number per channel (0,0.5,1)"))
-              .param(Param::boolean("rescale_intensity", "false", "rescale each image to [0, 1] first"))
-              .param(Param::ints("grid_shape", "none", "rows,cols of the grid (default: a square grid)"))
-              .param(Param::integer("padding_width", "0", "pixels between tiles and around the border"))
-              .param(Param::integer("channel_axis", "none", "axis of the channels in the stack (e.g. -1)"))
+              .options<util::MontageOptions>()
+              .unset_as("fill", "mean")
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                util::MontageOptions opt;
-                opt.fill = montage_fill(inv);
-                opt.rescale_intensity = inv.flag("rescale_intensity");
-                if (inv.has("grid_shape")) {
-                  const auto g = inv.ints("grid_shape");
-                  if (g.size() != 2) invalid(inv, "grid_shape", "must be rows,cols");
-                  opt.grid_shape = std::array<std::int64_t, 2>{g[0], g[1]};
-                }
-                opt.padding_width = inv.integer("padding_width");
-                if (auto ax = inv.opt_integer("channel_axis")) opt.channel_axis = static_cast<int>(*ax);
-                return util::montage(montage_stack(inv), opt, inv.stream());
+                return util::montage(montage_stack(inv), inv.options<util::MontageOptions>(), inv.stream());
               }));
 
   // ---- random_noise -------------------------------------------------------------------------------
@@ -197,20 +170,11 @@ CUSK_CLI_COMMANDS(util) {
                   "Add random noise of various types to a floating-point image (integer images go through "
                   "img_as_float first). The result is float64 (float32 for float32 input): save it as .tif or .npy.")
               .input("image", "input image")
-              .param(Param::choice("mode", {"gaussian", "localvar", "poisson", "salt", "pepper", "s&p", "speckle"},
-                                   "gaussian", "type of noise"))
-              .param(Param::integer("rng", "none", "seed (Philox; same noise on CPU and GPU, not NumPy's numbers)"))
-              .param(Param::boolean("clip", "true", "clip to [0, 1] ([-1, 1] for signed input)"))
-              .param(Param::number("mean", "0.0", "gaussian, speckle: mean of the noise"))
-              .param(Param::number("var", "0.01", "gaussian, speckle: variance of the noise"))
-              .param(Param::array("local_vars", "none", "localvar: per-pixel variance, broadcastable to the image; unset: 0.01 everywhere"))
-              .param(Param::number("amount", "0.05", "salt, pepper, s&p: fraction of pixels replaced"))
-              .param(Param::number("salt_vs_pepper", "0.5", "s&p: fraction of salt among the replaced pixels"))
+              .options<util::RandomNoiseOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                util::RandomNoiseOptions opt;
+                const auto opt = inv.options<util::RandomNoiseOptions>();
                 const std::string& mode = inv.string("mode");
-                opt.mode = util::noise_mode_from_name(mode);
                 // scikit-image rejects keywords a mode does not use.
                 const std::map<std::string, std::set<std::string>> allowed = {
                     {"gaussian", {"mean", "var"}}, {"localvar", {"local_vars"}}, {"poisson", {}},
@@ -225,16 +189,6 @@ CUSK_CLI_COMMANDS(util) {
                                          (list.empty() ? std::string("no keywords") : list) + ")");
                   }
                 }
-                if (auto seed = inv.opt_integer("rng")) {
-                  if (*seed < 0) invalid(inv, "rng", "must be a non-negative seed, got " + std::to_string(*seed));
-                  opt.rng = static_cast<std::uint64_t>(*seed);
-                }
-                opt.clip = inv.flag("clip");
-                opt.mean = inv.number("mean");
-                opt.var = inv.number("var");
-                if (inv.has("local_vars")) opt.local_vars = inv.array("local_vars").share();
-                opt.amount = inv.number("amount");
-                opt.salt_vs_pepper = inv.number("salt_vs_pepper");
                 return util::random_noise(inv.input(0), opt, inv.stream());
               }));
 
@@ -253,11 +207,11 @@ CUSK_CLI_COMMANDS(util) {
                   "window...). The file holds every window: mind its size.")
               .input("arr_in", "input array")
               .param(Param::ints("window_shape", required, "window extent per axis (one value: every axis)"))
-              .param(Param::ints("step", "1", "step between windows per axis (one value: every axis)"))
+              .options<util::ViewAsWindowsOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 return util::view_as_windows(inv.input(0), to_shape(inv.ints("window_shape")),
-                                             {.step = to_shape(inv.ints("step"))});
+                                             inv.options<util::ViewAsWindowsOptions>());
               }));
 
   // ---- map_array, compare_images ------------------------------------------------------------------
@@ -275,20 +229,17 @@ CUSK_CLI_COMMANDS(util) {
   reg.add(Command("util.compare_images", "Return an image showing the differences between two images.")
               .input("image0", "first image")
               .input("image1", "second image, same shape")
-              .param(Param::choice("method", {"diff", "blend", "checkerboard"}, "diff",
-                                   "diff: |image1 - image0|; blend: their mean; checkerboard: alternating tiles"))
-              .param(Param::ints("n_tiles", "8,8", "checkerboard: tiles along rows,cols"))
+              .options<util::CompareImagesOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                util::CompareImagesOptions opt;
-                opt.method = util::compare_method_from_name(inv.string("method"));
-                const auto t = inv.ints("n_tiles");
-                if (t.size() != 2) invalid(inv, "n_tiles", "must be rows,cols");
-                opt.n_tiles = {t[0], t[1]};
-                return util::compare_images(inv.input(0), inv.input(1), opt, inv.stream());
+                return util::compare_images(inv.input(0), inv.input(1), inv.options<util::CompareImagesOptions>(),
+                                            inv.stream());
               }));
 
-  // ---- scikit-image extras ------------------------------------------------------------------------
+}
+
+// ---- scikit-image extras ----------------------------------------------------------------------------
+CUSK_CLI_COMMANDS(util_extras) {
   reg.add(Command("util.slice_along_axes", "Slice an image along given axes: image[a:b] on each.")
               .input("image", "input image")
               .param(Param::pairs("slices", required, "one start,stop pair per axis: a0,b0:a1,b1 (negative from the end)"))

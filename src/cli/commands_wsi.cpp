@@ -3,7 +3,8 @@
 //   cuskimage wsi.read-region FILE X Y W H OUT [--level N] [--rgba true]
 //   cuskimage wsi.convert IN OUT.tif [--compression jpeg] [--quality 80] [--tile_size 256] ...
 // (The registry requires MODULE.FUNCTION names; the tool may alias slide-info, read-region, convert.)
-// X and Y are level-0 pixels (non-negative on the command line).
+// X and Y are level-0 pixels and may be negative (the region then starts outside the slide, as
+// OpenSlide allows).
 #include <cstdlib>
 #include <string>
 
@@ -44,12 +45,12 @@ CUSK_CLI_COMMANDS(wsi) {
               .input("w", "width, pixels of the level")
               .input("h", "height, pixels of the level")
               .param(Param::integer("level", "0", "pyramid level"))
-              .param(Param::boolean("rgba", "false", "write RGBA with OpenSlide's alpha (0 outside the slide)"))
+              // The region is read on the host (as before the options list): the device fields do not apply.
+              .options<wsi::ReadOptions>({"device", "nvjpeg", "hybrid"})
               .returns_image({"out"})
               .handler([](Invocation& inv) -> Result {
                 const wsi::Slide s = wsi::Slide::open(inv.input_path(0));
-                wsi::ReadOptions opt;
-                opt.rgba = inv.flag("rgba");
+                wsi::ReadOptions opt = inv.options<wsi::ReadOptions>();
                 const std::int64_t level = inv.integer("level");
                 if (level < 0 || level >= s.level_count())
                   throw InvalidArgument(inv.name() + ": argument 'level' must be in [0, " + std::to_string(s.level_count()) +
@@ -63,16 +64,9 @@ CUSK_CLI_COMMANDS(wsi) {
                   "written.")
               .input("input", "image (TIFF, PNG, JPEG, NPY) or slide")
               .input("output", "pyramidal TIFF to write")
-              .param(Param::choice("compression", {"jpeg", "deflate", "lzw", "none", "zstd", "webp"}, "jpeg",
-                                   "tile compression"))
-              .param(Param::integer("quality", "80", "JPEG/WebP quality, 1..100"))
-              .param(Param::integer("tile_size", "256", "tile size, a multiple of 16"))
-              .param(Param::integer("levels", "0", "number of levels (0: halve until one tile)"))
-              .param(Param::boolean("bigtiff", "false", "write BigTIFF"))
-              .param(Param::boolean("subifds", "false", "reduced levels as SubIFDs (OME-TIFF style)"))
-              .param(Param::boolean("aperio", "false", "Aperio SVS layout and description"))
-              .param(Param::number("mpp", "none", "microns per pixel at level 0"))
-              .param(Param::boolean("label", "false", "label image: levels by 2x2 mode, never blended"))
+              .options<wsi::PyramidOptions>()
+              .choices("compression", {"jpeg", "deflate", "lzw", "none", "zstd", "webp"})
+              .choices("jpeg_colorspace", {"ycbcr", "rgb"})
               .returns_value("{levels, width, height} written")
               .handler([](Invocation& inv) -> Result {
                 const std::string& in = inv.input_path(0);
@@ -83,17 +77,7 @@ CUSK_CLI_COMMANDS(wsi) {
                 } catch (const FormatError&) {
                   image = io::imread(in);
                 }
-                wsi::PyramidOptions opt;
-                opt.compression = inv.string("compression");
-                opt.quality = static_cast<int>(inv.integer("quality"));
-                opt.tile_size = inv.integer("tile_size");
-                opt.levels = static_cast<int>(inv.integer("levels"));
-                opt.bigtiff = inv.flag("bigtiff");
-                opt.subifds = inv.flag("subifds");
-                opt.aperio = inv.flag("aperio");
-                opt.mpp = inv.opt_number("mpp");
-                opt.label = inv.flag("label");
-                wsi::write_pyramid(inv.input_path(1), image, opt);
+                wsi::write_pyramid(inv.input_path(1), image, inv.options<wsi::PyramidOptions>());
                 const wsi::Slide out = wsi::Slide::open(inv.input_path(1));
                 return nlohmann::json{{"levels", out.level_count()}, {"width", out.level(0).width}, {"height", out.level(0).height}};
               }));

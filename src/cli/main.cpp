@@ -33,7 +33,8 @@ usage:
 Arguments follow scikit-image's: image inputs are positional, in the function's order, and the
 output path comes last; keyword arguments are --NAME VALUE (or --NAME=VALUE) with scikit-image's
 names. Values:
-  numbers         --sigma 3   --amount 0.05   --low -1e3   (inf and nan accepted)
+  numbers         --sigma 3   --amount 0.05   --low -1e3   (inf and nan accepted; a negative
+                  number is a value, never an option: read-region SLIDE -5 10 512 512 OUT)
   booleans        --signed_float true   (true/false, True/False, 1/0, yes/no; a bare --flag is true)
   tuples          --n_tiles 8,8          (a single value where scikit-image accepts a scalar)
   nested pairs    --crop_width 1,2:3,4   is ((1, 2), (3, 4)): ':' separates the inner tuples
@@ -43,6 +44,9 @@ names. Values:
   enumerations    --mode reflect         (scikit-image's strings)
   dtypes          --dtype uint8
   unset           --seed none            (scikit-image's None, where that is the default)
+
+Keyword arguments are the fields of the function's options struct in the C++ headers (same names,
+defaults and types); `help` lists the fields that exist only in C++ (callables, devices, ...).
 
 Images are read and written with cuskimage's io (TIFF, PNG, JPEG, NPY; the format by extension).
 The input is moved to --device (default: cuda when a GPU is present, else cpu) and the function
@@ -57,6 +61,17 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 bool is_bool_literal(const std::string& text) {
   try {
     return std::holds_alternative<bool>(parse_value("", Param::boolean("flag", "false", ""), text));
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+/// "-5", "-0.5", "-1e3", "-inf": a negative number is a value (a positional coordinate such as
+/// read-region's X), never an option.
+bool is_negative_number(const std::string& text) {
+  if (text.size() < 2 || text[0] != '-') return false;
+  try {
+    return std::holds_alternative<double>(parse_value("", Param::number("value", "0", ""), text));
   } catch (const UsageError&) {
     return false;
   }
@@ -145,8 +160,8 @@ int run_command(const Command& c, const std::vector<std::string>& args, std::siz
       std::cout << c.help();
       return 0;
     }
-    if (!starts_with(a, "--") || a.size() == 2) {
-      if (starts_with(a, "-") && a.size() > 1 && a != "-")
+    if (!starts_with(a, "--") || a.size() == 2 || is_negative_number(a)) {
+      if (starts_with(a, "-") && a.size() > 1 && a != "-" && !is_negative_number(a))
         throw UsageError(c.name() + ": unknown option '" + a + "' (parameters are written --NAME VALUE)");
       positional.push_back(a);
       continue;
@@ -270,6 +285,13 @@ int run(const std::vector<std::string>& args) {
     if (a == "--version" || a == "-V") {
       std::cout << "cuskimage " << cuskimage::version << "\n";
       return 0;
+    }
+    if (a == "--check-options") {  // for the tests: every command's defaults against its options structs
+      const OptionsCheck r = Registry::instance().check_options();
+      for (const auto& msg : r.problems) std::cout << msg << "\n";
+      std::cout << Registry::instance().commands().size() << " commands, " << r.fields << " option fields, "
+                << r.problems.size() << " problems\n";
+      return r.problems.empty() ? 0 : 1;
     }
     if (a == "--list") {
       print_list(i + 1 < args.size() && !starts_with(args[i + 1], "-") ? args[i + 1] : "");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -117,6 +118,7 @@ bool is_none(const std::string& text) { return lower(trim(text)) == "none"; }
 
 /// "none" means scikit-image's None unless it is one of a choice parameter's own strings.
 bool means_none(const Param& p, const std::string& text) {
+  if (!p.unset_word.empty() && trim(text) == p.unset_word) return true;
   if (!is_none(text)) return false;
   return !(p.kind == Kind::choice && std::find(p.choices.begin(), p.choices.end(), trim(text)) != p.choices.end());
 }
@@ -185,6 +187,7 @@ Param Param::dtype(std::string n, std::optional<std::string> d, std::string h) {
 std::string Param::python_default() const {
   if (!default_value) return "";
   const std::string& d = *default_value;
+  if (!unset_word.empty() && d == unset_word) return "'" + d + "'";
   if (means_none(*this, d)) return "None";
   switch (kind) {
     case Kind::boolean: {
@@ -192,10 +195,14 @@ std::string Param::python_default() const {
       parse_bool(d, b);
       return b ? "True" : "False";
     }
+    case Kind::array: {
+      double v = 0;
+      if (parse_double(d, v)) return d;  // a number where an array is also accepted (wiener's K)
+      return "'" + d + "'";
+    }
     case Kind::string:
     case Kind::choice:
-    case Kind::dtype:
-    case Kind::array: return "'" + d + "'";
+    case Kind::dtype: return "'" + d + "'";
     case Kind::ints:
     case Kind::numbers: {
       const auto parts = split(strip_brackets(d), ',');
@@ -216,11 +223,13 @@ std::string Param::python_default() const {
 
 Value parse_value(const std::string& fn, const Param& p, const std::string& text) {
   auto bad = [&](const std::string& expected) -> UsageError {
-    return UsageError(fn + ": parameter '--" + p.name + "' expects " + expected + ", got '" + text + "'");
+    const std::string alt = p.unset_word.empty() ? "" : "'" + p.unset_word + "' or ";
+    return UsageError(fn + ": parameter '--" + p.name + "' expects " + alt + expected + ", got '" + text + "'");
   };
   if (means_none(p, text)) {
-    if (p.default_value && means_none(p, *p.default_value)) return std::monostate{};
-    throw bad(std::string("a value (it cannot be none)"));
+    if (p.nullable || (p.default_value && means_none(p, *p.default_value))) return std::monostate{};
+    if (p.kind != Kind::string) throw bad(std::string("a value (it cannot be none)"));
+    // A string parameter that cannot be unset takes "none" as its text (e.g. a compression name).
   }
   switch (p.kind) {
     case Kind::integer: {
@@ -299,6 +308,16 @@ Value parse_value(const std::string& fn, const Param& p, const std::string& text
 }
 
 // ---- invocation ------------------------------------------------------------------------------------
+
+Invocation::Invocation(const Command& command, DefaultsOnly) : command_(&command), device_(Device::cpu()) {
+  for (const Param& p : command.params())
+    if (p.default_value) {
+      values_[p.name] = parse_value(command.name(), p, *p.default_value);
+      given_[p.name] = false;
+    }
+}
+
+Invocation Invocation::defaults(const Command& command) { return Invocation(command, DefaultsOnly{}); }
 
 Invocation::Invocation(const Command& command, std::vector<std::string> input_paths,
                        std::map<std::string, Value> values, Device device)
@@ -594,6 +613,10 @@ std::string Command::help() const {
       line("--" + p.name + " " + kind_name(p.kind, p.choices), right);
     }
   }
+  if (!cpp_only_.empty()) {
+    os << "\nC++ only (no command-line form):\n";
+    for (const auto& f : cpp_only_) os << "  " << f << "\n";
+  }
   os << "\ncommon options:\n";
   line("--device cpu|cuda[:N]", "where the op runs (default: cuda when a GPU is present, else cpu)");
   return os.str();
@@ -621,7 +644,10 @@ void Registry::add(Command command) {
   for (const Input& in : ins)
     if (in.optional && (in.variadic || command.returns() == Returns::table))
       throw std::logic_error("cuskimage CLI: '" + name + "': optional inputs cannot be variadic nor precede a table");
+  std::set<std::string> names;
   for (const Param& p : command.params()) {
+    if (!names.insert(p.name).second)
+      throw std::logic_error("cuskimage CLI: '" + name + "': parameter '" + p.name + "' declared twice");
     if (p.name == "device" || p.name == "help")
       throw std::logic_error("cuskimage CLI: '" + name + "': parameter name '" + p.name + "' is reserved");
     if (p.default_value) (void)parse_value(name, p, *p.default_value);  // throws on a bad default

@@ -2,18 +2,19 @@
 //
 // Every scikit-image module adds one file src/cli/commands_<module>.cpp that registers its
 // functions with CUSK_CLI_COMMANDS(<module>) { ... }. A command declares its positional image
-// inputs (scikit-image's argument order), its keyword parameters (scikit-image's names, a kind, a
-// default and a help line), what it returns (images written to OUTPUT paths, a JSON value printed
-// on stdout, or a CSV table) and a handler that calls the library:
+// inputs (scikit-image's argument order), its keyword parameters, what it returns (images written
+// to OUTPUT paths, a JSON value printed on stdout, or a CSV table) and a handler that calls the
+// library. Keyword parameters come from the function's options struct (its CUSK_OPTIONS field list
+// gives names, types, defaults and help; see codec.hpp); only arguments outside the struct (e.g. a
+// positional sigma) or command-line-only switches are declared by hand with .param():
 //
 //   CUSK_CLI_COMMANDS(util) {
 //     reg.add(Command("util.invert", "Invert an image.")
 //                 .input("image", "input image")
-//                 .param(Param::boolean("signed_float", "false", "treat floats as [-1, 1]"))
+//                 .options<util::InvertOptions>()
 //                 .returns_image()
 //                 .handler([](Invocation& inv) -> Result {
-//                   return util::invert(inv.input(0), {.signed_float = inv.flag("signed_float")},
-//                                       inv.stream());
+//                   return util::invert(inv.input(0), inv.options<util::InvertOptions>(), inv.stream());
 //                 }));
 //   }
 //
@@ -26,8 +27,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -38,6 +42,7 @@
 #include "cuskimage/dtype.hpp"
 #include "cuskimage/error.hpp"
 #include "cuskimage/io.hpp"
+#include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
 namespace cuskimage::cli {
@@ -77,6 +82,12 @@ struct Param {
   std::optional<std::string> default_value;
   std::string help;
   std::vector<std::string> choices;  // Kind::choice
+  /// "none" is accepted (scikit-image's None) even when the default is set (std::optional fields).
+  bool nullable = false;
+  /// A word meaning unset besides "none" (Command::unset_as).
+  std::string unset_word;
+  /// The options struct the parameter comes from ("GaussianOptions"); empty for a hand-declared one.
+  std::string field_of;
 
   static Param integer(std::string name, std::optional<std::string> def, std::string help);
   static Param number(std::string name, std::optional<std::string> def, std::string help);
@@ -130,11 +141,19 @@ using Value = std::variant<std::monostate, std::int64_t, double, bool, std::stri
 
 class Command;
 
+/// What the default check of one options struct found (Registry::check_options).
+struct OptionsCheck {
+  std::size_t fields = 0;
+  std::vector<std::string> problems;
+};
+
 /// One run of a command: the input paths, the parsed parameters, the device and the stream.
 class Invocation {
  public:
   Invocation(const Command& command, std::vector<std::string> input_paths, std::map<std::string, Value> values,
              Device device);
+  /// An invocation holding only the defaults (required parameters left unset), for checks.
+  static Invocation defaults(const Command& command);
 
   const Command& command() const { return *command_; }
   /// "util.crop" (for messages).
@@ -173,7 +192,15 @@ class Invocation {
   std::optional<double> opt_number(const std::string& name) const;
   std::optional<std::string> opt_string(const std::string& name) const;
 
+  /// S{} with every field the command declared through Command::options<S>() set from the command
+  /// line (else its default). Fields left out of the command line keep S{}'s value.
+  template <meta::Described S>
+  S options();
+
  private:
+  struct DefaultsOnly {};
+  Invocation(const Command& command, DefaultsOnly);
+
   const Value& value(const std::string& name, Kind expected) const;
   [[noreturn]] void bad(const std::string& name, const std::string& what) const;
 
@@ -201,6 +228,17 @@ class Command {
   /// An input that may be left out (trailing inputs only); Invocation::num_inputs() tells.
   Command& optional_input(std::string name, std::string help);
   Command& param(Param p);
+  /// One parameter per field of S's CUSK_OPTIONS list (codec.hpp): its name, the field's type's kind,
+  /// the field of S{} as default and the field's doc as help. Fields named in `skip` are set by the
+  /// handler instead; fields of a type without a codec are C++-only (listed as such by help()).
+  /// A field already declared by an earlier options<>() of the command is shared.
+  template <meta::Described S>
+  Command& options(std::initializer_list<std::string_view> skip = {});
+  /// Restricts a text parameter (e.g. a string field of an options struct) to `allowed`.
+  Command& choices(const std::string& name, std::vector<std::string> allowed);
+  /// Makes `word` the command-line spelling of an unset parameter (scikit-image's default string,
+  /// e.g. montage's fill='mean' for an empty fill), in place of none.
+  Command& unset_as(const std::string& name, std::string word);
   /// Images written to OUTPUT paths; the names are shown in the usage line.
   Command& returns_image(std::vector<std::string> outputs = {"output"});
   /// A JSON value on stdout; `description` says what it is (shown in help).
@@ -221,6 +259,12 @@ class Command {
   const std::vector<std::string>& outputs() const { return outputs_; }
   const std::string& returns_description() const { return returns_description_; }
   const Handler& run() const { return handler_; }
+  /// Names of every field of the command's options structs (exposed, skipped or C++-only).
+  const std::set<std::string>& option_fields() const { return option_fields_; }
+  /// "hist (ThresholdOtsuOptions)" for each field with no command-line form.
+  const std::vector<std::string>& cpp_only() const { return cpp_only_; }
+  /// Reads the defaults back into each options struct and compares them with S{}, field by field.
+  std::vector<OptionsCheck> check_defaults() const;
 
   /// "util.crop(ar, crop_width, copy=False, order='K') -> image"
   std::string signature() const;
@@ -238,6 +282,11 @@ class Command {
   std::vector<std::string> outputs_ = {"output"};
   std::string returns_description_ = "image";
   Handler handler_;
+  std::set<std::string> option_fields_;
+  std::vector<std::string> cpp_only_;
+  std::vector<std::function<OptionsCheck(Invocation&)>> option_checks_;
+
+  void add_option_param(Param p);
 };
 
 class Registry {
@@ -249,6 +298,9 @@ class Registry {
   const std::map<std::string, Command>& commands() const { return commands_; }
   /// Names close to `name` (typos), best first.
   std::vector<std::string> suggestions(const std::string& name) const;
+  /// Every command's options defaults against its structs (Command::check_defaults) and every
+  /// hand-declared parameter against the names of its structs' fields (none may shadow one).
+  OptionsCheck check_options() const;
 
  private:
   std::map<std::string, Command> commands_;
@@ -278,3 +330,5 @@ struct Registrar {
   [[maybe_unused]] static const ::cuskimage::cli::detail::Registrar cusk_cli_registrar_##module{ \
       &cusk_cli_register_##module};                                                            \
   static void cusk_cli_register_##module([[maybe_unused]] ::cuskimage::cli::Registry& reg)
+
+#include "src/cli/codec.hpp"  // Codec<T> and the options<S>() templates

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "cuskimage/color.hpp"
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
+#include "src/core/policy_slot.hpp"
 #include "src/core/validate.hpp"
 
 namespace cuskimage::color::detail {
@@ -115,3 +117,7 @@ Array broadcast_to(const Array& a, const Shape& shape) {
 }
 
 }  // namespace cuskimage::color::detail
+
+namespace cuskimage::tuning {
+CUSK_TUNING_POLICY(ColorPolicy, color_policy)
+}  // namespace cuskimage::tuning

@@ -12,9 +12,11 @@
 
 #include "cuskimage/filters.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/tuning.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/elementwise.hpp"
+#include "src/core/policy_slot.hpp"
 #include "src/core/validate.hpp"
 #include "src/filters/edges.hpp"
 #include "src/filters/stencil3d.hpp"
@@ -307,3 +309,7 @@ Array laplace(const Array& image, const LaplaceOptions& opts, const Stream& stre
 }
 
 }  // namespace cuskimage::filters
+
+namespace cuskimage::tuning {
+CUSK_TUNING_POLICY(StencilPolicy, stencil_policy)
+}  // namespace cuskimage::tuning

@@ -125,12 +125,12 @@ LabelResult run(const Array& image, const LabelOptions& opts, bool want_num, con
           r.num = odt == DType::int32 ? cpu_label<T, std::int32_t>(image, r.labels, key, conn)
                                       : cpu_label<T, std::int64_t>(image, r.labels, key, conn);
         },
-        [&](cudaStream_t s) {
+        [&](auto /*handle*/) {
           if (nd > 3)
             cuskimage::detail::fail<NotSupported>(kFn, "argument 'image' must be 1-D to 3-D on a CUDA device, got ",
                                                   nd, "-D");
           const Array c = image.contiguous(stream);
-          detail::cuda_label<T>(c, r.labels, key, conn, want_num ? &r.num : nullptr, s);
+          detail::cuda_label<T>(c, r.labels, key, conn, want_num ? &r.num : nullptr, stream);
         });
   });
   return r;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
 
 namespace cuskimage::measure::detail {
 
@@ -68,6 +69,6 @@ inline LabelNeighbours backward_neighbours(int ndim, int connectivity) {
 /// count, read back from the device (the only case that synchronises the stream).
 template <class T>
 void cuda_label(const Array& in, Array& out, const LabelKey& key, int connectivity, std::int64_t* num,
-                cudaStream_t stream);
+                const Stream& stream);
 
 }  // namespace cuskimage::measure::detail

@@ -510,7 +510,7 @@ void measure_set(RegionSet& s, const StatsRequest& req) {
   cuskimage::detail::on_backend(
       s.labels, s.stream,
       [&] { cpu_region_stats(s.labels, s.intensity, static_cast<int>(s.nch), s.spacing, req, s.st); },
-      [&](cudaStream_t h) {
+      [&](auto /*handle*/) {
         // The kernels read int32/int64 labels and uint8/uint16/float32/float64 intensities; other
         // dtypes are converted once on the device.
         const Array lab = s.device_labels();
@@ -520,7 +520,7 @@ void measure_set(RegionSet& s, const StatsRequest& req) {
           const bool native = idt == DType::uint8 || idt == DType::uint16 || idt == DType::float32 || idt == DType::float64;
           inten = native ? s.intensity.contiguous(s.stream) : s.intensity.astype(DType::float64, s.stream);
         }
-        cuda_region_stats(lab, inten, static_cast<int>(s.nch), s.spacing, req, s.st, h);
+        cuda_region_stats(lab, inten, static_cast<int>(s.nch), s.spacing, req, s.st, s.stream);
       });
 }
 
@@ -572,7 +572,7 @@ std::vector<Array> device_columns(const RegionSet& set, const Array& label_image
   std::vector<Array> out;
   cuskimage::detail::on_backend(
       label_image, stream, [] {},
-      [&](cudaStream_t h) {
+      [&](auto /*handle*/) {
         const DType ldt = label_image.dtype();
         const Array lab = (ldt == DType::int32 || ldt == DType::int64) ? label_image.contiguous(stream)
                                                                        : label_image.astype(DType::int64, stream);
@@ -582,17 +582,9 @@ std::vector<Array> device_columns(const RegionSet& set, const Array& label_image
           const bool native = idt == DType::uint8 || idt == DType::uint16 || idt == DType::float32 || idt == DType::float64;
           inten = native ? intensity_image.contiguous(stream) : intensity_image.astype(DType::float64, stream);
         }
-        out = cuda_region_columns(lab, inten, static_cast<int>(set.nch), set.spacing, set.offset, specs, h);
+        out = cuda_region_columns(lab, inten, static_cast<int>(set.nch), set.spacing, set.offset, specs, stream);
       });
   return out;
-}
-
-/// regionprops_table of a CUDA label image builds pass-1-only tables from the device columns
-/// (each copied once into its host column) instead of the per-label statistics; temporary switch
-/// CUSK_RP_HOSTCOLS=0 restores the statistics path (for the H200 comparison).
-bool host_columns_from_device() {
-  const char* v = std::getenv("CUSK_RP_HOSTCOLS");
-  return !(v && *v == '0');
 }
 
 }  // namespace detail
@@ -693,7 +685,7 @@ Table regionprops_table(const Array& label_image, const Array& intensity_image,
     req.perimeter |= r.perimeter;
     req.crofton |= r.crofton;
   }
-  if (label_image.device().is_cuda() && opts.extra_properties.empty() && detail::host_columns_from_device()) {
+  if (label_image.device().is_cuda() && opts.extra_properties.empty()) {
     std::vector<std::string> cols;
     std::vector<detail::DeviceColumnSpec> specs;
     if (detail::device_column_specs(*set, properties, opts.separator, kFn, cols, specs)) {

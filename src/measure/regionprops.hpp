@@ -80,7 +80,7 @@ Pass2Params pass2_params(const RegionStats& stats, const std::vector<double>& sp
 /// `intensity` invalid or contiguous uint8/uint16/float32/float64 with `nch` channels last.
 /// Fills `stats` (host) for every label > 0 present; synchronises the stream.
 void cuda_region_stats(const Array& labels, const Array& intensity, int nch, const std::vector<double>& spacing,
-                       const StatsRequest& req, RegionStats& stats, cudaStream_t stream);
+                       const StatsRequest& req, RegionStats& stats, const Stream& stream);
 
 /// Bool mask `labels[crop] == label` into `out` (contiguous bool of the crop's shape), device.
 void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t stream);
@@ -203,6 +203,6 @@ struct DeviceColumnSpec {
 /// cuda_region_stats; reads one value (the region count) back to the host.
 std::vector<Array> cuda_region_columns(const Array& labels, const Array& intensity, int nch,
                                        const std::vector<double>& spacing, const std::vector<std::int64_t>& offset,
-                                       const std::vector<DeviceColumnSpec>& specs, cudaStream_t stream);
+                                       const std::vector<DeviceColumnSpec>& specs, const Stream& stream);
 
 }  // namespace cuskimage::measure::detail

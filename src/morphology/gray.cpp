@@ -2,11 +2,10 @@
 // Every pass is an ndimage::minimum_filter / maximum_filter call (the CPU oracle or the CUDA
 // neighbourhood kernels, chosen by the image's device), except that on CUDA a footprint whose rows
 // are single runs (disk, diamond, ellipse, rectangle, ball, ...) takes a fast kernel: for integer
-// and bool images the row-chain kernel (kernels/morphology/row_chain.cu) when the runs nest and
-// lie in one plane, else the sparse-table kernel of kernels/morphology/rows2d.cu (footprints of
-// several planes: that kernel first, the chain where it refuses; a full 3x3 bool footprint
-// kernels/morphology/binary3x3.cu); the tophat difference has its own element-wise kernel
-// (kernels/morphology/tophat.cu).
+// and bool images the row-chain kernel (kernels/morphology/row_chain.cu) when the runs nest (in
+// 2-D and 3-D), else the sparse-table kernel of kernels/morphology/rows2d.cu (a full 3x3 bool
+// footprint: kernels/morphology/binary3x3.cu); the tophat difference has its own element-wise
+// kernel (kernels/morphology/tophat.cu).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -145,10 +144,9 @@ Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, 
       }
     }
     if constexpr (std::is_integral_v<T>) {
-      const bool chain_first = cuda_chain_first(runs, image.size());
-      if (chain_first && cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
+      // The row chain takes footprints of nested row runs; the sparse-table kernel the others.
+      if (cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
       if (cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
-      if (!chain_first && cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
       return {};
     }
     if (!cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return {};

@@ -14,8 +14,7 @@ namespace cuskimage::morphology::detail {
 inline constexpr std::int64_t kTreeMaxPixels = (std::int64_t(1) << 32) - 2;
 
 /// (parent int64 of the image's shape, traverser int64 1-D). Synchronizes the stream once (the
-/// number of levels decides the batches; twice with the temporary CUSK_MAXTREE_BATCH_PX or
-/// CUSK_MAXTREE_GRID switches of kernels/morphology/max_tree.cu, which read the level starts back).
+/// number of levels decides the batches; tuning::MaxTreePolicy can fix their size).
 void cuda_max_tree(const Array& image, int connectivity, Array& parent, Array& traverser, const Stream& stream);
 
 /// Whether a caller's (parent, traverser) (int64, contiguous or not, on the current device) is a
@@ -30,8 +29,5 @@ Array cuda_tree_filter(const Array& image, bool diameter, bool closing, double t
 
 Array cuda_max_tree_local_maxima(const Array& image, int connectivity, const Array& parent, const Array& traverser,
                                  const Stream& stream);
-
-/// Tests only: levels per batch of the tree build (0: automatic).
-void set_tree_levels_per_batch_for_testing(std::uint32_t levels);
 
 }  // namespace cuskimage::morphology::detail

@@ -25,8 +25,8 @@
 //      batch's edges are united in zpar (a second kernel, so the first sees the previous sets).
 //   3. Merging equal levels always hangs the larger index under the smaller, so each node's level
 //      root is its smallest index: the canonical pixel. finalize_*() write scikit-image's parent.
-//   The tree is read and written through a links policy (TreeSplitLinks: par[] beside lev[];
-//   TreePackedLinks: parent and parent's level in one 64-bit word), the same algorithm either way.
+//   The tree is read and written through its links (TreePackedLinks: parent and parent's level
+//   in one 64-bit word, so a walk step is one load).
 //
 // Why the concurrent merge is exact (no lock, any interleaving): every pointer par[a] = b it writes
 // joins two pixels that are connected through pixels of level >= level(b) (true of the pair merge()
@@ -186,31 +186,18 @@ CUSK_HD T tree_invert(T x) {
 // M is the memory policy: M::load(p), M::store(p, v) (relaxed atomics) and M::cas(p, expected,
 // desired) -> bool. Levels are read-only during the build.
 //
-// The tree being built is read and written through a links policy L: a link of pixel x is its
-// parent and the parent's level (every walk step compares levels), L::get(x), L::set(x, link),
-// L::cas(x, expected, desired). TreeSplitLinks keeps parents apart from the levels (a step is two
-// dependent loads: par[x], then lev[par[x]]); TreePackedLinks keeps both in one 64-bit word per
-// pixel (a step is one load; a level never changes, so comparing words compares parents).
+// The tree being built is read and written through its links L: a link of pixel x is its parent
+// and the parent's level (every walk step compares levels), L::get(x), L::set(x, link),
+// L::cas(x, expected, desired). TreePackedLinks keeps both in one 64-bit word per pixel (a step is
+// one load; a level never changes, so comparing words compares parents). Parents kept apart from
+// the levels (par[] beside lev[]: two dependent loads per step) were 3-22 % slower at every batch
+// size of the H200 sweep.
 
 /// A pixel's parent and the parent's level.
 template <class I>
 struct TreeLink {
   I to;
   I lev;
-};
-
-template <class M, class I>
-struct TreeSplitLinks {
-  I* par;
-  const I* lev;
-  CUSK_HD TreeLink<I> get(I x) const {
-    const I y = M::load(par + x);
-    return {y, lev[y]};
-  }
-  CUSK_HD void set(I x, TreeLink<I> l) const { M::store(par + x, l.to); }
-  CUSK_HD bool cas(I x, TreeLink<I> expected, TreeLink<I> desired) const {
-    return M::cas(par + x, expected.to, desired.to);
-  }
 };
 
 /// word = parent | level(parent) << 32 (32-bit pixel indices).
@@ -474,19 +461,12 @@ struct TreeBatch {
   std::uint32_t lo, hi;
 };
 
-/// The batches from the top level down: `per` levels each (per >= 1), or, with batch_pixels > 0,
-/// levels until the batch holds >= batch_pixels pixels or `per` levels. lstart: the first sorted
-/// position of each level and lstart[levels] = n (read only with batch_pixels).
-inline std::vector<TreeBatch> tree_batch_plan(std::uint32_t levels, std::uint32_t per, std::uint32_t batch_pixels,
-                                              const std::uint32_t* lstart) {
+/// The batches from the top level down, `per` levels each (per >= 1).
+inline std::vector<TreeBatch> tree_batch_plan(std::uint32_t levels, std::uint32_t per) {
   std::vector<TreeBatch> plan;
   if (per == 0) per = 1;
   for (std::uint32_t hi = levels; hi > 0;) {
-    std::uint32_t lo = hi > per ? hi - per : 0;
-    if (batch_pixels > 0) {
-      lo = hi - 1;
-      while (lo > 0 && hi - lo < per && lstart[hi] - lstart[lo] < batch_pixels) --lo;
-    }
+    const std::uint32_t lo = hi > per ? hi - per : 0;
     plan.push_back({lo, hi});
     hi = lo;
   }
@@ -495,7 +475,7 @@ inline std::vector<TreeBatch> tree_batch_plan(std::uint32_t levels, std::uint32_
 
 /// Levels per batch: a batch costs two launches and a drain, and a merge walks up to D levels; D
 /// ~ sqrt(L c / n) balances the two. c = 4.4e6 from the H200 sweep of packed links on uint8
-/// texture (2026-12-01): D = 16 at 2048^2 (8.6 ms; the first rule's D = 3: 10.1 ms) and D = 4 at
+/// texture: D = 16 at 2048^2 (8.6 ms; the first rule's D = 3: 10.1 ms) and D = 4 at
 /// 8192^2 (127 ms; D = 1: 147 ms).
 inline std::uint32_t tree_levels_per_batch(std::uint64_t n, std::uint64_t levels) {
   if (n == 0) return 1;

@@ -72,12 +72,6 @@ template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
                        T cval, cudaStream_t stream);
 
-/// Whether fast_minmax_pass tries the row chain before the sparse-table kernel for these runs on an
-/// image of `pixels` elements: single-plane footprints yes; footprints of several planes (balls)
-/// take the sparse-table kernel first and the chain only where that refuses. Temporary launch
-/// knobs in the environment (kernels/morphology/row_chain.cu) can turn the chain off or change this.
-bool cuda_chain_first(const std::vector<RowRun>& runs, std::int64_t pixels);
-
 /// A full 3x3 binary erosion (AND, is_max false) or dilation (OR) of a contiguous 2-D or 3-D (per
 /// plane) bool image with a constant border `border`.
 void cuda_binary3x3(const Array& in, Array& out, bool is_max, bool border, cudaStream_t stream);

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/tuning.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
+#include "src/core/policy_slot.hpp"
 #include "src/core/validate.hpp"
 #include "src/ndimage/separable2d.hpp"
 #include "src/ndimage/backend.hpp"
@@ -119,7 +121,7 @@ void run_gaussian(const Array& in, Array& out, const std::vector<std::pair<int, 
     for (std::size_t p = 0; p < L; ++p) {
       Array& dst = (L - 1 - p) % 2 == 0 ? final_ : tmp;  // ping-pong so the last launch lands in final_
       if (fuse && p == L - 1) {
-        if constexpr (!std::is_same_v<T, std::int32_t>) detail::cuda_separable2d<T>(*cur, dst, plan, stream.handle());
+        if constexpr (!std::is_same_v<T, std::int32_t>) detail::cuda_separable2d<T>(*cur, dst, plan, stream);
       } else {
         detail::cuda_pass1d<T>(*cur, dst, passes[p].first, passes[p].second, stream.handle());
       }
@@ -239,3 +241,7 @@ Array gaussian_filter(const Array& input, const std::vector<double>& sigma, cons
 }
 
 }  // namespace cuskimage::ndimage
+
+namespace cuskimage::tuning {
+CUSK_TUNING_POLICY(Separable2dPolicy, separable2d_policy)
+}  // namespace cuskimage::tuning

@@ -7,6 +7,7 @@
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/stream.hpp"
 
 namespace cuskimage::ndimage::detail {
 
@@ -32,7 +33,7 @@ struct Separable2d {
 /// neither symmetric nor antisymmetric, cval not exact in a float T, grid limits); the caller then
 /// runs 1-D passes. cuda_separable2d_fits answers that question without launching.
 template <class T>
-bool cuda_separable2d(const Array& in, Array& out, const Separable2d& plan, cudaStream_t stream);
+bool cuda_separable2d(const Array& in, Array& out, const Separable2d& plan, const Stream& stream);
 template <class T>
 bool cuda_separable2d_fits(const Shape& shape, const Separable2d& plan);
 

@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -334,15 +332,6 @@ void Result::write_geojson(const std::string& path) const {
   // Every tile is unpacked once. Objects inside one tile are outlined from it directly; objects
   // that cross tiles get a padded crop filled piece by piece from each tile they touch (a crop of
   // the stitched labels per object would unpack whole tiles per object: minutes on a 40k slide).
-  // CUSK_TIMING=1: phase times on stderr (profiling the writer on a whole slide).
-  const bool timing = std::getenv("CUSK_TIMING") != nullptr;
-  auto t_last = std::chrono::steady_clock::now();
-  auto phase = [&](const char* what) {
-    if (!timing) return;
-    const auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "geojson %s: %.3f s\n", what, std::chrono::duration<double>(now - t_last).count());
-    t_last = now;
-  };
   const std::size_t ntiles = R.records.size();
   std::vector<std::vector<std::size_t>> inside(ntiles), touching(ntiles);
   std::vector<std::size_t> spanning;
@@ -372,7 +361,6 @@ void Result::write_geojson(const std::string& path) const {
     crops[j] = Array::zeros({g[2], g[3]}, DType::uint8);
   }
   std::vector<std::string> feats(R.objects.size());
-  phase("lists and crops");
   // Tiles in parallel (unpacking a tile is the costly part): each writes its own objects' features
   // and its own, disjoint, parts of the crossing objects' crops.
 #pragma omp parallel for schedule(dynamic)
@@ -408,7 +396,6 @@ void Result::write_geojson(const std::string& path) const {
         for (std::int64_t x = xs; x < xe; ++x) m[(y - g[0]) * g[3] + (x - g[1])] = at(y, x) == label;
     }
   }
-  phase("tiles");
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t j = 0; j < spanning.size(); ++j) {
     const Object& o = R.objects[spanning[j]];
@@ -416,12 +403,10 @@ void Result::write_geojson(const std::string& path) const {
     feats[spanning[j]] = feature(o, crops[j], g[0], g[1], R.downsample);
     crops[j] = Array();  // freed as soon as it is outlined
   }
-  phase("crossing objects");
   out << R"({"type":"FeatureCollection","features":[)";
   for (std::size_t k = 0; k < feats.size(); ++k) out << (k ? ",\n" : "\n") << feats[k];
   out << "\n]}\n";
   if (!out) throw FormatError("tiled::Result::write_geojson: cannot write " + path);
-  phase("write");
 }
 
 Array Result::labels(std::int64_t x, std::int64_t y, std::int64_t width, std::int64_t height) const {

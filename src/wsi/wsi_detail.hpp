@@ -176,14 +176,6 @@ using FetchFn = std::function<void(const TiledImage&, std::uint64_t, std::vector
 /// The GPU JPEG decoder of device `device` in words (wsi::gpu_jpeg_decoder).
 std::string gpu_jpeg_decoder_info(int device);
 
-/// Tests: the colour path of device reads, 0 (the default: CUSK_WSI_NVJPEG_COLOR, else exact),
-/// 1 exact (nvJPEG's YCbCr planes, upsampled and converted as libjpeg-turbo does: ycc.hpp),
-/// 2 nvJPEG's own RGB output. No effect in builds without nvJPEG.
-void set_nvjpeg_colour_for_testing(int mode);
-/// Tests: tiles per stacked stream on the exact colour path (stack_jpeg_streams), 0 for the default
-/// (CUSK_WSI_NVJPEG_STACK), 1 for one tile per image. No effect in builds without nvJPEG.
-void set_nvjpeg_stack_for_testing(int tiles);
-
 /// The hybrid's balance rule: the most units a feeder may take now from order[front, back) (at
 /// most `limit`) so that the GPU's tiles in flight plus them take no longer at `gpu_rate` (tiles/s)
 /// than the host workers need for what would be left at `host_rate` (host cost/s, all workers);
@@ -193,7 +185,7 @@ std::size_t gpu_chunk(double in_flight, double gpu_rate, double host_rate, const
 
 #if CUSK_HAVE_NVJPEG
 /// Decodes the units' tiles into their parts in device memory on CUDA device `device`
-/// (nvjpeg_decode.cpp): `feeders` threads run nvJPEG batches (several in flight, the next batch
+/// (nvjpeg_decode.cpp, under tuning::WsiNvjpegPolicy): `feeders` threads run nvJPEG batches (several in flight, the next batch
 /// fetched and merged with its JPEGTables while the engines decode), `host_workers` threads decode
 /// units with libjpeg-turbo into pinned memory and copy them up; the GPU takes units from the most
 /// expensive end for the host, the host workers from the cheapest, and a feeder takes a batch only

@@ -4,6 +4,7 @@
 // bad input. Tolerances: float64 1e-12 relative (+1e-10 absolute), float32 1e-5 relative (+2e-4).
 #include <cmath>
 
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/util.hpp"
 #include "tests/color/color_test_common.hpp"
 
@@ -50,6 +51,20 @@ TEST(ColorConv, FromRgbGoldenEveryDtype) {
       expect_golden(fn + "__" + c, conversions().at(fn)(strided_twin(in), -1, {}), !stain_f32);
     }
   }
+}
+
+TEST(ColorTuning, PolicySetterReturnsThePreviousPolicy) {
+  namespace tuning = cuskimage::tuning;
+  EXPECT_EQ(tuning::color_policy().grid, tuning::ColorGrid::automatic);
+  const tuning::ColorPolicy old = tuning::set_color_policy({tuning::ColorGrid::persistent});
+  EXPECT_EQ(old.grid, tuning::ColorGrid::automatic);
+  EXPECT_EQ(tuning::color_policy().grid, tuning::ColorGrid::persistent);
+  // The CPU backend ignores it: the golden still holds.
+  const Array rgb = cusktest::random_array({4, 5, 3}, DType::uint8, 7);
+  const Array before = color::rgb2hed(rgb);
+  EXPECT_EQ(tuning::set_color_policy(old).grid, tuning::ColorGrid::persistent);
+  EXPECT_TRUE(cusktest::arrays_equal(before, color::rgb2hed(rgb)));
+  EXPECT_EQ(tuning::color_policy().grid, tuning::ColorGrid::automatic);
 }
 
 TEST(ColorConv, ToRgbGolden) {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 
+#include "cuskimage/tuning.hpp"
 #include "tests/color/color_test_common.hpp"
 
 using namespace colortest;
@@ -83,6 +84,25 @@ TEST(GpuColorConv, ManyTilesEveryLaunchClass) {
   }
   const Array rgba = cusktest::random_array({999, 1001, 4}, DType::uint8, seed++);
   EXPECT_DEVICE_MATCHES(color::rgba2rgb(rgba), color::rgba2rgb(dev(rgba)));
+}
+
+TEST(GpuColorConv, EveryGridPolicyMatchesCpu) {
+  // Each grid forced through tuning::set_color_policy for every op (heavy ops one tile per block,
+  // light ops persistent), more tiles than a wave, a partial last tile.
+  CUSK_REQUIRE_GPU();
+  namespace tuning = cuskimage::tuning;
+  std::uint64_t seed = 400;
+  for (tuning::ColorGrid grid : {tuning::ColorGrid::one_tile_per_block, tuning::ColorGrid::persistent}) {
+    const tuning::ColorPolicy old = tuning::set_color_policy({grid});
+    for (const std::string& fn : from_rgb()) {
+      for (DType dt : {DType::uint8, DType::float32}) {
+        SCOPED_TRACE(fn + " " + std::string(cuskimage::dtype_name(dt)) + " grid " + std::to_string(int(grid)));
+        const Array h = input_for(fn, {601, 1001, 3}, dt, seed++);
+        EXPECT_DEVICE_MATCHES(conversions().at(fn)(h, -1, {}), conversions().at(fn)(dev(h), -1, {}));
+      }
+    }
+    tuning::set_color_policy(old);
+  }
 }
 
 TEST(GpuColorConv, StridedAndChannelAxisViews) {

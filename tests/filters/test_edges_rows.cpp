@@ -1,22 +1,22 @@
 // The 2-D edge stencils on CUDA (kernels/filters/edges.cu): the row-strip kernel
 // (kernels/filters/stencil_rows.cuh), which takes float32/float64 images whose width is a multiple
 // of 4 on 16-byte-aligned buffers (float64 5x5 windows excepted), its separable form (float32 5x5
-// rank-1 windows: farid), and the tile kernel for the rest, each forced through the kernel-choice
-// switches (CUSK_STENCIL_R1_F32 / _R1_F64 / _R2_F32), against the CPU backend on fresh inputs: widths around the kernel's 128-column warp segments and
-// 512-column blocks (a partial last segment, a last valid lane inside a warp, 4-column images),
+// rank-1 windows: farid), and the tile kernel for the rest, each forced through
+// tuning::set_stencil_policy, against the CPU backend on fresh inputs: widths around the kernel's
+// 128-column warp segments and 512-column blocks (a partial last segment, a last valid lane inside a warp, 4-column images),
 // heights of 1-3 rows (halo rows past both ends), tall images cut into many strips, every boundary
 // mode with a non-zero cval, 3x3 and 5x5 windows, one window or two (the magnitude), masks,
 // a misaligned base (the tile kernel), a strided view, large images (many blocks per SM), on a
 // non-default stream.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "cuskimage/filters.hpp"
 #include "cuskimage/stream.hpp"
+#include "cuskimage/tuning.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -62,26 +62,42 @@ std::vector<Plan> plans() {
 
 const std::vector<Mode> kModes = {Mode::reflect, Mode::mirror, Mode::nearest, Mode::wrap, Mode::constant};
 
-/// Forces one kernel for every stencil (kernels/filters/edges.cu reads the switches at every call)
+/// Forces one kernel for every stencil (kernels/filters/edges.cu reads the policy at every call)
 /// for its lifetime: "tile", "rows" or "sep" (sep: float32 5x5 only; the 3x3 plans then run rows).
 class ForceKernel {
  public:
-  explicit ForceKernel(const char* k) {
-    for (const char* n : kVars) ::setenv(n, k, 1);
+  explicit ForceKernel(const std::string& k) {
+    const tuning::StencilKernel kind = k == "tile"   ? tuning::StencilKernel::tile
+                                       : k == "rows" ? tuning::StencilKernel::rows
+                                                     : tuning::StencilKernel::separable_rows;
+    old_ = tuning::set_stencil_policy({kind, kind, kind});
   }
-  ~ForceKernel() {
-    for (const char* n : kVars) ::unsetenv(n);
-  }
+  ~ForceKernel() { tuning::set_stencil_policy(old_); }
   ForceKernel(const ForceKernel&) = delete;
   ForceKernel& operator=(const ForceKernel&) = delete;
 
  private:
-  static constexpr const char* kVars[3] = {"CUSK_STENCIL_R1_F32", "CUSK_STENCIL_R1_F64", "CUSK_STENCIL_R2_F32"};
+  tuning::StencilPolicy old_;
 };
 
 const std::vector<const char*> kKernels = {"rows", "sep", "tile"};
 
 }  // namespace
+
+// The setter returns the policy it replaces; ForceKernel restores it.
+TEST(EdgesTuning, ForceKernelSetsAndRestoresThePolicy) {
+  EXPECT_EQ(tuning::stencil_policy().r1_f32, tuning::StencilKernel::automatic);
+  {
+    const ForceKernel force("sep");
+    const tuning::StencilPolicy p = tuning::stencil_policy();
+    EXPECT_EQ(p.r1_f32, tuning::StencilKernel::separable_rows);
+    EXPECT_EQ(p.r1_f64, tuning::StencilKernel::separable_rows);
+    EXPECT_EQ(p.r2_f32, tuning::StencilKernel::separable_rows);
+  }
+  const tuning::StencilPolicy p = tuning::stencil_policy();
+  EXPECT_EQ(p.r1_f32, tuning::StencilKernel::automatic);
+  EXPECT_EQ(p.r2_f32, tuning::StencilKernel::automatic);
+}
 
 // Widths and heights at the row kernel's edges, every plan, mode and dtype, with and without a mask.
 TEST(GpuEdgesRows, WidthsHeightsModesMasks) {

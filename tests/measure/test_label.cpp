@@ -285,43 +285,8 @@ TEST(GpuMeasureLabel, SnakesAcrossTilesAndStridedViews) {
   EXPECT_ARRAY_EQ(measure::label(hv, {.connectivity = 2}), measure::label(dv, {.connectivity = 2}, s));
 }
 
-/// The kernel variants the temporary CUSK_LABEL_* switches select (kernels/measure/label.cu): the
-/// default (wide loads and stores where the rows allow, a warp per tile, face rows loaded ahead)
-/// first, then every other load, grid, prefetch, store and face-pass choice at least once.
-const std::vector<std::vector<std::pair<const char*, const char*>>>& label_variants() {
-  static const std::vector<std::vector<std::pair<const char*, const char*>>> v = {
-      {},
-      {{"CUSK_LABEL_LOAD", "columns"}, {"CUSK_LABEL_STORE", "narrow"}, {"CUSK_LABEL_FACE_PIPE", "0"}},
-      {{"CUSK_LABEL_GRID", "resident"}, {"CUSK_LABEL_PREFETCH", "1"}},
-      {{"CUSK_LABEL_GRID", "resident"}, {"CUSK_LABEL_STORE", "narrow"}},
-      {{"CUSK_LABEL_PREFETCH", "1"}, {"CUSK_LABEL_FACE_PIPE", "0"}},
-  };
-  return v;
-}
-
-/// Sets one variant's switches for its lifetime.
-class LabelVariant {
- public:
-  explicit LabelVariant(std::size_t i) {
-    for (const char* n : kNames) ::unsetenv(n);
-    for (const auto& [n, v] : label_variants()[i]) ::setenv(n, v, 1);
-    name_ = "variant " + std::to_string(i);
-  }
-  ~LabelVariant() {
-    for (const char* n : kNames) ::unsetenv(n);
-  }
-  LabelVariant(const LabelVariant&) = delete;
-  LabelVariant& operator=(const LabelVariant&) = delete;
-  const std::string& name() const { return name_; }
-
- private:
-  static constexpr const char* kNames[] = {"CUSK_LABEL_LOAD", "CUSK_LABEL_GRID", "CUSK_LABEL_PREFETCH",
-                                           "CUSK_LABEL_STORE", "CUSK_LABEL_FACE_PIPE"};
-  std::string name_;
-};
-
 /// The device labelling on stream `s` against the CPU backend: every connectivity, both output
-/// dtypes, with and without the count, under every kernel variant.
+/// dtypes, with and without the count.
 void expect_gpu_equals_cpu(const Array& h, const Stream& s, const std::string& what,
                            std::optional<std::int64_t> background = std::nullopt) {
   const Array d = h.to(Device::cuda(), s);
@@ -332,14 +297,11 @@ void expect_gpu_equals_cpu(const Array& h, const Stream& s, const std::string& w
                              std::string(cuskimage::dtype_name(h.dtype())) + " c" + std::to_string(c) + " -> " +
                              std::string(cuskimage::dtype_name(odt));
       const auto rc = measure::label_with_num(h, o);
-      for (std::size_t v = 0; v < label_variants().size(); ++v) {
-        const LabelVariant var(v);
-        const auto rg = measure::label_with_num(d, o, s);
-        EXPECT_EQ(rg.labels.device(), d.device()) << at << " " << var.name();
-        EXPECT_ARRAY_EQ(rc.labels, rg.labels) << at << " " << var.name();
-        EXPECT_EQ(rc.num, rg.num) << at << " " << var.name();
-        EXPECT_ARRAY_EQ(rc.labels, measure::label(d, o, s)) << at << " (no count) " << var.name();
-      }
+      const auto rg = measure::label_with_num(d, o, s);
+      EXPECT_EQ(rg.labels.device(), d.device()) << at;
+      EXPECT_ARRAY_EQ(rc.labels, rg.labels) << at;
+      EXPECT_EQ(rc.num, rg.num) << at;
+      EXPECT_ARRAY_EQ(rc.labels, measure::label(d, o, s)) << at << " (no count)";
     }
   }
 }
@@ -485,7 +447,7 @@ TEST(GpuMeasureLabel, StridedViewsAndCount) {
   EXPECT_EQ(measure::label_with_num(Array::zeros({100, 70}, DType::bool_, Device::cuda(), s), {}, s).num, 0);
 }
 
-TEST(GpuMeasureLabel, AlignedRowsEveryVariant) {
+TEST(GpuMeasureLabel, AlignedRows) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
   std::uint64_t seed = 500;
@@ -506,42 +468,33 @@ TEST(GpuMeasureLabel, AlignedRowsEveryVariant) {
   const Array h = blobs({4099}, DType::bool_, seed++, 1);
   const Array d = h.to(Device::cuda(), s);
   const Array hv = h.slice({Slice{.start = 3}}), dv = d.slice({Slice{.start = 3}});
-  for (std::size_t v = 0; v < label_variants().size(); ++v) {
-    const LabelVariant var(v);
-    const auto rc = measure::label_with_num(hv, {});
-    const auto rg = measure::label_with_num(dv, {}, s);
-    EXPECT_ARRAY_EQ(rc.labels, rg.labels) << var.name();
-    EXPECT_EQ(rc.num, rg.num) << var.name();
-  }
+  const auto rc = measure::label_with_num(hv, {});
+  const auto rg = measure::label_with_num(dv, {}, s);
+  EXPECT_ARRAY_EQ(rc.labels, rg.labels);
+  EXPECT_EQ(rc.num, rg.num);
 }
 
-TEST(GpuMeasureLabel, LargeImagesEveryVariant) {
+TEST(GpuMeasureLabel, LargeImages) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
-  // More tiles than resident warps (the resident grid loops over tiles; prefetch crosses them).
+  // More tiles than resident warps.
   std::uint64_t seed = 700;
   for (const Shape& shape : std::vector<Shape>{{2600, 2592}, {2048, 2050}, {72, 300, 320}}) {
     const Array h = blobs(shape, DType::bool_, seed++, 1);
     const Array d = h.to(Device::cuda(), s);
     for (int c = 1; c <= h.ndim(); ++c) {
       const auto rc = measure::label_with_num(h, {.connectivity = c});
-      for (std::size_t v = 0; v < label_variants().size(); ++v) {
-        const LabelVariant var(v);
-        const auto rg = measure::label_with_num(d, {.connectivity = c}, s);
-        EXPECT_ARRAY_EQ(rc.labels, rg.labels) << cuskimage::shape_str(shape) << " c" << c << " " << var.name();
-        EXPECT_EQ(rc.num, rg.num) << cuskimage::shape_str(shape) << " c" << c << " " << var.name();
-      }
+      const auto rg = measure::label_with_num(d, {.connectivity = c}, s);
+      EXPECT_ARRAY_EQ(rc.labels, rg.labels) << cuskimage::shape_str(shape) << " c" << c;
+      EXPECT_EQ(rc.num, rg.num) << cuskimage::shape_str(shape) << " c" << c;
     }
   }
   const Array hu = blobs({1500, 1536}, DType::uint8, seed++, 3);
   const Array du = hu.to(Device::cuda(), s);
   const auto rc = measure::label_with_num(hu, {});
-  for (std::size_t v = 0; v < label_variants().size(); ++v) {
-    const LabelVariant var(v);
-    const auto rg = measure::label_with_num(du, {}, s);
-    EXPECT_ARRAY_EQ(rc.labels, rg.labels) << var.name();
-    EXPECT_EQ(rc.num, rg.num) << var.name();
-  }
+  const auto rg = measure::label_with_num(du, {}, s);
+  EXPECT_ARRAY_EQ(rc.labels, rg.labels);
+  EXPECT_EQ(rc.num, rg.num);
 }
 
 TEST(GpuMeasureLabel, BadInputOnDevice) {

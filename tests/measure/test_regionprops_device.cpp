@@ -15,6 +15,7 @@
 
 #include "cuskimage/measure.hpp"
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/tuning.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -154,8 +155,8 @@ TEST(GpuRegionpropsDevice, StridedViewAndNonDefaultStream) {
 // cases drive each path against the CPU: every pixel its own region, thousands of labels per
 // strip, a checkerboard of two labels, one region covering the image, sorted-label slots (labels
 // > 2^24), 3-D volumes with two channel groups, odd and degenerate shapes, strided views and a
-// non-default stream; EveryVariantOfTheSwitches repeats inputs like these under each setting of
-// the temporary switches. Integer columns exact; float columns 1e-12 relative unless stated
+// non-default stream; EveryPolicy repeats inputs like these under each setting of the tuning
+// policy. Integer columns exact; float columns 1e-12 relative unless stated
 // (integer intensities sum exactly in any order).
 
 const std::vector<std::string> kWeighted = {"label", "area", "bbox", "centroid", "centroid_weighted",
@@ -312,42 +313,25 @@ TEST(GpuRegionpropsPass1, OddShapesStridedViewsAndStream) {
   }));
 }
 
-// ---- every variant of pass 1's temporary switches (kernels/measure/regionprops.cu) -------------
-// The host code reads CUSK_RP_* on every call; each variant below runs the same inputs against
-// the CPU tables: the warp-strip kernel fused (records + max label) and direct, 8 and 4 px per
-// lane, strip heights 1 / 7 / 128, small and large tables (overflow runs), 1 and 2 warps per
-// block, a block per 8 strips, a record capacity that forces the fallback, the former tile
-// kernel, and the host Table through the per-label statistics instead of the device columns.
+// ---- every pass-1 setting of the tuning policy (cuskimage::tuning::RegionpropsPolicy) ----------
+// Each setting runs the same inputs against the CPU tables: strip heights 1 / 7 / 128, small and
+// large tables (overflow runs), a record capacity that forces the direct fallback (with the max
+// label known), and the tile kernel (the fallback for images past the warp strips' geometry).
 
-class ScopedEnv {
+/// Sets the regionprops policy for one scope.
+class ScopedPolicy {
  public:
-  explicit ScopedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
-    for (const char* k : kNames) {
-      const char* v = std::getenv(k);
-      saved_.emplace_back(k, v ? std::optional<std::string>(v) : std::nullopt);
-      unsetenv(k);
-    }
-    for (const auto& [k, v] : vars) setenv(k.c_str(), v.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    for (const auto& [k, v] : saved_) {
-      if (v)
-        setenv(k.c_str(), v->c_str(), 1);
-      else
-        unsetenv(k.c_str());
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  explicit ScopedPolicy(const cuskimage::tuning::RegionpropsPolicy& p)
+      : old_(cuskimage::tuning::set_regionprops_policy(p)) {}
+  ~ScopedPolicy() { cuskimage::tuning::set_regionprops_policy(old_); }
+  ScopedPolicy(const ScopedPolicy&) = delete;
+  ScopedPolicy& operator=(const ScopedPolicy&) = delete;
 
  private:
-  static constexpr const char* kNames[] = {"CUSK_RP_PASS1", "CUSK_RP_FUSE", "CUSK_RP_TH",     "CUSK_RP_Q",
-                                           "CUSK_RP_V",     "CUSK_RP_WARPS", "CUSK_RP_RECCAP", "CUSK_RP_HOSTCOLS",
-                                           "CUSK_RP_GRID"};
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  cuskimage::tuning::RegionpropsPolicy old_;
 };
 
-TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
+TEST(GpuRegionpropsPass1, EveryPolicy) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
   const std::vector<std::string> kTarget = {"area", "centroid", "bbox", "intensity_mean"};  // sum-only tables
@@ -385,27 +369,20 @@ TEST(GpuRegionpropsPass1, EveryVariantOfTheSwitches) {
   for (const Shape& sh : {Shape{1, 1000}, Shape{1000, 1}, Shape{17, 129}})
     add(cuskimage::shape_str(sh), cusktest::random_array(sh, DType::int32, 216, 0, 6), cusktest::random_array(sh, DType::uint8, 217));
 
-  using Vars = std::vector<std::pair<std::string, std::string>>;
-  const std::vector<Vars> variants = {
-      {},
-      {{"CUSK_RP_FUSE", "0"}},
-      {{"CUSK_RP_V", "4"}},
-      {{"CUSK_RP_WARPS", "8"}},
-      {{"CUSK_RP_V", "4"}, {"CUSK_RP_FUSE", "0"}, {"CUSK_RP_WARPS", "2"}},
-      {{"CUSK_RP_TH", "1"}, {"CUSK_RP_GRID", "1"}},
-      {{"CUSK_RP_V", "4"}, {"CUSK_RP_GRID", "1"}},
-      {{"CUSK_RP_TH", "7"}, {"CUSK_RP_Q", "32"}},
-      {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "128"}, {"CUSK_RP_WARPS", "1"}},
-      {{"CUSK_RP_TH", "128"}, {"CUSK_RP_Q", "32"}, {"CUSK_RP_FUSE", "0"}},
-      {{"CUSK_RP_RECCAP", "3"}},
-      {{"CUSK_RP_PASS1", "tile"}},
-      {{"CUSK_RP_HOSTCOLS", "0"}},
+  using cuskimage::tuning::RegionpropsPass1;
+  using cuskimage::tuning::RegionpropsPolicy;
+  const std::vector<std::pair<std::string, RegionpropsPolicy>> policies = {
+      {" (defaults)", {}},
+      {" strip_rows=1", {.strip_rows = 1}},
+      {" strip_rows=7 table_entries=32", {.strip_rows = 7, .table_entries = 32}},
+      {" strip_rows=128 table_entries=128", {.strip_rows = 128, .table_entries = 128}},
+      {" strip_rows=128 table_entries=32 record_capacity=3",
+       {.strip_rows = 128, .table_entries = 32, .record_capacity = 3}},
+      {" record_capacity=3", {.record_capacity = 3}},
+      {" pass1=tiles", {.pass1 = RegionpropsPass1::tiles}},
   };
-  for (const Vars& vars : variants) {
-    ScopedEnv env(vars);
-    std::string tag;
-    for (const auto& [k, v] : vars) tag += " " + k + "=" + v;
-    if (tag.empty()) tag = " (defaults)";
+  for (const auto& [tag, policy] : policies) {
+    const ScopedPolicy scoped(policy);
     for (const Input& in : inputs) {
       const std::string what = in.what + tag;
       const Array dl = in.lab.to(Device::cuda(), s), di = in.inten.to(Device::cuda(), s);

@@ -4,11 +4,12 @@
 // intensities (32-bit run and table sums, doubles below 2^53), 1e-12 relative for floats. The
 // driver below follows run_pass1 (kernels/measure/regionprops.cu): the fused mode (records and
 // the max label, then the records' atomics), its fallbacks (a table without room, too many
-// records) and the direct mode (global atomics at each flush; channel groups of 4), over every
-// switch the host code reads (V, TH, Q, warps per block) plus a grid of one block so that each
-// warp walks many strips. The emulator also checks that all 32 lanes meet at every shuffle,
-// ballot and vote. These run without a GPU; the GPU tests (test_regionprops_device.cpp) run the
-// same variants through the library.
+// records) and the direct mode (global atomics at each flush; channel groups of 4), over the
+// kernel's parameters (V, TH, Q, warps per block, record capacity; the library fixes V and the
+// warps, tuning::RegionpropsPolicy sets the others) plus a grid of one block so that each warp
+// walks many strips. The emulator also checks that all 32 lanes meet at every shuffle, ballot and
+// vote. These run without a GPU; the GPU tests (test_regionprops_device.cpp) run the policy's
+// settings through the library.
 #include <gtest/gtest.h>
 
 #include <algorithm>

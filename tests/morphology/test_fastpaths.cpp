@@ -291,9 +291,7 @@ struct HostXchg {
 /// The row-chain pass of `img` (host, contiguous unless `shift` copies it one element off the
 /// buffer's alignment) over `segs` row segments per strip, every warp run on the host. `variant`
 /// 0 runs the kernel the launcher takes (symmetric where the plan allows, the plane loop only for
-/// several planes, the step loop rolled), 1 the one for any plan (one-sided moves and the plane
-/// loop, with the L2 prefetch branch on), 2 the single-plane symmetric one with its step loop
-/// unrolled twice (CUSK_CHAIN_STEP_UNROLL=2).
+/// several planes), 1 the one for any plan (one-sided moves and the plane loop).
 template <class S>
 Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mode mode, S cval, std::int64_t segs,
                     bool shift, int variant) {
@@ -313,23 +311,20 @@ Array emulate_chain(const Array& img, const Array& fp, bool is_max, ndimage::Mod
     chain::Plan<H> plan{};
     EXPECT_TRUE(chain::prepare_plan<H>(runs, chain::Lanes<S>::P, g, plan));
     chain::set_segments(plan, g, segs);
-    if (variant == 1) plan.pf = 5;
     const bool vec_ok = chain::vector_ok<S>(chain::Lanes<S>::P, g.nx, in, op);
     const std::int64_t warps = plan.strips * plan.segs * g.nz;
     for (std::int64_t w = 0; w < warps; ++w) {
       const std::function<void(int)> body = [&](int lane) {
         HostXchg x{&warp, lane};
-        auto pass = [&]<bool Mx, bool Sym, bool Multi, int U>() {
-          chain::chain_warp<S, Mx, H, chain::kBlockRows, Sym, Multi, U>(in, op, g, mode, cval, plan, vec_ok, w, lane,
-                                                                        x);
+        auto pass = [&]<bool Mx, bool Sym, bool Multi>() {
+          chain::chain_warp<S, Mx, H, chain::kBlockRows, Sym, Multi>(in, op, g, mode, cval, plan, vec_ok, w, lane, x);
         };
         auto pick = [&]<bool Mx>() {
-          if (variant == 1) pass.template operator()<Mx, false, true, 1>();
-          else if (variant == 2) pass.template operator()<Mx, true, false, 2>();
-          else if (plan.npl > 1 && plan.sym) pass.template operator()<Mx, true, true, 1>();
-          else if (plan.npl > 1) pass.template operator()<Mx, false, true, 1>();
-          else if (plan.sym) pass.template operator()<Mx, true, false, 1>();
-          else pass.template operator()<Mx, false, false, 1>();
+          if (variant == 1) pass.template operator()<Mx, false, true>();
+          else if (plan.npl > 1 && plan.sym) pass.template operator()<Mx, true, true>();
+          else if (plan.npl > 1) pass.template operator()<Mx, false, true>();
+          else if (plan.sym) pass.template operator()<Mx, true, false>();
+          else pass.template operator()<Mx, false, false>();
         };
         if (is_max) pick.template operator()<true>();
         else pick.template operator()<false>();
@@ -356,11 +351,10 @@ void expect_chain_matches(const Array& img, const Array& fp, bool is_max, ndimag
   chain::Plan<chain::kMaxH> plan{};
   int wh = 0;
   ASSERT_TRUE(chain::build_plan(footprint_runs(fp), plan, wh));
-  // The general variant where the first run took another one; the unrolled symmetric one.
-  if (plan.sym || plan.npl == 1)
+  // The general variant where the first run took another one.
+  if (plan.sym || plan.npl == 1) {
     EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 1));
-  if (plan.sym && plan.npl == 1)
-    EXPECT_ARRAY_EQ(expected, emulate_chain<S>(img, fp, is_max, mode, static_cast<S>(cval), segs, shift, 2));
+  }
 }
 
 const std::vector<ndimage::Mode> kNdModes = {ndimage::Mode::reflect, ndimage::Mode::constant, ndimage::Mode::nearest,
@@ -695,8 +689,8 @@ TEST(GpuMorphologyChain, StridedMisalignedAndOut) {
   }
 }
 
-/// The row-chain pass called directly (whatever fast_minmax_pass would route the footprint to):
-/// 3-D footprints of several planes, which the dispatch sends to the sparse-table kernel first.
+/// The row-chain pass called directly (whatever fast_minmax_pass would route the footprint to): 3-D
+/// footprints of several planes and single-plane ones.
 template <class T>
 void expect_direct_chain(const Array& h, const Footprint& fp, bool is_max, MorphMode m, double cval, const Stream& s) {
   using cuskimage::morphology::detail::cuda_chain_minmax;

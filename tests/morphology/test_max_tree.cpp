@@ -26,6 +26,7 @@
 
 #include "cuskimage/io.hpp"
 #include "cuskimage/morphology.hpp"
+#include "cuskimage/tuning.hpp"
 #include "src/morphology/max_tree_cuda.hpp"
 #include "src/morphology/max_tree_ops.hpp"
 #include "tests/cli/cli_support.hpp"
@@ -283,12 +284,10 @@ struct Tree {
   std::vector<std::int64_t> parent, order;
 };
 
-/// kernels/morphology/max_tree.cu's build_tree, step by step: `per` levels per batch (0: automatic)
-/// or batches by pixel count (batch_px > 0, at most `per` levels: CUSK_MAXTREE_BATCH_PX), the
-/// tree's links split (par[] and lev[]) or packed in 64-bit words (CUSK_MAXTREE_PACK).
+/// kernels/morphology/max_tree.cu's build_tree, step by step: `per` levels per batch (0: automatic),
+/// the tree's links packed in 64-bit words.
 template <class T>
-Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed, bool packed = false,
-           U32 batch_px = 0) {
+Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 per, unsigned seed) {
   using Key = md::TreeKey<T>;
   const auto n = static_cast<std::int64_t>(v.size());
   md::TreeGeom g;
@@ -307,15 +306,14 @@ Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 pe
     lev[t.order[i]] = levels - 1;
   }
   lstart[levels] = static_cast<U32>(n);
-  std::vector<U32> par(v.size()), zp(v.size());
+  std::vector<U32> zp(v.size());
   std::vector<std::uint64_t> word(v.size());
-  std::iota(par.begin(), par.end(), U32{0});
   std::iota(zp.begin(), zp.end(), U32{0});
   for (std::size_t i = 0; i < v.size(); ++i)
     word[i] = md::TreePackedLinks<HostMem>::pack({static_cast<U32>(i), lev[i]});
   if (per == 0) per = md::tree_levels_per_batch(static_cast<std::uint64_t>(n), levels);
   const auto run = [&](const auto& links) {
-    for (const md::TreeBatch b : md::tree_batch_plan(levels, per, batch_px, lstart.data())) {
+    for (const md::TreeBatch b : md::tree_batch_plan(levels, per)) {
       const std::int64_t s = lstart[b.lo], e = lstart[b.hi];
       parallel(e - s, seed + b.hi, [&](std::int64_t k) {
         md::tree_batch_merge<HostMem>(g, links, zp.data(), lev.data(), static_cast<U32>(t.order[s + k]), b.hi);
@@ -331,8 +329,7 @@ Tree build(const std::vector<T>& v, const Shape& shape, int connectivity, U32 pe
     });
     parallel(n, seed + 2, [&](std::int64_t p) { md::tree_finalize_parent(links, static_cast<U32>(p), t.parent.data()); });
   };
-  if (packed) run(md::TreePackedLinks<HostMem>{word.data()});
-  else run(md::TreeSplitLinks<HostMem, U32>{par.data(), lev.data()});
+  run(md::TreePackedLinks<HostMem>{word.data()});
   return t;
 }
 
@@ -427,10 +424,8 @@ void check_image(const Array& img, unsigned seed) {
       const Tree t = build(v, shape, conn, per, seed);
       EXPECT_ARRAY_EQ(cpu.parent, host_array(t.parent, shape));
       EXPECT_ARRAY_EQ(cpu.traverser, host_array(t.order, {img.size()}));
-      // Packed links (CUSK_MAXTREE_PACK) and batches by pixel count (CUSK_MAXTREE_BATCH_PX).
-      const Tree tp = build(v, shape, conn, per, seed + 5, true);
-      EXPECT_ARRAY_EQ(cpu.parent, host_array(tp.parent, shape));
-      const Tree tb = build(v, shape, conn, per == 0 ? 64u : 3 * per, seed + 6, per % 2 == 1, 7 + per * 11);
+      // Larger batches (another interleaving of the merges).
+      const Tree tb = build(v, shape, conn, per == 0 ? 64u : 3 * per, seed + 6);
       EXPECT_ARRAY_EQ(cpu.parent, host_array(tb.parent, shape));
       if (per != 0 && per != 2) continue;
       // Small thresholds (0, 1 and fractions included) and large ones (most nodes small).
@@ -444,7 +439,7 @@ void check_image(const Array& img, unsigned seed) {
       // Closings filter the tree of the inverted image.
       std::vector<T> inv(v);
       for (auto& x : inv) x = md::tree_invert(x);
-      const Tree ti = build(inv, shape, conn, per, seed + 3, per == 2);
+      const Tree ti = build(inv, shape, conn, per, seed + 3);
       EXPECT_ARRAY_EQ(area_closing(img, {.area_threshold = athr, .connectivity = conn}),
                       host_array(filter(v, shape, ti, false, true, athr, seed), shape));
       EXPECT_ARRAY_EQ(diameter_closing(img, {.diameter_threshold = dthr, .connectivity = conn}),
@@ -466,22 +461,16 @@ TEST(MorphologyMaxTreeParallel, GoldenImages) {
 }
 
 TEST(MorphologyMaxTreeParallel, BatchPlan) {
-  // Level starts of 10 levels holding 5, 1, 1, 1, 20, 2, 2, 2, 2, 9 pixels.
   namespace md = cuskimage::morphology::detail;
-  const std::vector<std::uint32_t> ls = {0, 5, 6, 7, 8, 28, 30, 32, 34, 36, 45};
   const auto str = [](const std::vector<md::TreeBatch>& p) {
     std::string r;
     for (const auto& b : p) r += "[" + std::to_string(b.lo) + "," + std::to_string(b.hi) + ")";
     return r;
   };
-  EXPECT_EQ(str(md::tree_batch_plan(10, 3, 0, nullptr)), "[7,10)[4,7)[1,4)[0,1)");
-  EXPECT_EQ(str(md::tree_batch_plan(10, 0, 0, nullptr)), "[9,10)[8,9)[7,8)[6,7)[5,6)[4,5)[3,4)[2,3)[1,2)[0,1)");
-  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 0, nullptr)), "[0,10)");
-  // By pixels: grow a batch until it holds >= 4 pixels (or 64 / 2 levels).
-  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[0,4)");
-  EXPECT_EQ(str(md::tree_batch_plan(10, 2, 4, ls.data())), "[9,10)[7,9)[5,7)[4,5)[2,4)[0,2)");
-  EXPECT_EQ(str(md::tree_batch_plan(10, 64, 1000, ls.data())), "[0,10)");
-  EXPECT_TRUE(md::tree_batch_plan(0, 3, 0, nullptr).empty());
+  EXPECT_EQ(str(md::tree_batch_plan(10, 3)), "[7,10)[4,7)[1,4)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 0)), "[9,10)[8,9)[7,8)[6,7)[5,6)[4,5)[3,4)[2,3)[1,2)[0,1)");
+  EXPECT_EQ(str(md::tree_batch_plan(10, 64)), "[0,10)");
+  EXPECT_TRUE(md::tree_batch_plan(0, 3).empty());
 }
 
 TEST(MorphologyMaxTreeParallel, RandomImages) {
@@ -514,9 +503,15 @@ TEST(MorphologyMaxTreeParallel, RandomImages) {
 namespace md = cuskimage::morphology::detail;
 
 /// Forces the tree build's levels per batch for one scope (0: automatic).
-struct LevelsPerBatch {
-  explicit LevelsPerBatch(std::uint32_t d) { md::set_tree_levels_per_batch_for_testing(d); }
-  ~LevelsPerBatch() { md::set_tree_levels_per_batch_for_testing(0); }
+class LevelsPerBatch {
+ public:
+  explicit LevelsPerBatch(unsigned d) : old_(cuskimage::tuning::set_max_tree_policy({.levels_per_batch = d})) {}
+  ~LevelsPerBatch() { cuskimage::tuning::set_max_tree_policy(old_); }
+  LevelsPerBatch(const LevelsPerBatch&) = delete;
+  LevelsPerBatch& operator=(const LevelsPerBatch&) = delete;
+
+ private:
+  cuskimage::tuning::MaxTreePolicy old_;
 };
 
 /// max_tree and every filter on the device against the CPU backend.
@@ -641,40 +636,14 @@ TEST(GpuMorphologyMaxTree, BatchSizes) {
   }
 }
 
-/// Sets an environment variable for one scope (the CUDA build's temporary tuning switches).
-class EnvVar {
- public:
-  EnvVar(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    ::setenv(name, value, 1);
-  }
-  EnvVar(const EnvVar&) = delete;
-  EnvVar& operator=(const EnvVar&) = delete;
-  ~EnvVar() {
-    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
-
-TEST(GpuMorphologyMaxTree, TuningSwitches) {
+TEST(GpuMorphologyMaxTree, PolicyLevelsPerBatch) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
-  // Every switch of max_tree.cu gives the same (exact) results: packed links, batches by pixel
-  // count, grids sized to the batch, the per-phase profile, and combinations.
-  struct Case {
-    const char *d, *px, *grid, *pack, *profile;
-  };
-  for (const Case& c : {Case{"", "", "", "0", ""}, Case{"", "3000", "", "", ""}, Case{"", "", "batch", "0", ""},
-                        Case{"5", "", "batch", "1", "1"}, Case{"2", "200", "batch", "", ""},
-                        Case{"1", "", "", "0", ""}}) {
-    SCOPED_TRACE(std::string("D=") + c.d + " BATCH_PX=" + c.px + " GRID=" + c.grid + " PACK=" + c.pack +
-                 " PROFILE=" + c.profile);
-    const EnvVar d("CUSK_MAXTREE_D", c.d), px("CUSK_MAXTREE_BATCH_PX", c.px), grid("CUSK_MAXTREE_GRID", c.grid),
-        pack("CUSK_MAXTREE_PACK", c.pack), prof("CUSK_MAXTREE_PROFILE", c.profile);
+  // Every levels-per-batch setting of tuning::MaxTreePolicy gives the same (exact) results, on
+  // small images and on one big enough for many blocks to race.
+  for (const unsigned d : {0u, 5u, 2u, 1u}) {
+    SCOPED_TRACE("levels_per_batch " + std::to_string(d));
+    const LevelsPerBatch force(d);
     expect_gpu_equals_cpu(cusktest::random_array({73, 81}, DType::uint8, 940), s, 12, 4);
     expect_gpu_equals_cpu(smooth_image({50, 64}, DType::float32, 1, 941), s, 40, 6);
     expect_gpu_equals_cpu(cusktest::random_array({12, 13, 14}, DType::uint16, 942, 0, 30), s, 10, 3);

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/tuning.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -24,6 +24,7 @@ using cuskimage::Slice;
 using cuskimage::Stream;
 using cuskimage::ndimage::Mode;
 namespace nd = cuskimage::ndimage;
+namespace tuning = cuskimage::tuning;
 
 const std::vector<std::string> kModes = {"reflect", "mirror", "nearest", "wrap", "constant"};
 const std::vector<std::string> kDtypes = {"uint8", "uint16", "int32", "float32", "float64"};
@@ -162,22 +163,23 @@ Array fresh(const Shape& shape, DType dt, std::uint64_t seed) {
   return cusktest::random_array(shape, dt, seed);
 }
 
-/// Sets an environment variable for its lifetime (the kernel-choice switches of
-/// kernels/ndimage/separable2d.cu are read at every call), restoring the previous value after.
-class ScopedEnv {
+/// Forces one kernel of the fused float path (tuning::Separable2dPolicy, read by
+/// kernels/ndimage/separable2d.cu at every call) for its lifetime: "tile" or "rows" for the dtype's
+/// field, restoring the previous policy after.
+class ForceSeparable2d {
  public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) had_ = true, old_ = old;
-    ::setenv(name, value, 1);
+  ForceSeparable2d(DType dt, const std::string& kernel) {
+    const tuning::Separable2dKernel k = kernel == "tile" ? tuning::Separable2dKernel::tile : tuning::Separable2dKernel::rows;
+    tuning::Separable2dPolicy p = tuning::separable2d_policy();
+    (dt == DType::float32 ? p.f32 : p.f64) = k;
+    old_ = tuning::set_separable2d_policy(p);
   }
-  ~ScopedEnv() { had_ ? (void)::setenv(name_, old_.c_str(), 1) : (void)::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ForceSeparable2d() { tuning::set_separable2d_policy(old_); }
+  ForceSeparable2d(const ForceSeparable2d&) = delete;
+  ForceSeparable2d& operator=(const ForceSeparable2d&) = delete;
 
  private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
+  tuning::Separable2dPolicy old_;
 };
 
 /// Device vs CPU: integers exact (same double passes); float32 2-D takes the fused kernel with float32
@@ -348,9 +350,9 @@ TEST(GpuNdimageGaussian, FusedIntegerExactViewsFlatAndCval) {
 }
 
 // The float/double kernels of the fused path (kernels/ndimage/separable2d.cu), each forced through
-// CUSK_SEP2D_F32 / CUSK_SEP2D_F64 whatever the default rule picks: the row-strip kernel
-// (kernels/ndimage/separable_rows.cuh; "rows": 16-row chunks, streamed loads for double and K > 25;
-// "rows32": 32-row chunks with streamed loads, float32 K <= 11) and the tile kernel ("tile").
+// tuning::set_separable2d_policy whatever the default rule picks: the row-strip kernel
+// (kernels/ndimage/separable_rows.cuh; "rows": 16-row chunks, streamed loads for double and K > 25)
+// and the tile kernel ("tile").
 // Column bands of 232 / 248 / 224 outputs (K = 25 / 9 / 33) with partial last bands and images
 // narrower than a band, heights of 1 row and tall images cut into many strips (halo rows from the
 // neighbouring strips), widths that are not a multiple of the 16-byte vector (scalar stores), every
@@ -377,9 +379,7 @@ TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
                                    {{2.6}, {0}}, {{3.0}, {0}}, {{4.0}, {0}}, {{3.0, 1.0}, {0}}, {{3.0}, {0, 1}},
                                    {{1.0}, {0, 1}}};
   for (const DType dt : {DType::float32, DType::float64}) {
-    const char* var = dt == DType::float32 ? "CUSK_SEP2D_F32" : "CUSK_SEP2D_F64";
-    const std::vector<const char*> kernels =
-        dt == DType::float32 ? std::vector<const char*>{"tile", "rows", "rows32"} : std::vector<const char*>{"tile", "rows"};
+    const std::vector<const char*> kernels = {"tile", "rows"};
     for (const Shape& shape : shapes) {
       const Array h = fresh(shape, dt, seed++);
       const Array d = h.to(Device::cuda(), s);
@@ -395,7 +395,7 @@ TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
           Array first;
           for (const char* k : kernels) {
             SCOPED_TRACE(what + " kernel " + k);
-            const ScopedEnv env(var, k);
+            const ForceSeparable2d force(dt, k);
             Array got = nd::gaussian_filter(d, c.sigma, o, s);
             EXPECT_TRUE(gpu_close(h, expected, got, 2.0));
             if (!first.valid())
@@ -407,7 +407,7 @@ TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
       }
     }
   }
-  // The default rule (no switch) on the 3-D path, both sides of the float32 crossover (K = 17 / 19).
+  // The default rule (automatic) on the 3-D path, both sides of the float32 crossover (K = 17 / 19).
   for (double sigma : {2.0, 2.25}) {
     const Array v = fresh({3, 70, 300}, DType::float32, 992);
     EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, sigma), nd::gaussian_filter(v.to(Device::cuda(), s), sigma, {}, s)))
@@ -419,7 +419,7 @@ TEST(GpuNdimageGaussian, RowKernelBandsStripsModes) {
   // 3-D over every axis (the axis-0 pass, then the fused kernel over the planes), and filters.gaussian.
   const Array v = fresh({5, 30, 250}, DType::float32, 991);
   for (const char* k : {"tile", "rows"}) {
-    const ScopedEnv env("CUSK_SEP2D_F32", k);
+    const ForceSeparable2d force(DType::float32, k);
     EXPECT_TRUE(gpu_close(v, nd::gaussian_filter(v, 3.0), nd::gaussian_filter(v.to(Device::cuda(), s), 3.0, {}, s))) << k;
   }
 }

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <set>
 
+#include "cuskimage/tuning.hpp"
 #include "src/wsi/wsi_detail.hpp"
 #include "src/wsi/ycc.hpp"
 #include "tests/wsi/wsi_fixtures.hpp"
@@ -629,6 +630,22 @@ TEST(Wsi, HybridBalanceRule) {
   EXPECT_EQ(wd::gpu_chunk(0, 52000, 43000, prefix.data(), 10, 10, 128), 0u);  // nothing left
 }
 
+/// The nvJPEG policy's setter hands back the policy it replaces; host reads ignore it.
+TEST(Wsi, NvjpegPolicySetterReturnsThePrevious) {
+  namespace tuning = cuskimage::tuning;
+  const Slide s = Slide::open(fx().jpeg256);
+  const Array want = s.read_region(13, 17, 0, 301, 211);
+  const tuning::WsiNvjpegPolicy old = tuning::set_wsi_nvjpeg_policy({.colour = tuning::NvjpegColour::nvjpeg_rgb, .stack = 1, .batch = 64});
+  EXPECT_EQ(old.colour, tuning::NvjpegColour::automatic);
+  EXPECT_EQ(old.stack, 0);
+  EXPECT_ARRAY_EQ(want, s.read_region(13, 17, 0, 301, 211));
+  const tuning::WsiNvjpegPolicy mine = tuning::set_wsi_nvjpeg_policy(old);
+  EXPECT_EQ(mine.colour, tuning::NvjpegColour::nvjpeg_rgb);
+  EXPECT_EQ(mine.stack, 1);
+  EXPECT_EQ(mine.batch, 64);
+  EXPECT_EQ(tuning::wsi_nvjpeg_policy().batch, 0);
+}
+
 TEST(Wsi, MissingTileIsTransparent) {
   auto b = read_bytes(fx().jpeg256);
   // Tile (1, 0) of level 0: byte count 0 (TileByteCounts = 325).
@@ -1141,7 +1158,7 @@ GpuColour colour_of(const cuskimage::wsi::DeviceDecodeStats& before, const cuski
 ///     <= 0.1, what another accurate IDCT gives (libjpeg's float IDCT against ISLOW: max 3, mean
 ///     0.03 on these fixtures). Wrong chroma siting, upsampling or rows would be far outside it
 ///     (replicated chroma: max 35, mean 4.6 on the 4:2:0 fixture's level 3);
-///   * nvJPEG's own RGB output (CUSK_WSI_NVJPEG_COLOR=nvjpeg): within that tolerance of libjpeg-
+///   * nvJPEG's own RGB output (NvjpegColour::nvjpeg_rgb): within that tolerance of libjpeg-
 ///     turbo's fancy upsampling or of its simple (replicated) upsampling -- nvJPEG without the
 ///     interpolation flag is the latter, sample for sample, on the H200 -- or, for another
 ///     interpolation, mean <= 1.0 from the host's.
@@ -1180,10 +1197,15 @@ std::uint64_t distinct_tiles(const Slide& s, const std::vector<Region>& regions)
 
 bool built_with_nvjpeg() { return cuskimage::wsi::gpu_jpeg_decoder().rfind("none: this build has no nvJPEG", 0) != 0; }
 
-/// Restores the default colour path at the end of a scope.
+/// Sets the device reads' colour path (tuning::WsiNvjpegPolicy) for a scope, restoring the policy after.
 struct ColourPath {
-  explicit ColourPath(int mode) { cuskimage::wsi::detail::set_nvjpeg_colour_for_testing(mode); }
-  ~ColourPath() { cuskimage::wsi::detail::set_nvjpeg_colour_for_testing(0); }
+  explicit ColourPath(cuskimage::tuning::NvjpegColour colour) {
+    auto p = cuskimage::tuning::wsi_nvjpeg_policy();
+    p.colour = colour;
+    old = cuskimage::tuning::set_wsi_nvjpeg_policy(p);
+  }
+  ~ColourPath() { cuskimage::tuning::set_wsi_nvjpeg_policy(old); }
+  cuskimage::tuning::WsiNvjpegPolicy old;
 };
 
 TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
@@ -1246,10 +1268,10 @@ TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
     d.add(want, grey);
     EXPECT_TRUE(colour == GpuColour::nvjpeg_rgb || (d.max <= 4 && d.mean() <= 0.1)) << path << " grey background: " << d.str();
   }
-  // nvJPEG's own RGB output (CUSK_WSI_NVJPEG_COLOR=nvjpeg), on the GPU alone: how far it is from
+  // nvJPEG's own RGB output (NvjpegColour::nvjpeg_rgb), on the GPU alone: how far it is from
   // the host (fancy upsampling) and from libjpeg's simple upsampling, recorded per fixture.
   if (built_with_nvjpeg()) {
-    const ColourPath rgb(2);
+    const ColourPath rgb(cuskimage::tuning::NvjpegColour::nvjpeg_rgb);
     std::cout << "GPU JPEG decoder, nvJPEG RGB: " << cuskimage::wsi::gpu_jpeg_decoder() << std::endl;
     for (const std::string& path : paths) {
       const Slide s = Slide::open(path);
@@ -1272,9 +1294,15 @@ TEST(GpuWsi, NvjpegWithinToleranceOfCpu) {
   EXPECT_ARRAY_EQ(rgb.read_region(240, 0, 0, 240, 240), d[1]);
 }
 
+/// Sets the tiles per stacked nvJPEG image (tuning::WsiNvjpegPolicy::stack) for a scope.
 struct StackTiles {
-  explicit StackTiles(int k) { cuskimage::wsi::detail::set_nvjpeg_stack_for_testing(k); }
-  ~StackTiles() { cuskimage::wsi::detail::set_nvjpeg_stack_for_testing(0); }
+  explicit StackTiles(int k) {
+    auto p = cuskimage::tuning::wsi_nvjpeg_policy();
+    p.stack = k;
+    old = cuskimage::tuning::set_wsi_nvjpeg_policy(p);
+  }
+  ~StackTiles() { cuskimage::tuning::set_wsi_nvjpeg_policy(old); }
+  cuskimage::tuning::WsiNvjpegPolicy old;
 };
 
 /// Stacked tiles (several tiles per nvJPEG image, the exact path's default) give the bytes of one
@@ -1320,6 +1348,37 @@ TEST(GpuWsi, StackedTilesEqualSingleTiles) {
         if (::testing::Test::HasFailure()) return;
       }
     }
+  }
+}
+
+/// The scheduler's parameters (tuning::WsiNvjpegPolicy: small batches, one slot per feeder, no
+/// ramp, every chunk taken) change who decodes what and when, never the bytes: the device read
+/// equals the host path's within the exact path's tolerance, every distinct tile decoded once.
+TEST(GpuWsi, SchedulerPolicyKeepsThePixels) {
+  CUSK_REQUIRE_GPU();
+  namespace tuning = cuskimage::tuning;
+  const std::string path = make_slide("jpeg_large", synthetic_rgb(2100, 3000, 13), {.tile_size = 256, .compression = "jpeg", .quality = 80});
+  const Slide s = Slide::open(path, {.cache_bytes = 0});
+  std::vector<Region> batch;
+  for (std::int64_t i = 0; i < 60; ++i) batch.push_back({(i % 11) * 256 + (i % 2) * 100, (i % 8) * 256 + (i % 3) * 50, 0, 256, 256});
+  const std::uint64_t tiles = distinct_tiles(s, batch);
+  const cuskimage::Stream stream = cuskimage::Stream::create();
+  for (const tuning::WsiNvjpegPolicy& p : {tuning::WsiNvjpegPolicy{.batch = 4, .depth = 1, .ramp = -1, .min_chunk = 1},
+                                           tuning::WsiNvjpegPolicy{.stack = 3, .batch = 16, .depth = 3, .ramp = 2}}) {
+    const tuning::WsiNvjpegPolicy old = tuning::set_wsi_nvjpeg_policy(p);
+    for (bool hybrid : {false, true}) {
+      const auto before = s.device_decode_stats();
+      const auto got = s.read_regions(batch, {.device = cuskimage::Device::cuda(), .hybrid = hybrid, .workers = 6}, stream);
+      stream.synchronize();
+      const auto after = s.device_decode_stats();
+      EXPECT_EQ(after.gpu_tiles + after.host_tiles - before.gpu_tiles - before.host_tiles, tiles);
+      const GpuColour colour = colour_of(before, after);
+      DiffStats all, unused;
+      for (std::size_t i = 0; i < batch.size(); ++i)
+        expect_gpu_region(s, batch[i], got[i], colour, all, unused,
+                          "batch " + std::to_string(p.batch) + " hybrid " + std::to_string(hybrid) + " region " + std::to_string(i));
+    }
+    tuning::set_wsi_nvjpeg_policy(old);
   }
 }
 

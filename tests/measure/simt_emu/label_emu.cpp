@@ -1,8 +1,8 @@
 // Runs the CUDA measure.label kernels (kernels/measure/label_kernels.cuh) under a SIMT emulator
 // (tests/filters/simt_emu/emu.hpp plus the warp votes, shuffles and atomics these kernels use)
 // through the same five passes as kernels/measure/label.cu, against a breadth-first reference
-// labelling in raster order, for every pass-1 load variant (columns, wide, wide + prefetch on a
-// small grid that loops over tiles), both face-pass modes, both store modes, bool / uint8 /
+// labelling in raster order, for both pass-1 load modes (columns, wide; also on a small grid that
+// loops over tiles), both store modes, bool / uint8 /
 // int64 / float images, background inversion, 1-D to 3-D shapes including ragged edges, int32
 // and int64 indices and labels. Buffers start filled with garbage (the kernels must read only
 // what they wrote). A developer tool for machines without a GPU, not a CTest test:
@@ -119,9 +119,8 @@ std::vector<L> reference(const std::vector<T>& img, int nz, int ny, int nx, cons
 }
 
 struct Var {
-  int load;       // 0 columns, 1 wide, 3 wide + prefetch
+  int load;       // 0 columns, 1 wide
   bool small;     // pass 1, face and final passes on a few blocks looping over tiles
-  bool pipe;      // face rows loaded ahead
   bool wide_out;  // 16-byte stores
 };
 
@@ -180,17 +179,15 @@ std::vector<L> emu_label(const T* ip, int nz, int ny, int nx, const LabelKey& ke
     if constexpr (sizeof(T) == 1 && std::is_integral_v<T>) {
       if (g.nx % 16 != 0 || v.load == 0)
         run(std::integral_constant<int, 0>{});
-      else if (v.load == 1)
-        run(std::integral_constant<int, lbl::kLoadWide>{});
       else
-        run(std::integral_constant<int, lbl::kLoadWide | lbl::kLoadPrefetch>{});
+        run(std::integral_constant<int, lbl::kLoadWide>{});
     } else {
       run(std::integral_constant<int, 0>{});
     }
   }
   // 2. faces
   if (g.ntiles > 1)
-    launch(grid(g.ntiles, 8), 256, [&] { lbl::face_kernel<T, I, TY, TZ>(ip, parent, f, g, key, conn, v.pipe); });
+    launch(grid(g.ntiles, 8), 256, [&] { lbl::face_kernel<T, I, TY, TZ>(ip, parent, f, g, key, conn); });
   // 3. roots
   launch(grid(nwords, 256), 256, [&] {
     // the kernel's grid stride is gridDim.x * blockDim.x: emulate a grid covering every word
@@ -233,8 +230,8 @@ void check(const std::vector<T>& img, int nz, int ny, int nx, const LabelKey& ke
     }
   if (bad || rn != en) {
     ++failures;
-    std::printf("FAIL %s [%d %d %d] conn %d load %d small %d pipe %d wide %d I%zu L%zu: %lld bad (first %lld: %lld vs %lld), num %lld vs %lld\n",
-                what.c_str(), nz, ny, nx, conn, v.load, v.small, v.pipe, v.wide_out, sizeof(I) * 8, sizeof(L) * 8,
+    std::printf("FAIL %s [%d %d %d] conn %d load %d small %d wide %d I%zu L%zu: %lld bad (first %lld: %lld vs %lld), num %lld vs %lld\n",
+                what.c_str(), nz, ny, nx, conn, v.load, v.small, v.wide_out, sizeof(I) * 8, sizeof(L) * 8,
                 (long long)bad, (long long)at, at >= 0 ? (long long)ref[at] : 0LL, at >= 0 ? (long long)got[at] : 0LL,
                 (long long)rn, (long long)en);
   }
@@ -286,8 +283,7 @@ int main(int argc, char** argv) {
   };
   const std::vector<Shape> shapes2 = {{1, 64, 64}, {1, 70, 96}, {1, 33, 47}, {1, 1, 200}, {1, 100, 16}, {1, 45, 80}};
   const std::vector<Shape> shapes3 = {{9, 17, 48}, {5, 9, 35}, {12, 20, 32}};
-  const std::vector<Var> vars = {{0, false, true, true}, {1, false, true, true}, {3, true, false, false},
-                                 {1, true, true, false}, {3, false, false, true}};
+  const std::vector<Var> vars = {{0, false, true}, {1, false, true}, {1, true, false}, {0, true, false}};
   auto all_conn = [&](auto&& img, const Shape& s, const LabelKey& key, const std::string& what, auto tag_t) {
     using T = typename std::decay_t<decltype(img)>::value_type;
     (void)tag_t;
