@@ -99,7 +99,7 @@ void BM_Hull3dRegions_192(benchmark::State& st) {
   cuskbench::run(st, static_cast<double>(labels.nbytes() + images.nbytes()), [&](const Stream& s) {
     std::vector<std::int64_t> count;
     morph::detail::cuda_hull3d_regions<std::int32_t>(d, label, lo, hi, images.data<bool>(), &crop_off, count,
-                                                      s.handle());
+                                                      s);
   });
 }
 

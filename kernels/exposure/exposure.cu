@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "kernels/core/buffers.cuh"
+#include "kernels/core/iota.cuh"
 #include "kernels/core/elementwise.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -284,11 +285,6 @@ __global__ void __launch_bounds__(kThreads) hsv_rgb_kernel(const F* __restrict__
 
 // ---- histogram matching ---------------------------------------------------------------------------------
 
-__global__ void iota_kernel(std::int64_t* __restrict__ p, std::int64_t n) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads)
-    p[i] = i;
-}
-
 /// head[i] = 1 where sorted key i starts a run of equal values.
 __global__ void heads_kernel(const double* __restrict__ k, std::int64_t n, std::int64_t* __restrict__ head) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads)
@@ -342,8 +338,7 @@ Sorted sort_runs(const Array& a, bool with_order, const Stream& s) {
   auto* kout = static_cast<double*>(r.keys.data());
   if (with_order) {
     Array o0 = Array::empty({n}, DType::int64, dev, s);
-    iota_kernel<<<g, kThreads, 0, s.handle()>>>(static_cast<std::int64_t*>(o0.data()), n);
-    CUSK_CUDA_CHECK_LAUNCH();
+    cuskimage::detail::device_iota(static_cast<std::int64_t*>(o0.data()), n, s);
     r.order = Array::empty({n}, DType::int64, dev, s);
     const auto* oin = static_cast<const std::int64_t*>(o0.data());
     auto* oout = static_cast<std::int64_t*>(r.order.data());

@@ -1,6 +1,6 @@
 // CUDA apply_hysteresis_threshold and the comparison masks of try_all_threshold.
 //
-// Hysteresis: union-find labelling of image > low (kernels/filters/ccl.cuh: init, merge, flatten),
+// Hysteresis: union-find labelling of image > low (kernels/core/union_find.cuh: init, merge, flatten),
 // then every pixel above `high` marks its root, then out = fg && marked[root]. Bytes moved per
 // pixel: the image read 3x (init, mark, output; the predicate is recomputed instead of stored),
 // 4-byte parents read/written ~4x, 1-byte marks, 1-byte output: 8192^2 uint8 -> ~1.3 GB, floor
@@ -11,12 +11,17 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/filters/ccl.cuh"
+#include "kernels/core/union_find.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/filters/hysteresis.hpp"
 
 namespace cuskimage::filters::detail {
 namespace {
+
+using cuskimage::detail::ccl_flatten;
+using cuskimage::detail::ccl_init;
+using cuskimage::detail::ccl_merge;
+using cuskimage::detail::CclGeom;
 
 unsigned blocks_for(std::int64_t total) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((total + 255) / 256, 1, 1 << 20));

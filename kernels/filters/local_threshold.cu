@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kernels/core/buffers.cuh"
+#include "kernels/core/iota.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/filters/local_threshold.hpp"
 
@@ -162,11 +163,6 @@ __global__ void __launch_bounds__(256) subtract_kernel(const F* __restrict__ in,
 }
 
 // ---- rank_order --------------------------------------------------------------------------------------
-__global__ void iota_kernel(std::int64_t* p, std::int64_t n) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = i;
-}
-
 template <class T>
 __global__ void change_flags_kernel(const T* __restrict__ sorted, std::uint64_t* __restrict__ flags, std::int64_t n) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
@@ -255,8 +251,7 @@ Array cuda_rank_order(const Array& in, Array& labels, const Stream& s) {
   Array flags = Array::empty({n}, DType::uint64, dev, s);
   Array rank = Array::empty({n}, DType::uint64, dev, s);
   Array uniq = Array::empty({n}, in.dtype(), dev, s);
-  iota_kernel<<<blocks_for(n), 256, 0, stream>>>(static_cast<std::int64_t*>(order_in.data()), n);
-  CUSK_CUDA_CHECK_LAUNCH();
+  cuskimage::detail::device_iota(static_cast<std::int64_t*>(order_in.data()), n, s);
   std::size_t bytes = 0;
   CUSK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const T*>(in.data()),
                                                   static_cast<T*>(sorted.data()),

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "kernels/core/buffers.cuh"
+#include "kernels/core/iota.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/measure/marching_cubes.hpp"
 
@@ -211,11 +212,6 @@ __device__ void uf_union(std::int64_t* parent, std::int64_t a, std::int64_t b) {
   }
 }
 
-__global__ void iota_kernel(std::int64_t* __restrict__ parent, std::int64_t n) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) parent[i] = i;
-}
-
 __global__ void degenerate_faces_kernel(const float* __restrict__ v, const std::int32_t* __restrict__ f, std::int64_t nf,
                                         std::int64_t* parent, std::int64_t* __restrict__ face_ok) {
   const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -279,8 +275,7 @@ McArrays cuda_remove_degenerate(const McArrays& m, Device device, const Stream& 
   const auto* f = static_cast<const std::int32_t*>(m.faces.data());
   CUSK_CUDA_CHECK(cudaMemsetAsync(keep + nv, 0, sizeof(std::int64_t), stream));
   CUSK_CUDA_CHECK(cudaMemsetAsync(face_ok + nf, 0, sizeof(std::int64_t), stream));
-  if (nv > 0) iota_kernel<<<grid_of(nv), kThreads, 0, stream>>>(parent, nv);
-  CUSK_CUDA_CHECK_LAUNCH();
+  cuskimage::detail::device_iota(parent, nv, s);
   if (nf > 0) degenerate_faces_kernel<<<grid_of(nf), kThreads, 0, stream>>>(v, f, nf, parent, face_ok);
   CUSK_CUDA_CHECK_LAUNCH();
   if (nv > 0) roots_kernel<<<grid_of(nv), kThreads, 0, stream>>>(parent, nv, keep);

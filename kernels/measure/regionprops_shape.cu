@@ -11,7 +11,7 @@
 //           with the regions as segments, one thread per region picks numpy.median (an even
 //           count averages the two middle values in the intensity's dtype: float32 in float32).
 //   filled  every region's bbox crop packed into one buffer (crop after crop); union-find CCL
-//           (kernels/filters/ccl.cuh) of the pixels not of the region over the full 3^ndim - 1
+//           (kernels/core/union_find.cuh) of the pixels not of the region over the full 3^ndim - 1
 //           neighbourhood inside each crop; components touching the crop border are outside,
 //           the rest are holes (scipy's binary_fill_holes with a full structure).
 //   convex  (2-D) one warp per crop row finds the region's first / last column; one thread per
@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "kernels/core/buffers.cuh"
-#include "kernels/filters/ccl.cuh"
+#include "kernels/core/union_find.cuh"
 #include "kernels/morphology/hull_rows.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(256) fill_merge_kernel(Crops k, std::int64_t V
           const std::int64_t zz = a.z + dz, yy = a.y + dy, xx = a.x + dx;
           if (zz < 0 || yy < 0 || xx < 0 || xx >= c.e[2] || yy >= c.e[1]) continue;
           const std::int64_t q = p + (dz * c.e[1] + dy) * c.e[2] + dx;
-          if (parent[q] >= 0) filters::detail::ccl_union<I>(parent, static_cast<I>(p), static_cast<I>(q));
+          if (parent[q] >= 0) cuskimage::detail::ccl_union<I>(parent, static_cast<I>(p), static_cast<I>(q));
         }
   }
 }
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(256) fill_border_kernel(Crops k, std::int64_t 
     const Crop& c = k.c[a.r];
     const bool edge = a.x == 0 || a.y == 0 || a.x == c.e[2] - 1 || a.y == c.e[1] - 1 ||
                       (k.nd == 3 && (a.z == 0 || a.z == c.e[0] - 1));
-    if (edge) outside[filters::detail::ccl_find<I>(parent, static_cast<I>(p))] = 1;
+    if (edge) outside[cuskimage::detail::ccl_find<I>(parent, static_cast<I>(p))] = 1;
   }
 }
 
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(256) fill_final_kernel(Crops k, std::int64_t V
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t p = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; p < V; p += stride) {
     const bool bg = parent[p] >= 0;
-    const bool f = !bg || !outside[filters::detail::ccl_find<I>(parent, static_cast<I>(p))];
+    const bool f = !bg || !outside[cuskimage::detail::ccl_find<I>(parent, static_cast<I>(p))];
     if (filled) filled[p] = f;
     if (bg && f) atomicAdd(holes + segment_of(k.off, k.n, p), 1ull);
   }

@@ -8,7 +8,7 @@
 // Bytes: the image read once and the output written once (8192^2 uint8: 128 MiB, floor 32 us at
 // 4.2 TB/s); the hull step touches O(rows) and is latency bound (~20-50 us for 8192 rows).
 //
-// convex_hull_object: union-find labelling (kernels/filters/ccl.cuh's find/union, merged over 4- or
+// convex_hull_object: union-find labelling (kernels/core/union_find.cuh's find/union, merged over 4- or
 // 8-neighbours of equal label value); the root of each object is its first pixel, hence on its top
 // row. A scan over root heights gives each object a run of per-row slots; atomics fill each slot's
 // extreme columns; one thread per object chains its hull and writes each row's covered columns into
@@ -22,7 +22,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "kernels/core/buffers.cuh"
-#include "kernels/filters/ccl.cuh"
+#include "kernels/core/union_find.cuh"
 #include "kernels/morphology/hull_rows.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -32,11 +32,11 @@
 namespace cuskimage::morphology::detail {
 namespace {
 
-using filters::detail::ccl_find;
-using filters::detail::ccl_flatten;
-using filters::detail::ccl_init;
-using filters::detail::ccl_union;
-using filters::detail::CclGeom;
+using cuskimage::detail::ccl_find;
+using cuskimage::detail::ccl_flatten;
+using cuskimage::detail::ccl_init;
+using cuskimage::detail::ccl_union;
+using cuskimage::detail::CclGeom;
 
 unsigned blocks_for(std::int64_t total, int per = 256) {
   return static_cast<unsigned>(std::clamp<std::int64_t>((total + per - 1) / per, 1, 1 << 20));

@@ -606,8 +606,7 @@ void run_regions(M mask, const std::vector<i64>& geo, const std::vector<i64>* la
 }  // namespace
 
 template <class T>
-void cuda_convex_hull_image_3d(const Array& img, Array& out, bool offset, double tolerance, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_convex_hull_image_3d(const Array& img, Array& out, bool offset, double tolerance, const Stream& s) {
   const std::vector<i64> geo = {0, 0, 0, img.shape(0), img.shape(1), img.shape(2)};
   const std::vector<i64> img_off = {0};
   Hull3Options o;
@@ -619,8 +618,7 @@ void cuda_convex_hull_image_3d(const Array& img, Array& out, bool offset, double
   run_regions<ImageFg<T>, T>(ImageFg<T>{static_cast<const T*>(img.data())}, geo, nullptr, o, r, img.device(), s);
 }
 
-void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hull3Output& out, cudaStream_t stream) {
-  const Stream s(stream);
+void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hull3Output& out, const Stream& s) {
   const i64 n = seg.nseg;
   Device dev = Device::cuda();
   {
@@ -643,8 +641,7 @@ void cuda_hull3d_segments(const Hull3Segments& seg, const Hull3Options& opts, Hu
 template <class L>
 void cuda_hull3d_regions(const Array& labels, const std::vector<i64>& label, const std::vector<i64>& lo,
                          const std::vector<i64>& hi, bool* images, const std::vector<i64>* crop_off,
-                         std::vector<i64>& count, cudaStream_t stream) {
-  const Stream s(stream);
+                         std::vector<i64>& count, const Stream& s) {
   const Device dev = labels.device();
   const i64 n = static_cast<i64>(label.size());
   std::vector<i64> geo(static_cast<std::size_t>(6 * n));
@@ -663,14 +660,14 @@ void cuda_hull3d_regions(const Array& labels, const std::vector<i64>& label, con
   count = r.count;
 }
 
-#define CUSK_HULL3_CUDA(T) template void cuda_convex_hull_image_3d<T>(const Array&, Array&, bool, double, cudaStream_t);
+#define CUSK_HULL3_CUDA(T) template void cuda_convex_hull_image_3d<T>(const Array&, Array&, bool, double, const Stream&);
 CUSK_FOR_EACH_DTYPE(CUSK_HULL3_CUDA)
 #undef CUSK_HULL3_CUDA
 template void cuda_hull3d_regions<std::int32_t>(const Array&, const std::vector<i64>&, const std::vector<i64>&,
                                                 const std::vector<i64>&, bool*, const std::vector<i64>*,
-                                                std::vector<i64>&, cudaStream_t);
+                                                std::vector<i64>&, const Stream&);
 template void cuda_hull3d_regions<std::int64_t>(const Array&, const std::vector<i64>&, const std::vector<i64>&,
                                                 const std::vector<i64>&, bool*, const std::vector<i64>*,
-                                                std::vector<i64>&, cudaStream_t);
+                                                std::vector<i64>&, const Stream&);
 
 }  // namespace cuskimage::morphology::detail

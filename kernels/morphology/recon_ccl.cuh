@@ -1,5 +1,5 @@
 // Union-find labelling over an arbitrary symmetric neighbourhood (local extrema plateaus,
-// remove_small_objects' connectivity), built on kernels/filters/ccl.cuh's find/union and its init
+// remove_small_objects' connectivity), built on kernels/core/union_find.cuh's find/union and its init
 // and flatten passes: only the merge differs, walking a list of backward offsets (the half of a
 // symmetric offset set that precedes the pixel in C order) with a caller's connection predicate.
 #pragma once
@@ -7,17 +7,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/filters/ccl.cuh"
+#include "kernels/core/union_find.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/morphology/recon_common.hpp"
 
 namespace cuskimage::morphology::detail {
 
-using filters::detail::CclGeom;
-using filters::detail::ccl_find;
-using filters::detail::ccl_flatten;
-using filters::detail::ccl_init;
-using filters::detail::ccl_union;
+using cuskimage::detail::CclGeom;
+using cuskimage::detail::ccl_find;
+using cuskimage::detail::ccl_flatten;
+using cuskimage::detail::ccl_init;
+using cuskimage::detail::ccl_union;
 
 /// Up to 26 offsets (the whole 3x3x3 neighbourhood) by value in the launch parameters.
 struct DevOffsets {
@@ -38,7 +38,7 @@ inline DevOffsets dev_offsets(const std::vector<Off3>& offs, bool backward_only)
 }
 
 /// Unites every foreground pixel with its foreground backward neighbours j for which
-/// conn(i, j) holds (labels: parent indices, -1 background, as ccl.cuh).
+/// conn(i, j) holds (labels: parent indices, -1 background, as kernels/core/union_find.cuh).
 template <class I, class Conn>
 __global__ void __launch_bounds__(256) ccl_merge_offsets(I* parent, Geom3 g, DevOffsets offs, Conn conn) {
   const std::int64_t total = g.nz * g.ny * g.nx, stride = std::int64_t(gridDim.x) * blockDim.x;

@@ -16,7 +16,7 @@
 // op(x, y) on the loaded values bit for bit (rgb2hsv's reciprocal tables; rgb2lab's bounded range).
 //
 // Rounding: code whose result must be the same bits on both backends spells each rounding with the
-// *_rn helpers (src/util/rn.hpp; nvcc would contract a*b+c into an FMA, the host compiler does not):
+// *_rn helpers (src/core/rn.hpp; nvcc would contract a*b+c into an FMA, the host compiler does not):
 // rgb2lab's float64 path (matrix, cube root, Lab scaling) and rgb2hsv (divisions only) are bit-exact
 // between CPU and GPU; elsewhere device and host libm differ in the last bits.
 #pragma once
@@ -29,7 +29,7 @@
 
 #include "src/core/hd.hpp"
 #include "src/util/dtype_math.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::color::detail {
 

@@ -1,5 +1,5 @@
 // Per-pixel and per-bin arithmetic of skimage.exposure, written once for both backends (CUSK_HD).
-// Every rounding step is spelled out (src/util/rn.hpp) so that nvcc's fused multiply-adds cannot
+// Every rounding step is spelled out (src/core/rn.hpp) so that nvcc's fused multiply-adds cannot
 // change a last bit that NumPy's separately rounded operations produce.
 //
 // Precision follows NumPy 2 (NEP 50): float32 images compute in float32 with Python-float
@@ -13,7 +13,7 @@
 
 #include "src/core/convert.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::exposure::detail {
 

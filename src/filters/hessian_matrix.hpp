@@ -24,7 +24,7 @@
 #include "cuskimage/ndimage.hpp"
 #include "cuskimage/stream.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::filters::detail {
 

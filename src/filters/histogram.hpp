@@ -12,12 +12,12 @@
 #include <type_traits>
 
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::filters::detail {
 
 // NumPy rounds every operation; a fused multiply-add would change the last bit and with it a
-// tie-break (src/util/rn.hpp).
+// tie-break (src/core/rn.hpp).
 using util::detail::add_rn;
 using util::detail::mul_rn;
 

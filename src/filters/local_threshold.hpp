@@ -13,11 +13,11 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::filters::detail {
 
-using util::detail::add_rn;  // rounded once on both backends (src/util/rn.hpp)
+using util::detail::add_rn;  // rounded once on both backends (src/core/rn.hpp)
 using util::detail::mul_rn;
 
 constexpr int kLocalMaxDims = 3;  // CUDA paths (the CPU backend takes any ndim)

@@ -15,7 +15,7 @@
 #include "cuskimage/array.hpp"
 #include "src/core/hd.hpp"
 #include "src/filters/hessian_matrix.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::filters::detail {
 

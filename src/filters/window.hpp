@@ -8,7 +8,7 @@
 
 #include "cuskimage/array.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::filters::detail {
 

@@ -30,7 +30,7 @@
 
 #include "cuskimage/array.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::measure::detail {
 
@@ -174,30 +174,41 @@ CUSK_HD int mc_ambiguous_case(int index) {
   return 0;
 }
 
-/// Triangles of one cube (Lewiner numbering of the corner values `v`, level subtracted) as local
-/// vertex ids (edges 0-11, centre 12), three per triangle, oriented towards increasing values.
-/// Returns the triangle count (at most 12).
-CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsigned char* tri) {
-  if (index == 0 || index == 255) return 0;
-  const int s = mc_popcount8(index) <= 4 ? 1 : -1;  // the sign of Lewiner's tests
-  // ---- face decisions: bit f set when the positive corners of ambiguous face f are joined
+/// The ambiguous faces of cube `index` (bit f: face f) and, with Lewiner's tests, the faces whose
+/// positive corners are joined and those whose test came out true.
+struct McFaces {
   int amb = 0, joined = 0, test_true = 0;
+};
+
+CUSK_HD McFaces mc_face_decisions(const double v[8], int index, bool lewiner, int s) {
+  McFaces fd;
   for (int f = 0; f < 6; ++f) {
     const std::uint64_t q = mc_face_test(f);
     const int a = (index >> mc_nib(q, 0)) & 1, b = (index >> mc_nib(q, 1)) & 1;
     const int c = (index >> mc_nib(q, 2)) & 1, d = (index >> mc_nib(q, 3)) & 1;
     if (a == c && b == d && a != b) {
-      amb |= 1 << f;
+      fd.amb |= 1 << f;
       if (lewiner) {
         const bool r = mc_test_face(v, f, s);
-        test_true |= (r ? 1 : 0) << f;
-        if (s > 0 ? r : !r) joined |= 1 << f;
+        fd.test_true |= (r ? 1 : 0) << f;
+        if (s > 0 ? r : !r) fd.joined |= 1 << f;
       }
     }
   }
-  // ---- segments: every crossed edge is the exit (positive -> negative, counter-clockwise) of
-  // exactly one face; it continues to the next entry on that face (joined: the following
-  // crossing, cut off around the negative corner; else the preceding one).
+  return fd;
+}
+
+/// The crossing loops of a cube: loop l is seq[start[l], start[l] + len[l]) (edge ids).
+struct McLoops {
+  int start[4], len[4], n = 0;
+  unsigned char seq[12];
+};
+
+/// Segments, then loops: every crossed edge is the exit (positive -> negative, counter-clockwise)
+/// of exactly one face; it continues to the next entry on that face (joined: the following
+/// crossing, cut off around the negative corner; else the preceding one). Each loop starts from
+/// its lowest edge.
+CUSK_HD McLoops mc_loops(int index, const McFaces& fd) {
   int next[12];
   for (int e = 0; e < 12; ++e) next[e] = -1;
   for (int f = 0; f < 6; ++f) {
@@ -208,11 +219,11 @@ CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsign
       ed[i] = mc_edge_between(ca, cb);
       sg[i] = (((index >> ca) & 1) ? 1 : 0) - (((index >> cb) & 1) ? 1 : 0);  // +1 exit, -1 entry
     }
-    const bool j = (joined >> f) & 1;
+    const bool j = (fd.joined >> f) & 1;
     for (int i = 0; i < 4; ++i) {
       if (sg[i] != 1) continue;
       int k = i;
-      if ((amb >> f) & 1) {
+      if ((fd.amb >> f) & 1) {
         k = j ? (i + 1) & 3 : (i + 3) & 3;
       } else {
         for (int step = 1; step < 4; ++step)
@@ -221,135 +232,143 @@ CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsign
       next[ed[i]] = ed[k];
     }
   }
-  // ---- loops, each from its lowest edge
-  int loop_start[4], loop_len[4], nloops = 0;
-  unsigned char seq[12];
+  McLoops lp;
   int used = 0, nseq = 0;
   for (int e = 0; e < 12; ++e) {
     if (next[e] < 0 || ((used >> e) & 1)) continue;
-    loop_start[nloops] = nseq;
+    lp.start[lp.n] = nseq;
     int x = e;
     do {
       used |= 1 << x;
-      seq[nseq++] = static_cast<unsigned char>(x);
+      lp.seq[nseq++] = static_cast<unsigned char>(x);
       x = next[x];
     } while (x != e && nseq < 12);
-    loop_len[nloops] = nseq - loop_start[nloops];
-    ++nloops;
+    lp.len[lp.n] = nseq - lp.start[lp.n];
+    ++lp.n;
   }
-  // ---- Lewiner's interior test: which two loops (if any) a tube joins, and whether it passes
-  // through the centre (6.1.2)
-  int tube_a = -1, tube_b = -1;
-  bool tube_centre = false;
-  if (lewiner) {
-    const int kase = mc_ambiguous_case(index);
-    const int minority = s > 0 ? 1 : 0;
-    auto sign_of = [&](int c) { return (index >> c) & 1; };
-    bool tube = false;
-    if (kase == 4) {
-      tube = !mc_test_interior(v, 4, -1, s);
-    } else if (kase == 10 && !(test_true & amb)) {
-      tube = !mc_test_interior(v, 10, -1, s);
-    } else if (kase == 6 && !(test_true & amb)) {
-      // reference edge: at the isolated minority corner, on the ambiguous face; the vertical one
-      // when there is one, else the ring edge ending at that corner
-      int iso = 0;
-      for (int c = 0; c < 8; ++c) {
-        if (sign_of(c) != minority) continue;
-        bool alone = true;
-        for (int d = 0; d < 8; ++d)
-          if (d != c && sign_of(d) == minority && mc_adjacent(c, d)) alone = false;
-        if (alone) iso = c;
-      }
-      int f = 0;
-      while (!((amb >> f) & 1)) ++f;
-      int edge = -1;
-      for (int i = 0; i < 4; ++i) {
-        const int d = mc_nib(mc_face_ccw(f), i);
-        const int e = mc_edge_between(iso, d);
-        if (e >= 8) edge = e;
-      }
-      if (edge < 0) edge = iso < 4 ? (iso + 3) % 4 : 4 + (iso + 3) % 4;
-      tube = !mc_test_interior(v, 6, edge, s);
-      tube_centre = tube;
-    } else if (kase == 7 && (test_true & amb) == amb) {
-      // reference edge: the ring edge leaving the majority corner next to all three minority ones
-      int sp = 0;
-      for (int c = 0; c < 8; ++c) {
-        if (sign_of(c) == minority) continue;
-        int n = 0;
-        for (int d = 0; d < 8; ++d) n += (sign_of(d) == minority && mc_adjacent(c, d)) ? 1 : 0;
-        if (n == 3) sp = c;
-      }
-      tube = mc_test_interior(v, 7, sp, s);
-    } else if (kase == 12 && !(test_true & amb)) {
-      // reference edge: the one the two ambiguous faces share
-      int f0 = -1, f1 = -1;
-      for (int f = 0; f < 6; ++f)
-        if ((amb >> f) & 1) (f0 < 0 ? f0 : f1) = f;
-      int edge = 0;
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-          const int e0 = mc_edge_between(mc_nib(mc_face_ccw(f0), i), mc_nib(mc_face_ccw(f0), (i + 1) & 3));
-          const int e1 = mc_edge_between(mc_nib(mc_face_ccw(f1), j), mc_nib(mc_face_ccw(f1), (j + 1) & 3));
-          if (e0 == e1) edge = e0;
-        }
-      tube = !mc_test_interior(v, 12, edge, s);
-    } else if (kase == 13 && mc_popcount8(test_true) == 3) {
-      // 13.5: the three joined faces meet at a (negative) corner; the test runs from the opposite
-      // corner o (top ring: the edge leaving o, bottom ring: the edge reaching o)
-      int corner = -1;
-      for (int c = 0; c < 8; ++c) {
-        int n = 0;
-        for (int f = 0; f < 6; ++f) {
-          if (!((test_true >> f) & 1)) continue;
-          for (int i = 0; i < 4; ++i) n += mc_nib(mc_face_ccw(f), i) == c ? 1 : 0;
-        }
-        if (n == 3 && !((index >> c) & 1)) corner = c;
-      }
-      if (corner >= 0) {
-        const int o = corner ^ 6;  // the body-diagonal opposite in Lewiner's numbering
-        const int edge = o >= 4 ? o : (o + 3) % 4;
-        tube = !mc_test_interior(v, 13, edge, s);
-        if (tube) {
-          // the 6-loop and the 3-loop around o
-          for (int l = 0; l < nloops; ++l) {
-            if (loop_len[l] == 6) tube_a = l;
-            if (loop_len[l] == 3) {
-              const int e = seq[loop_start[l]];
-              const int ca = mc_nib(kEdgeA, e), cb = mc_nib(kEdgeB, e);
-              bool around_o = (ca == o || cb == o);
-              for (int i = 1; i < 3 && around_o; ++i) {
-                const int ei = seq[loop_start[l] + i];
-                around_o = mc_nib(kEdgeA, ei) == o || mc_nib(kEdgeB, ei) == o;
-              }
-              if (around_o) tube_b = l;
-            }
-          }
-          if (tube_a < 0 || tube_b < 0) tube_a = tube_b = -1;
-        }
-        tube = false;  // handled above
-      }
+  return lp;
+}
+
+/// Lewiner's interior test: which two loops (if any) a tube joins (a = b = -1: none), and whether
+/// it passes through the centre (6.1.2).
+struct McTube {
+  int a = -1, b = -1;
+  bool centre = false;
+};
+
+CUSK_HD McTube mc_interior_tube(const double v[8], int index, int s, const McFaces& fd, const McLoops& lp) {
+  const int amb = fd.amb, test_true = fd.test_true;
+  McTube tb;
+  const int kase = mc_ambiguous_case(index);
+  const int minority = s > 0 ? 1 : 0;
+  auto sign_of = [&](int c) { return (index >> c) & 1; };
+  bool tube = false;
+  if (kase == 4) {
+    tube = !mc_test_interior(v, 4, -1, s);
+  } else if (kase == 10 && !(test_true & amb)) {
+    tube = !mc_test_interior(v, 10, -1, s);
+  } else if (kase == 6 && !(test_true & amb)) {
+    // reference edge: at the isolated minority corner, on the ambiguous face; the vertical one
+    // when there is one, else the ring edge ending at that corner
+    int iso = 0;
+    for (int c = 0; c < 8; ++c) {
+      if (sign_of(c) != minority) continue;
+      bool alone = true;
+      for (int d = 0; d < 8; ++d)
+        if (d != c && sign_of(d) == minority && mc_adjacent(c, d)) alone = false;
+      if (alone) iso = c;
     }
-    if (tube && nloops == 2) tube_a = 0, tube_b = 1;
+    int f = 0;
+    while (!((amb >> f) & 1)) ++f;
+    int edge = -1;
+    for (int i = 0; i < 4; ++i) {
+      const int d = mc_nib(mc_face_ccw(f), i);
+      const int e = mc_edge_between(iso, d);
+      if (e >= 8) edge = e;
+    }
+    if (edge < 0) edge = iso < 4 ? (iso + 3) % 4 : 4 + (iso + 3) % 4;
+    tube = !mc_test_interior(v, 6, edge, s);
+    tb.centre = tube;
+  } else if (kase == 7 && (test_true & amb) == amb) {
+    // reference edge: the ring edge leaving the majority corner next to all three minority ones
+    int sp = 0;
+    for (int c = 0; c < 8; ++c) {
+      if (sign_of(c) == minority) continue;
+      int n = 0;
+      for (int d = 0; d < 8; ++d) n += (sign_of(d) == minority && mc_adjacent(c, d)) ? 1 : 0;
+      if (n == 3) sp = c;
+    }
+    tube = mc_test_interior(v, 7, sp, s);
+  } else if (kase == 12 && !(test_true & amb)) {
+    // reference edge: the one the two ambiguous faces share
+    int f0 = -1, f1 = -1;
+    for (int f = 0; f < 6; ++f)
+      if ((amb >> f) & 1) (f0 < 0 ? f0 : f1) = f;
+    int edge = 0;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        const int e0 = mc_edge_between(mc_nib(mc_face_ccw(f0), i), mc_nib(mc_face_ccw(f0), (i + 1) & 3));
+        const int e1 = mc_edge_between(mc_nib(mc_face_ccw(f1), j), mc_nib(mc_face_ccw(f1), (j + 1) & 3));
+        if (e0 == e1) edge = e0;
+      }
+    tube = !mc_test_interior(v, 12, edge, s);
+  } else if (kase == 13 && mc_popcount8(test_true) == 3) {
+    // 13.5: the three joined faces meet at a (negative) corner; the test runs from the opposite
+    // corner o (top ring: the edge leaving o, bottom ring: the edge reaching o)
+    int corner = -1;
+    for (int c = 0; c < 8; ++c) {
+      int n = 0;
+      for (int f = 0; f < 6; ++f) {
+        if (!((test_true >> f) & 1)) continue;
+        for (int i = 0; i < 4; ++i) n += mc_nib(mc_face_ccw(f), i) == c ? 1 : 0;
+      }
+      if (n == 3 && !((index >> c) & 1)) corner = c;
+    }
+    if (corner >= 0) {
+      const int o = corner ^ 6;  // the body-diagonal opposite in Lewiner's numbering
+      const int edge = o >= 4 ? o : (o + 3) % 4;
+      tube = !mc_test_interior(v, 13, edge, s);
+      if (tube) {
+        // the 6-loop and the 3-loop around o
+        for (int l = 0; l < lp.n; ++l) {
+          if (lp.len[l] == 6) tb.a = l;
+          if (lp.len[l] == 3) {
+            const int e = lp.seq[lp.start[l]];
+            const int ca = mc_nib(kEdgeA, e), cb = mc_nib(kEdgeB, e);
+            bool around_o = (ca == o || cb == o);
+            for (int i = 1; i < 3 && around_o; ++i) {
+              const int ei = lp.seq[lp.start[l] + i];
+              around_o = mc_nib(kEdgeA, ei) == o || mc_nib(kEdgeB, ei) == o;
+            }
+            if (around_o) tb.b = l;
+          }
+        }
+        if (tb.a < 0 || tb.b < 0) tb.a = tb.b = -1;
+      }
+      tube = false;  // handled above
+    }
   }
-  // ---- triangles
-  int nt = 0;
+  if (tube && lp.n == 2) tb.a = 0, tb.b = 1;
+  return tb;
+}
+
+/// The triangles of the loops a tube does not take: a fan around the centre for Lewiner's long
+/// loops, else a fan from the first apex whose triangles all leave the cube's faces (a triangle
+/// lying in a face would be built by the neighbour cube too, as a double wall).
+CUSK_HD int mc_loop_triangles(const McLoops& lp, const McTube& tb, bool lewiner, unsigned char* tri, int nt) {
   auto emit = [&](int a, int b, int c) {
     tri[3 * nt] = static_cast<unsigned char>(a);
     tri[3 * nt + 1] = static_cast<unsigned char>(b);
     tri[3 * nt + 2] = static_cast<unsigned char>(c);
     ++nt;
   };
-  for (int l = 0; l < nloops; ++l) {
-    if (l == tube_a || l == tube_b) continue;
-    const unsigned char* L = seq + loop_start[l];
-    const int n = loop_len[l];
+  for (int l = 0; l < lp.n; ++l) {
+    if (l == tb.a || l == tb.b) continue;
+    const unsigned char* L = lp.seq + lp.start[l];
+    const int n = lp.len[l];
     if (lewiner && n >= 8) {
       for (int i = 0; i < n; ++i) emit(12, L[i], L[(i + 1) % n]);
     } else {
-      // fan from the first apex whose triangles all leave the cube's faces (a triangle lying in a
-      // face would be built by the neighbour cube too, as a double wall)
       int apex = 0;
       for (int r = 0; r < n; ++r) {
         bool flat = false;
@@ -363,55 +382,77 @@ CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsign
       for (int i = 1; i + 1 < n; ++i) emit(L[apex], L[(apex + i) % n], L[(apex + i + 1) % n]);
     }
   }
-  if (tube_a >= 0) {
-    // A band between loop a (forward) and loop b (backward), rungs interleaved evenly, starting at
-    // b's vertex nearest to a's first one (edge midpoints).
-    const unsigned char* A = seq + loop_start[tube_a];
-    const unsigned char* B = seq + loop_start[tube_b];
-    const int na = loop_len[tube_a], nb = loop_len[tube_b];
-    auto mid = [](int e, int axis) {
-      const int ca = mc_nib(kEdgeA, e), cb = mc_nib(kEdgeB, e);
-      if (axis == 0) return mc_nib(kCornerDx, ca) + mc_nib(kCornerDx, cb);
-      if (axis == 1) return mc_nib(kCornerDy, ca) + mc_nib(kCornerDy, cb);
-      return (ca >> 2) + (cb >> 2);
-    };
-    int bs = 0, best = 1 << 30;
-    for (int j = 0; j < nb; ++j) {
-      int d = 0;
-      for (int ax = 0; ax < 3; ++ax) {
-        const int diff = mid(A[0], ax) - mid(B[j], ax);
-        d += diff * diff;
-      }
-      if (d < best) best = d, bs = j;
+  return nt;
+}
+
+/// A tube's band between loop a (forward) and loop b (backward), rungs interleaved evenly, starting
+/// at b's vertex nearest to a's first one (edge midpoints).
+CUSK_HD int mc_tube_triangles(const McLoops& lp, const McTube& tb, unsigned char* tri, int nt) {
+  auto emit = [&](int a, int b, int c) {
+    tri[3 * nt] = static_cast<unsigned char>(a);
+    tri[3 * nt + 1] = static_cast<unsigned char>(b);
+    tri[3 * nt + 2] = static_cast<unsigned char>(c);
+    ++nt;
+  };
+  const unsigned char* A = lp.seq + lp.start[tb.a];
+  const unsigned char* B = lp.seq + lp.start[tb.b];
+  const int na = lp.len[tb.a], nb = lp.len[tb.b];
+  auto mid = [](int e, int axis) {
+    const int ca = mc_nib(kEdgeA, e), cb = mc_nib(kEdgeB, e);
+    if (axis == 0) return mc_nib(kCornerDx, ca) + mc_nib(kCornerDx, cb);
+    if (axis == 1) return mc_nib(kCornerDy, ca) + mc_nib(kCornerDy, cb);
+    return (ca >> 2) + (cb >> 2);
+  };
+  int bs = 0, best = 1 << 30;
+  for (int j = 0; j < nb; ++j) {
+    int d = 0;
+    for (int ax = 0; ax < 3; ++ax) {
+      const int diff = mid(A[0], ax) - mid(B[j], ax);
+      d += diff * diff;
     }
-    const int first = nt;
-    int i = 0, j = 0;
-    while (i < na || j < nb) {
-      bool adv_a = j >= nb || (i < na && (2 * i + 1) * nb <= (2 * j + 1) * na);
-      const int ai = A[i % na], bj = B[((bs - j) % nb + nb) % nb];
-      if (i < na && j < nb) {  // avoid a triangle lying in a cube face when the other step does not
-        const int an = A[(i + 1) % na], bn = B[((bs - j - 1) % nb + nb) % nb];
-        const bool flat_a = (mc_edge_faces(ai) & mc_edge_faces(an) & mc_edge_faces(bj)) != 0;
-        const bool flat_b = (mc_edge_faces(bn) & mc_edge_faces(bj) & mc_edge_faces(ai)) != 0;
-        if (adv_a && flat_a && !flat_b) adv_a = false;
-        else if (!adv_a && flat_b && !flat_a) adv_a = true;
-      }
-      if (adv_a) {
-        emit(ai, A[(i + 1) % na], bj);
-        ++i;
-      } else {
-        emit(B[((bs - j - 1) % nb + nb) % nb], bj, ai);
-        ++j;
-      }
+    if (d < best) best = d, bs = j;
+  }
+  const int first = nt;
+  int i = 0, j = 0;
+  while (i < na || j < nb) {
+    bool adv_a = j >= nb || (i < na && (2 * i + 1) * nb <= (2 * j + 1) * na);
+    const int ai = A[i % na], bj = B[((bs - j) % nb + nb) % nb];
+    if (i < na && j < nb) {  // avoid a triangle lying in a cube face when the other step does not
+      const int an = A[(i + 1) % na], bn = B[((bs - j - 1) % nb + nb) % nb];
+      const bool flat_a = (mc_edge_faces(ai) & mc_edge_faces(an) & mc_edge_faces(bj)) != 0;
+      const bool flat_b = (mc_edge_faces(bn) & mc_edge_faces(bj) & mc_edge_faces(ai)) != 0;
+      if (adv_a && flat_a && !flat_b) adv_a = false;
+      else if (!adv_a && flat_b && !flat_a) adv_a = true;
     }
-    if (tube_centre) {
-      // 6.1.2 runs through the centre: the band's first triangle becomes a fan around vertex 12
-      const unsigned char a = tri[3 * first], b = tri[3 * first + 1], c = tri[3 * first + 2];
-      tri[3 * first + 2] = 12;
-      emit(b, c, 12);
-      emit(c, a, 12);
+    if (adv_a) {
+      emit(ai, A[(i + 1) % na], bj);
+      ++i;
+    } else {
+      emit(B[((bs - j - 1) % nb + nb) % nb], bj, ai);
+      ++j;
     }
   }
+  if (tb.centre) {
+    // 6.1.2 runs through the centre: the band's first triangle becomes a fan around vertex 12
+    const unsigned char a = tri[3 * first], b = tri[3 * first + 1], c = tri[3 * first + 2];
+    tri[3 * first + 2] = 12;
+    emit(b, c, 12);
+    emit(c, a, 12);
+  }
+  return nt;
+}
+
+/// Triangles of one cube (Lewiner numbering of the corner values `v`, level subtracted) as local
+/// vertex ids (edges 0-11, centre 12), three per triangle, oriented towards increasing values.
+/// Returns the triangle count (at most 12).
+CUSK_HD int mc_cube_triangles(const double v[8], int index, bool lewiner, unsigned char* tri) {
+  if (index == 0 || index == 255) return 0;
+  const int s = mc_popcount8(index) <= 4 ? 1 : -1;  // the sign of Lewiner's tests
+  const McFaces fd = mc_face_decisions(v, index, lewiner, s);
+  const McLoops lp = mc_loops(index, fd);
+  const McTube tb = lewiner ? mc_interior_tube(v, index, s, fd, lp) : McTube{};
+  int nt = mc_loop_triangles(lp, tb, lewiner, tri, 0);
+  if (tb.a >= 0) nt = mc_tube_triangles(lp, tb, tri, nt);
   return nt;
 }
 

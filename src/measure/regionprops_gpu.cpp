@@ -54,10 +54,10 @@ void hull3d_all(const RegionSet& s, DeviceShapes& d, bool want_image) {
   }
   if (d.labels.dtype() == DType::int32)
     md::cuda_hull3d_regions<std::int32_t>(d.labels, s.st.label, s.st.lo, s.st.hi, images,
-                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream.handle());
+                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream);
   else
     md::cuda_hull3d_regions<std::int64_t>(d.labels, s.st.label, s.st.lo, s.st.hi, images,
-                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream.handle());
+                                          want_image ? &d.crop_off : nullptr, d.area_convex, s.stream);
   d.has_area_convex = true;
 }
 

@@ -275,9 +275,9 @@ Array convex_hull_image(const Array& image, const ConvexHullOptions& opts, const
     cuskimage::detail::dispatch<HullTypes>(image.dtype(), fn, [&]<class T>() {
       cuskimage::detail::on_backend(
           image, stream, [&] { cpu_hull_image_3d<T>(image, out, opts.offset_coordinates, opts.tolerance); },
-          [&](cudaStream_t s) {
+          [&](const auto&) {
             const Array c = image.contiguous(stream);
-            detail::cuda_convex_hull_image_3d<T>(c, out, opts.offset_coordinates, opts.tolerance, s);
+            detail::cuda_convex_hull_image_3d<T>(c, out, opts.offset_coordinates, opts.tolerance, stream);
           });
     });
     return out;

@@ -7,7 +7,7 @@
 
 #include "cuskimage/array.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::morphology::detail {
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/morphology.hpp"
@@ -75,15 +76,15 @@ struct Within {
   }
 };
 
-/// The labels after removal (C order).
-std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, const Shape& shape, double r,
-                                             const RemoveObjectsByDistanceOptions& o) {
+/// The boundary pixels of objects in C order: a neighbour in the footprint (the cross for isotropic
+/// spacing and p <= 2, else the full 3^nd block) holds another label; neighbours outside the image
+/// reflect onto the pixel itself.
+std::vector<std::int64_t> boundary_pixels(const std::vector<std::int64_t>& lab, const Shape& shape,
+                                          const std::vector<double>& sp, double p_norm) {
   const int nd = static_cast<int>(shape.size());
   const std::int64_t n = static_cast<std::int64_t>(lab.size());
-  std::vector<double> sp = o.spacing.empty() ? std::vector<double>(nd, 1.0) : o.spacing;
   const bool isotropic = std::all_of(sp.begin(), sp.end(), [&](double s) { return s == sp[0]; });
-  const int fp_conn = (isotropic && o.p_norm <= 2) ? 1 : nd;
-
+  const int fp_conn = (isotropic && p_norm <= 2) ? 1 : nd;
   std::vector<std::int64_t> stride(nd, 1);
   for (int d = nd - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape[d + 1];
   std::vector<std::vector<int>> offs;
@@ -100,8 +101,6 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
     }
     if (steps > 0 && steps <= fp_conn) offs.push_back(off);
   }
-
-  // Boundary pixels of objects (neighbours outside the image reflect onto the pixel itself).
   std::vector<std::int64_t> border;
   std::vector<std::int64_t> coord(nd);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -127,10 +126,12 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
     }
     if (is_border) border.push_back(i);
   }
-  if (border.empty()) return lab;  // no object, or one filling the image
+  return border;
+}
 
-  // Objects: the labels of boundary pixels, with their priorities.
-  std::vector<std::int64_t> labels;
+/// The objects met on the boundary (label order) with their priorities: given, or pixel counts.
+std::vector<Object> boundary_objects(const std::vector<std::int64_t>& lab, const std::vector<std::int64_t>& border,
+                                     const RemoveObjectsByDistanceOptions& o, std::vector<std::int64_t>& labels) {
   for (auto i : border) labels.push_back(lab[i]);
   std::sort(labels.begin(), labels.end());
   labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
@@ -143,7 +144,7 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
     for (std::size_t k = 0; k < labels.size(); ++k) objs[k] = {labels[k], pr[static_cast<std::size_t>(labels[k])]};
   } else {
     std::vector<std::int64_t> sorted_all;
-    sorted_all.reserve(static_cast<std::size_t>(n));
+    sorted_all.reserve(lab.size());
     for (auto v : lab)
       if (v != 0) sorted_all.push_back(v);
     std::sort(sorted_all.begin(), sorted_all.end());
@@ -152,12 +153,12 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
       objs[k] = {labels[k], static_cast<double>(rg.second - rg.first)};
     }
   }
-  auto object_of = [&](std::int64_t label) {
-    return static_cast<std::int64_t>(std::lower_bound(labels.begin(), labels.end(), label) - labels.begin());
-  };
+  return objs;
+}
 
-  // Processing order: numpy's ascending stable argsort of priority (NaN last) over label-sorted
-  // objects, reversed.
+/// Processing order: numpy's ascending stable argsort of priority (NaN last) over label-sorted
+/// objects, reversed.
+std::vector<std::int64_t> processing_order(const std::vector<Object>& objs) {
   std::vector<std::int64_t> order(objs.size());
   std::iota(order.begin(), order.end(), std::int64_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
@@ -167,82 +168,113 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
     return x < y;
   });
   std::reverse(order.begin(), order.end());
+  return order;
+}
 
-  // Uniform grid: cells of w_d pixels along axis d, with w_d > min_distance / spacing_d, so every
-  // point within the distance lies in a neighbouring cell.
-  std::vector<std::int64_t> w(nd), ncell(nd), cstride(nd, 1);
+/// The boundary points on a uniform grid: cells of w_d pixels along axis d, with w_d >
+/// min_distance / spacing_d, so every point within the distance lies in a neighbouring cell.
+struct PointGrid {
+  int nd = 0;
+  std::vector<std::int64_t> ncell, cstride;
+  std::vector<double> pos;                       // point k's scaled coordinates at k * nd
+  std::vector<std::int64_t> pcell, obj_of;       // point k's cell coordinates (k * nd), object
+  std::vector<std::int64_t> pts;                 // points sorted by (cell, object, index)
+  std::vector<std::int64_t> cell_start, run_end;  // per cell its first sorted slot; per slot its run's end
+  std::vector<std::int64_t> obj_start, obj_pts;  // each object's points
+};
+
+PointGrid point_grid(const std::vector<std::int64_t>& lab, const std::vector<std::int64_t>& border, const Shape& shape,
+                     const std::vector<double>& sp, double r, const std::vector<std::int64_t>& labels) {
+  const int nd = static_cast<int>(shape.size());
+  PointGrid g;
+  g.nd = nd;
+  std::vector<std::int64_t> w(nd);
+  g.ncell.assign(nd, 0);
+  g.cstride.assign(nd, 1);
   for (int d = 0; d < nd; ++d) {
     const double span = r / sp[d];
     w[d] = span >= static_cast<double>(shape[d]) ? shape[d] : std::min<std::int64_t>(shape[d], static_cast<std::int64_t>(span) + 2);
     w[d] = std::max<std::int64_t>(w[d], 1);
-    ncell[d] = (shape[d] + w[d] - 1) / w[d];
+    g.ncell[d] = (shape[d] + w[d] - 1) / w[d];
   }
-  for (int d = nd - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * ncell[d + 1];
-  const std::int64_t cells = cstride[0] * ncell[0];
-
+  for (int d = nd - 2; d >= 0; --d) g.cstride[d] = g.cstride[d + 1] * g.ncell[d + 1];
+  const std::int64_t cells = g.cstride[0] * g.ncell[0];
+  auto object_of = [&](std::int64_t label) {
+    return static_cast<std::int64_t>(std::lower_bound(labels.begin(), labels.end(), label) - labels.begin());
+  };
   const std::size_t m = border.size();
-  std::vector<double> pos(m * nd);
-  std::vector<std::int64_t> cell_of(m), obj_of(m), pcell(m * nd);
+  g.pos.resize(m * nd);
+  g.pcell.resize(m * nd);
+  g.obj_of.resize(m);
+  std::vector<std::int64_t> cell_of(m);
   for (std::size_t k = 0; k < m; ++k) {
     std::int64_t rem = border[k], c = 0;
     for (int d = nd - 1; d >= 0; --d) {
       const std::int64_t x = rem % shape[d];
       rem /= shape[d];
-      pos[k * nd + d] = static_cast<double>(x) * sp[d];
-      pcell[k * nd + d] = x / w[d];
+      g.pos[k * nd + d] = static_cast<double>(x) * sp[d];
+      g.pcell[k * nd + d] = x / w[d];
     }
-    for (int d = 0; d < nd; ++d) c += pcell[k * nd + d] * cstride[d];
+    for (int d = 0; d < nd; ++d) c += g.pcell[k * nd + d] * g.cstride[d];
     cell_of[k] = c;
-    obj_of[k] = object_of(lab[border[k]]);
+    g.obj_of[k] = object_of(lab[border[k]]);
   }
   // Points sorted by (cell, object); runs of one object within a cell.
-  std::vector<std::int64_t> pts(m);
-  std::iota(pts.begin(), pts.end(), std::int64_t{0});
-  std::sort(pts.begin(), pts.end(), [&](std::int64_t a, std::int64_t b) {
+  const auto& obj_of = g.obj_of;
+  g.pts.resize(m);
+  std::iota(g.pts.begin(), g.pts.end(), std::int64_t{0});
+  std::sort(g.pts.begin(), g.pts.end(), [&](std::int64_t a, std::int64_t b) {
     return cell_of[a] != cell_of[b] ? cell_of[a] < cell_of[b] : (obj_of[a] != obj_of[b] ? obj_of[a] < obj_of[b] : a < b);
   });
-  std::vector<std::int64_t> cell_start(static_cast<std::size_t>(cells) + 1, 0);
-  for (std::size_t k = 0; k < m; ++k) ++cell_start[cell_of[k] + 1];
-  for (std::int64_t c = 0; c < cells; ++c) cell_start[c + 1] += cell_start[c];
-  std::vector<std::int64_t> run_end(m);  // for each sorted slot: one past the end of its run
+  g.cell_start.assign(static_cast<std::size_t>(cells) + 1, 0);
+  for (std::size_t k = 0; k < m; ++k) ++g.cell_start[cell_of[k] + 1];
+  for (std::int64_t c = 0; c < cells; ++c) g.cell_start[c + 1] += g.cell_start[c];
+  const auto& pts = g.pts;
+  g.run_end.resize(m);
   for (std::size_t s = m; s-- > 0;) {
     const bool last = s + 1 == m || cell_of[pts[s + 1]] != cell_of[pts[s]] || obj_of[pts[s + 1]] != obj_of[pts[s]];
-    run_end[s] = last ? static_cast<std::int64_t>(s + 1) : run_end[s + 1];
+    g.run_end[s] = last ? static_cast<std::int64_t>(s + 1) : g.run_end[s + 1];
   }
-  // Each object's points.
-  std::vector<std::int64_t> obj_start(objs.size() + 1, 0), obj_pts(m);
-  for (std::size_t k = 0; k < m; ++k) ++obj_start[obj_of[k] + 1];
-  for (std::size_t k = 0; k < objs.size(); ++k) obj_start[k + 1] += obj_start[k];
+  g.obj_start.assign(labels.size() + 1, 0);
+  g.obj_pts.resize(m);
+  for (std::size_t k = 0; k < m; ++k) ++g.obj_start[obj_of[k] + 1];
+  for (std::size_t k = 0; k < labels.size(); ++k) g.obj_start[k + 1] += g.obj_start[k];
   {
-    std::vector<std::int64_t> fill(obj_start.begin(), obj_start.end() - 1);
-    for (std::size_t k = 0; k < m; ++k) obj_pts[fill[obj_of[k]]++] = static_cast<std::int64_t>(k);
+    std::vector<std::int64_t> fill(g.obj_start.begin(), g.obj_start.end() - 1);
+    for (std::size_t k = 0; k < m; ++k) g.obj_pts[fill[obj_of[k]]++] = static_cast<std::int64_t>(k);
   }
+  return g;
+}
 
-  const Within within(o.p_norm, r, nd);
+/// scikit-image's greedy scan: in processing order, an object still present removes every other
+/// object with a point within the distance. Returns removed[object].
+std::vector<std::uint8_t> greedy_removal(const PointGrid& g, const std::vector<std::int64_t>& order, const Within& within,
+                                         std::size_t nobj) {
+  const int nd = g.nd;
   std::int64_t nbr_total = 1;
   for (int d = 0; d < nd; ++d) nbr_total *= 3;
-  std::vector<std::uint8_t> removed(objs.size(), 0);
+  std::vector<std::uint8_t> removed(nobj, 0);
   std::vector<std::int64_t> nc(nd);
   for (std::int64_t ob : order) {
     if (removed[ob]) continue;
-    for (std::int64_t s = obj_start[ob]; s < obj_start[ob + 1]; ++s) {
-      const std::int64_t k = obj_pts[s];
+    for (std::int64_t s = g.obj_start[ob]; s < g.obj_start[ob + 1]; ++s) {
+      const std::int64_t k = g.obj_pts[s];
       for (std::int64_t t = 0; t < nbr_total; ++t) {
         std::int64_t rem = t, c = 0;
         bool inside = true;
         for (int d = nd - 1; d >= 0 && inside; --d) {
-          nc[d] = pcell[k * nd + d] + (rem % 3) - 1;
+          nc[d] = g.pcell[k * nd + d] + (rem % 3) - 1;
           rem /= 3;
-          inside = nc[d] >= 0 && nc[d] < ncell[d];
-          c += nc[d] * cstride[d];
+          inside = nc[d] >= 0 && nc[d] < g.ncell[d];
+          c += nc[d] * g.cstride[d];
         }
         if (!inside) continue;
-        for (std::int64_t u = cell_start[c]; u < cell_start[c + 1];) {
-          const std::int64_t other = obj_of[pts[u]];
-          const std::int64_t end = run_end[u];
+        for (std::int64_t u = g.cell_start[c]; u < g.cell_start[c + 1];) {
+          const std::int64_t other = g.obj_of[g.pts[u]];
+          const std::int64_t end = g.run_end[u];
           if (other != ob && !removed[other]) {
             for (std::int64_t v = u; v < end; ++v)
-              if (within(&pos[k * nd], &pos[pts[v] * nd])) {
+              if (within(&g.pos[k * nd], &g.pos[g.pts[v] * nd])) {
                 removed[other] = 1;
                 break;
               }
@@ -252,8 +284,23 @@ std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, cons
       }
     }
   }
+  return removed;
+}
+
+/// The labels after removal (C order).
+std::vector<std::int64_t> remove_by_distance(std::vector<std::int64_t> lab, const Shape& shape, double r,
+                                             const RemoveObjectsByDistanceOptions& o) {
+  const int nd = static_cast<int>(shape.size());
+  const std::vector<double> sp = o.spacing.empty() ? std::vector<double>(nd, 1.0) : o.spacing;
+  const std::vector<std::int64_t> border = boundary_pixels(lab, shape, sp, o.p_norm);
+  if (border.empty()) return lab;  // no object, or one filling the image
+  std::vector<std::int64_t> labels;
+  const std::vector<Object> objs = boundary_objects(lab, border, o, labels);
+  const std::vector<std::int64_t> order = processing_order(objs);
+  const PointGrid g = point_grid(lab, border, shape, sp, r, labels);
+  const std::vector<std::uint8_t> removed = greedy_removal(g, order, Within(o.p_norm, r, nd), objs.size());
   for (auto& v : lab)
-    if (v != 0 && removed[object_of(v)]) v = 0;
+    if (v != 0 && removed[std::lower_bound(labels.begin(), labels.end(), v) - labels.begin()]) v = 0;
   return lab;
 }
 

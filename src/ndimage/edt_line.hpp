@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::ndimage::detail {
 

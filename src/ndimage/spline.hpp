@@ -13,7 +13,7 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::ndimage::detail {
 

@@ -3,7 +3,7 @@
 //
 // nvcc contracts a * b + c into one FMA, the host compiler does not; libm and CUDA's math library
 // round transcendental functions differently. Every rounding step here therefore goes through the
-// once-rounded helpers of src/util/rn.hpp, and atan2 / sin / cos / exp are written out as
+// once-rounded helpers of src/core/rn.hpp, and atan2 / sin / cos / exp are written out as
 // polynomials (a few ulp; far below what float32 pixels can see) instead of calling either library.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 #include "src/util/rng.hpp"
 
 namespace cuskimage::pathology::detail {

@@ -22,7 +22,7 @@
 
 #include "src/core/convert.hpp"
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::util::detail {
 

@@ -8,7 +8,7 @@
 #include "src/core/convert.hpp"
 #include "src/core/hd.hpp"
 #include "src/core/indexer.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 #include "src/util/rng.hpp"
 
 namespace cuskimage::util::detail {

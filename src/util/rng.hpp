@@ -5,7 +5,7 @@
 // so the noise depends on the seed and the pixel's position only, not on threads or launch shape.
 // Uniform doubles take 53 random bits; normals use Marsaglia's polar method; Poisson counts use
 // inversion below a mean of 10 and Hörmann's PTRS transformed rejection above. log/exp/lgamma are
-// written here with once-rounded operations (src/util/rn.hpp) so that both backends produce the
+// written here with once-rounded operations (src/core/rn.hpp) so that both backends produce the
 // same bits; their accuracy (a few ulp) is far below what the statistics can see.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "src/core/hd.hpp"
-#include "src/util/rn.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::util::detail {
 

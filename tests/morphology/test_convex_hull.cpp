@@ -720,10 +720,10 @@ TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
       std::vector<i64> count;
       if (lt == DType::int32)
         h3::cuda_hull3d_regions<std::int32_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count,
-                                              s.handle());
+                                              s);
       else
         h3::cuda_hull3d_regions<std::int64_t>(d, g.label, g.lo, g.hi, images.data<bool>(), &g.crop_off, count,
-                                              s.handle());
+                                              s);
       const Array himg = images.to(Device::cpu(), s);
       s.synchronize();
       ASSERT_EQ(count.size(), g.label.size());
@@ -744,7 +744,7 @@ TEST(GpuMorphologyConvexHull3d, BatchedRegionsMatchPerRegionCpu) {
   const Regions g = regions_of(labels);
   std::vector<i64> count;
   h3::cuda_hull3d_regions<std::int32_t>(labels.to(Device::cuda(), s), g.label, g.lo, g.hi, nullptr, nullptr, count,
-                                        s.handle());
+                                        s);
   for (std::size_t k = 0; k < g.label.size(); ++k)
     EXPECT_EQ(count_true(convex_hull_image(crop_mask(labels, g, k))), count[k]);
 }
@@ -795,7 +795,7 @@ TEST(GpuMorphologyConvexHull3d, BatchedSegmentsMatchPerRegionCpu) {
       o.image_off = img_off.data();
       o.want_planes = true;
       h3::Hull3Output r;
-      h3::cuda_hull3d_segments(seg, o, r, s.handle());
+      h3::cuda_hull3d_segments(seg, o, r, s);
       const Array himg = images.to(Device::cpu(), s);
       const Array hpl = r.planes.to(Device::cpu(), s);
       s.synchronize();
@@ -854,7 +854,7 @@ TEST(GpuMorphologyConvexHull3d, StridedViewsAndStream) {
     got = convex_hull_image(d, {}, st);
     crops = Array::empty({std::max<i64>(g.crop_off.back(), 1)}, DType::bool_, Device::cuda(), st);
     h3::cuda_hull3d_regions<std::int32_t>(dl, g.label, g.lo, g.hi, crops.data<bool>(), &g.crop_off, counts,
-                                          st.handle());
+                                          st);
     st.synchronize();
   }));
   EXPECT_ARRAY_EQ(expect, got);

@@ -1,5 +1,7 @@
 // Union-find connected-component labelling building blocks (Playne & Hawick 2018, "A New Algorithm
-// for Parallel Connected-Component Labelling on GPUs"), written for reuse by measure.label.
+// for Parallel Connected-Component Labelling on GPUs"), shared by measure.label, regionprops,
+// hysteresis thresholding and the morphology labellings (reconstruction extrema, remove_small_objects,
+// convex_hull_object).
 //
 // The labels are parent indices into the image itself (index type I: int32 when the image has
 // fewer than 2^31 pixels, else 64-bit), -1 for background. A labelling is three grid-stride passes
@@ -16,7 +18,7 @@
 
 #include <cstdint>
 
-namespace cuskimage::filters::detail {
+namespace cuskimage::detail {
 
 template <class I>
 __device__ __forceinline__ I ccl_find(const I* parent, I x) {
@@ -103,4 +105,4 @@ __global__ void __launch_bounds__(256) ccl_flatten(I* parent, CclGeom g) {
     if (parent[i] >= 0) parent[i] = ccl_find(parent, static_cast<I>(i));
 }
 
-}  // namespace cuskimage::filters::detail
+}  // namespace cuskimage::detail
