@@ -43,7 +43,7 @@ def run_once(build, binary, flt, reps, min_time):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
     cmd = [exe, f"--benchmark_filter={flt}", f"--benchmark_repetitions={reps}",
-           f"--benchmark_min_time={min_time}s", "--benchmark_format=console",
+           f"--benchmark_min_time={min_time}", "--benchmark_format=console",
            f"--benchmark_out={out}", "--benchmark_out_format=json"]
     r = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                        timeout=600)

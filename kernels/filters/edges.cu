@@ -264,7 +264,7 @@ bool launch_stencil(const T* in, T* out, const bool* mask, std::int64_t planes, 
 }  // namespace
 
 template <class T>
-bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array& mask, cudaStream_t stream) {
+bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array& mask, const Stream& stream) {
   if (in.size() == 0) return true;
   const int nd = in.ndim();
   const std::int64_t ny = in.shape()[nd - 2], nx = in.shape()[nd - 1], planes = in.size() / (ny * nx);
@@ -277,8 +277,8 @@ bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array
   T* op = static_cast<T*>(out.data());
   const bool* mp = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
   const tuning::StencilPolicy policy = tuning::stencil_policy();
-  return s.R == 1 ? launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, policy, stream)
-                  : launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, policy, stream);
+  return s.R == 1 ? launch_stencil<T, 1>(ip, op, mp, planes, ny, nx, s, policy, stream.handle())
+                  : launch_stencil<T, 2>(ip, op, mp, planes, ny, nx, s, policy, stream.handle());
 }
 
 // ---- 3-D ------------------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ void launch_stencil3d(const T* in, T* out, const bool* mask, std::int64_t nz, st
 }  // namespace
 
 template <class T>
-bool cuda_stencil3d(const Array& in, Array& out, const Stencil3d& s, const Array& mask, cudaStream_t stream) {
+bool cuda_stencil3d(const Array& in, Array& out, const Stencil3d& s, const Array& mask, const Stream& stream) {
   if (in.size() == 0) return true;
   if (in.ndim() != 3 || (s.R != 1 && s.R != 2) || (s.laplace && s.R != 1)) return false;
   if (!s.laplace && (s.axes <= 0 || s.axes > 7)) return false;
@@ -474,33 +474,33 @@ bool cuda_stencil3d(const Array& in, Array& out, const Stencil3d& s, const Array
   T* op = static_cast<T*>(out.data());
   const bool* mp = mask.valid() ? static_cast<const bool*>(mask.data()) : nullptr;
   if (s.laplace)
-    launch_stencil3d<T, 1, true>(ip, op, mp, nz, ny, nx, s, stream);
+    launch_stencil3d<T, 1, true>(ip, op, mp, nz, ny, nx, s, stream.handle());
   else if (s.R == 1)
-    launch_stencil3d<T, 1, false>(ip, op, mp, nz, ny, nx, s, stream);
+    launch_stencil3d<T, 1, false>(ip, op, mp, nz, ny, nx, s, stream.handle());
   else
-    launch_stencil3d<T, 2, false>(ip, op, mp, nz, ny, nx, s, stream);
+    launch_stencil3d<T, 2, false>(ip, op, mp, nz, ny, nx, s, stream.handle());
   return true;
 }
 
 template <class T>
-void cuda_sub(const Array& a, const Array& b, Array& out, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, T, T>(a, b, out, SubOp{}, stream);
+void cuda_sub(const Array& a, const Array& b, Array& out, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, T, T>(a, b, out, SubOp{}, stream.handle());
 }
 template <class T>
-void cuda_unsharp(const Array& x, const Array& blurred, Array& out, const UnsharpOp<T>& op, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, T, T>(x, blurred, out, op, stream);
+void cuda_unsharp(const Array& x, const Array& blurred, Array& out, const UnsharpOp<T>& op, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, T, T>(x, blurred, out, op, stream.handle());
 }
 template <class T>
-void cuda_add_square(const Array& acc, const Array& ax, Array& out, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, T, T>(acc, ax, out, AddSquareOp{}, stream);
+void cuda_add_square(const Array& acc, const Array& ax, Array& out, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, T, T>(acc, ax, out, AddSquareOp{}, stream.handle());
 }
 template <class T>
-void cuda_magnitude(const Array& s, Array& out, T root_ndim, cudaStream_t stream) {
-  cuskimage::detail::cuda_map<T, T>(s, out, MagnitudeOp<T>{root_ndim}, stream);
+void cuda_magnitude(const Array& s, Array& out, T root_ndim, const Stream& stream) {
+  cuskimage::detail::cuda_map<T, T>(s, out, MagnitudeOp<T>{root_ndim}, stream.handle());
 }
 template <class T>
-void cuda_mask(const Array& x, const Array& mask, Array& out, cudaStream_t stream) {
-  cuskimage::detail::cuda_map2<T, bool, T>(x, mask, out, MaskOp{}, stream);
+void cuda_mask(const Array& x, const Array& mask, Array& out, const Stream& stream) {
+  cuskimage::detail::cuda_map2<T, bool, T>(x, mask, out, MaskOp{}, stream.handle());
 }
 
 namespace {
@@ -514,13 +514,12 @@ __global__ void any_negative_kernel(const T* __restrict__ x, std::int64_t n, int
 }  // namespace
 
 template <class T>
-Array cuda_any_negative(const Array& a, cudaStream_t stream) {
-  const Stream s(stream);
-  const Array c = a.contiguous(s);
-  Array flag = Array::zeros({1}, DType::int32, a.device(), s);
+Array cuda_any_negative(const Array& a, const Stream& stream) {
+  const Array c = a.contiguous(stream);
+  Array flag = Array::zeros({1}, DType::int32, a.device(), stream);
   if (c.size() > 0) {
     const unsigned blocks = cuskimage::detail::map_blocks(c.size());
-    any_negative_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(c.data()), c.size(),
+    any_negative_kernel<T><<<blocks, 256, 0, stream.handle()>>>(static_cast<const T*>(c.data()), c.size(),
                                                        static_cast<int*>(flag.data()));
     CUSK_CUDA_CHECK_LAUNCH();
   }
@@ -528,14 +527,14 @@ Array cuda_any_negative(const Array& a, cudaStream_t stream) {
 }
 
 #define CUSK_EDGES_CUDA(T)                                                                                   \
-  template bool cuda_stencil2d<T>(const Array&, Array&, const Stencil2d&, const Array&, cudaStream_t);       \
-  template bool cuda_stencil3d<T>(const Array&, Array&, const Stencil3d&, const Array&, cudaStream_t);       \
-  template void cuda_sub<T>(const Array&, const Array&, Array&, cudaStream_t);                               \
-  template void cuda_unsharp<T>(const Array&, const Array&, Array&, const UnsharpOp<T>&, cudaStream_t);      \
-  template void cuda_add_square<T>(const Array&, const Array&, Array&, cudaStream_t);                        \
-  template void cuda_magnitude<T>(const Array&, Array&, T, cudaStream_t);                                    \
-  template void cuda_mask<T>(const Array&, const Array&, Array&, cudaStream_t);                              \
-  template Array cuda_any_negative<T>(const Array&, cudaStream_t);
+  template bool cuda_stencil2d<T>(const Array&, Array&, const Stencil2d&, const Array&, const Stream&);       \
+  template bool cuda_stencil3d<T>(const Array&, Array&, const Stencil3d&, const Array&, const Stream&);       \
+  template void cuda_sub<T>(const Array&, const Array&, Array&, const Stream&);                               \
+  template void cuda_unsharp<T>(const Array&, const Array&, Array&, const UnsharpOp<T>&, const Stream&);      \
+  template void cuda_add_square<T>(const Array&, const Array&, Array&, const Stream&);                        \
+  template void cuda_magnitude<T>(const Array&, Array&, T, const Stream&);                                    \
+  template void cuda_mask<T>(const Array&, const Array&, Array&, const Stream&);                              \
+  template Array cuda_any_negative<T>(const Array&, const Stream&);
 CUSK_EDGES_CUDA(float)
 CUSK_EDGES_CUDA(double)
 #undef CUSK_EDGES_CUDA

@@ -58,22 +58,22 @@ __global__ void masked_kernel(const T* __restrict__ in, Geo4 g, const bool* __re
 
 }  // namespace
 
-void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t s) {
+void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, const Stream& s) {
   const std::int64_t n = out.size();
   if (n == 0) return;
   cuskimage::detail::dispatch<cuskimage::detail::IntegerTypes>(label_crop.dtype(), "measure.regionprops", [&]<class L>() {
-    mask_kernel<L><<<blocks_for(n), 256, 0, s>>>(static_cast<const L*>(label_crop.data()), geo_of(label_crop), label, n,
+    mask_kernel<L><<<blocks_for(n), 256, 0, s.handle()>>>(static_cast<const L*>(label_crop.data()), geo_of(label_crop), label, n,
                                                  static_cast<bool*>(out.data()));
   });
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-void cuda_masked_intensity(const Array& crop, const Array& mask, Array& out, cudaStream_t s) {
+void cuda_masked_intensity(const Array& crop, const Array& mask, Array& out, const Stream& s) {
   const std::int64_t n = out.size();
   if (n == 0) return;
   const std::int64_t per = n / std::max<std::int64_t>(mask.size(), 1);
   cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(crop.dtype(), "measure.regionprops", [&]<class T>() {
-    masked_kernel<T><<<blocks_for(n), 256, 0, s>>>(static_cast<const T*>(crop.data()), geo_of(crop),
+    masked_kernel<T><<<blocks_for(n), 256, 0, s.handle()>>>(static_cast<const T*>(crop.data()), geo_of(crop),
                                                    static_cast<const bool*>(mask.data()), per, n,
                                                    static_cast<T*>(out.data()));
   });

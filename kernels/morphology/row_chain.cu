@@ -169,7 +169,7 @@ bool by_height(const S* ip, S* op, const Geom& g, Mode mode, S cval, const std::
 
 template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, Mode mode, T cval,
-                       cudaStream_t stream) {
+                       const Stream& stream) {
   // bool is stored as bytes 0/1: its min/max are the uint8 ones.
   using S = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
   if (chain_bucket(runs) < 0) return false;
@@ -182,12 +182,12 @@ bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& r
   const S* ip = static_cast<const S*>(in.data());
   S* op = static_cast<S*>(out.data());
   const S cv = static_cast<S>(cval);
-  return is_max ? by_height<S, true>(ip, op, g, mode, cv, runs, stream)
-                : by_height<S, false>(ip, op, g, mode, cv, runs, stream);
+  return is_max ? by_height<S, true>(ip, op, g, mode, cv, runs, stream.handle())
+                : by_height<S, false>(ip, op, g, mode, cv, runs, stream.handle());
 }
 
 #define CUSK_CHAIN(T) \
-  template bool cuda_chain_minmax<T>(const Array&, Array&, const std::vector<RowRun>&, bool, Mode, T, cudaStream_t);
+  template bool cuda_chain_minmax<T>(const Array&, Array&, const std::vector<RowRun>&, bool, Mode, T, const Stream&);
 CUSK_CHAIN(bool)
 CUSK_CHAIN(std::uint8_t)
 CUSK_CHAIN(std::uint16_t)

@@ -28,13 +28,11 @@ class DeviceGuard {
 };
 
 /// The backend switch of every op: cpu() for host arrays, else cuda(stream) with a's device current.
-/// A cuda callable that takes the raw handle still gets it (code not yet moved to Stream).
 template <class Cpu, class Cuda>
 decltype(auto) on_backend(const Array& a, const Stream& stream, Cpu&& cpu, Cuda&& cuda) {
   if (a.device().is_cpu()) return cpu();
   DeviceGuard guard(a.device().index());
-  if constexpr (std::is_invocable_v<Cuda&, const Stream&>) return cuda(stream);
-  else return cuda(stream.handle());
+  return cuda(stream);
 }
 
 }  // namespace cuskimage::detail

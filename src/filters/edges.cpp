@@ -149,7 +149,7 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
       bool ok = dense_window(plan.kernels[0], s.R, s.wa) && (!s.two || dense_window(plan.kernels[1], s.R, s.wb));
       ok = ok && (s.two == plan.magnitude);
       if (ok && run_fused(s, [&](const Array& src, Array& out, const Array& m) {
-            return detail::cuda_stencil2d<T>(src, out, s, m, stream.handle());
+            return detail::cuda_stencil2d<T>(src, out, s, m, stream);
           }))
         return;
     }
@@ -174,7 +174,7 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
         ok = ok && (plan.magnitude || plan.axes.size() == 1);
       }
       if (ok && run_fused(s, [&](const Array& src, Array& out, const Array& m) {
-            return detail::cuda_stencil3d<T>(src, out, s, m, stream.handle());
+            return detail::cuda_stencil3d<T>(src, out, s, m, stream);
           }))
         return;
     }
@@ -190,20 +190,20 @@ Array run_plan(const Array& image, const EdgePlan& plan, const Array& mask, std:
       Array next = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
       cuskimage::detail::on_backend(
           fimg, stream, [&] { cuskimage::detail::cpu_map2<T, T, T>(acc, ax, next, detail::AddSquareOp{}); },
-          [&](cudaStream_t st) { detail::cuda_add_square<T>(acc, ax, next, st); });
+          [&](const Stream& st) { detail::cuda_add_square<T>(acc, ax, next, st); });
       acc = std::move(next);
     }
     if (plan.magnitude) {
       const T root = std::sqrt(static_cast<T>(plan.root_n));
       cuskimage::detail::on_backend(
           fimg, stream, [&] { cuskimage::detail::cpu_map<T, T>(acc, acc, detail::MagnitudeOp<T>{root}); },
-          [&](cudaStream_t st) { detail::cuda_magnitude<T>(acc, acc, root, st); });
+          [&](const Stream& st) { detail::cuda_magnitude<T>(acc, acc, root, st); });
     }
     if (em.valid()) {
       Array masked = Array::empty(fimg.shape(), fimg.dtype(), fimg.device(), stream);
       cuskimage::detail::on_backend(
           fimg, stream, [&] { cuskimage::detail::cpu_map2<T, bool, T>(acc, em, masked, detail::MaskOp{}); },
-          [&](cudaStream_t st) { detail::cuda_mask<T>(acc, em, masked, st); });
+          [&](const Stream& st) { detail::cuda_mask<T>(acc, em, masked, st); });
       acc = std::move(masked);
     }
     result = std::move(acc);

@@ -78,22 +78,22 @@ struct Stencil2d {
 /// takes the generic path. The magnitude is computed as sqrt((a^2 + b^2) * 0.5), the correctly
 /// rounded value of NumPy's sqrt(a^2 + b^2) / sqrt(2) (which rounds twice): within ~1.5 ulp.
 template <class T>
-bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array& mask, cudaStream_t stream);
+bool cuda_stencil2d(const Array& in, Array& out, const Stencil2d& s, const Array& mask, const Stream& stream);
 
 /// out = f(a, b) / f(a) on the device for the functors above (any strides, same shape).
 template <class T>
-void cuda_sub(const Array& a, const Array& b, Array& out, cudaStream_t stream);
+void cuda_sub(const Array& a, const Array& b, Array& out, const Stream& stream);
 template <class T>
-void cuda_unsharp(const Array& x, const Array& blurred, Array& out, const UnsharpOp<T>& op, cudaStream_t stream);
+void cuda_unsharp(const Array& x, const Array& blurred, Array& out, const UnsharpOp<T>& op, const Stream& stream);
 template <class T>
-void cuda_add_square(const Array& acc, const Array& ax, Array& out, cudaStream_t stream);
+void cuda_add_square(const Array& acc, const Array& ax, Array& out, const Stream& stream);
 template <class T>
-void cuda_magnitude(const Array& s, Array& out, T root_ndim, cudaStream_t stream);
+void cuda_magnitude(const Array& s, Array& out, T root_ndim, const Stream& stream);
 template <class T>
-void cuda_mask(const Array& x, const Array& mask, Array& out, cudaStream_t stream);
+void cuda_mask(const Array& x, const Array& mask, Array& out, const Stream& stream);
 
 /// np.any(a < 0) on the device, as a one-element int32 device array (1: yes), stream-ordered.
 template <class T>
-Array cuda_any_negative(const Array& a, cudaStream_t stream);
+Array cuda_any_negative(const Array& a, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

@@ -123,7 +123,7 @@ Array difference_of_gaussians(const Array& image, const Sigma& low_sigma, const 
   cuskimage::detail::dispatch<FloatT>(fimg.dtype(), fn, [&]<class T>() {
     cuskimage::detail::on_backend(
         fimg, stream, [&] { cuskimage::detail::cpu_map2<T, T, T>(im1, im2, out, detail::SubOp{}); },
-        [&](cudaStream_t s) { detail::cuda_sub<T>(im1, im2, out, s); });
+        [&](const Stream& s) { detail::cuda_sub<T>(im1, im2, out, s); });
   });
   return out;
 }
@@ -150,7 +150,7 @@ Array unsharp_mask(const Array& image, const UnsharpMaskOptions& opts, const Str
           }
           cuskimage::detail::cpu_map2<T, T, T>(fimg, blurred, out, op);
         },
-        [&](cudaStream_t s) {
+        [&](const Stream& s) {
           Array negative;  // stays alive until the stream-ordered free after the map
           if (op.clip) {
             negative = detail::cuda_any_negative<T>(fimg, s);

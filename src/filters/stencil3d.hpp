@@ -26,6 +26,6 @@ struct Stencil3d {
 /// same shape multiplied in. Returns false (nothing launched) when the plan does not fit: cval not
 /// exact in T, grid limits. Sums are in T (float32: ~1e-6 of sum|w| * max|input| from scipy's).
 template <class T>
-bool cuda_stencil3d(const Array& in, Array& out, const Stencil3d& s, const Array& mask, cudaStream_t stream);
+bool cuda_stencil3d(const Array& in, Array& out, const Stencil3d& s, const Array& mask, const Stream& stream);
 
 }  // namespace cuskimage::filters::detail

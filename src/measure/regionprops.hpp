@@ -83,9 +83,9 @@ void cuda_region_stats(const Array& labels, const Array& intensity, int nch, con
                        const StatsRequest& req, RegionStats& stats, const Stream& stream);
 
 /// Bool mask `labels[crop] == label` into `out` (contiguous bool of the crop's shape), device.
-void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, cudaStream_t stream);
+void cuda_region_mask(const Array& label_crop, std::int64_t label, Array& out, const Stream& stream);
 /// out = intensity_crop * mask (broadcast over a trailing channel axis), device, same dtype.
-void cuda_masked_intensity(const Array& intensity_crop, const Array& mask, Array& out, cudaStream_t stream);
+void cuda_masked_intensity(const Array& intensity_crop, const Array& mask, Array& out, const Stream& stream);
 
 // ---- CUDA: the per-region arrays of every region at once (kernels/measure/regionprops_shape.cu) ----
 // `labels` is the contiguous int32/int64 device label image, `st` its statistics; packed crops are

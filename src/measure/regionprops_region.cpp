@@ -177,7 +177,7 @@ Array RegionSet::image(std::int64_t r) const {
         bool* o = out.data<bool>();
         for (std::int64_t i = 0; i < c.size(); ++i) o[i] = p[i] == l;
       },
-      [&](cudaStream_t h) { cuda_region_mask(crop, l, out, h); });
+      [&](const Stream& h) { cuda_region_mask(crop, l, out, h); });
   return out;
 }
 
@@ -249,7 +249,7 @@ Array RegionSet::image_intensity(std::int64_t r) const {
           for (std::int64_t i = 0; i < c.size(); ++i) o[i] = mk[i / C] ? in[i] : T(0);
         });
       },
-      [&](cudaStream_t h) { cuda_masked_intensity(crop, mask, out, h); });
+      [&](const Stream& h) { cuda_masked_intensity(crop, mask, out, h); });
   return out;
 }
 

@@ -145,7 +145,7 @@ Array fast_minmax_pass(bool is_max, const Array& image, const Array& footprint, 
     }
     if constexpr (std::is_integral_v<T>) {
       // The row chain takes footprints of nested row runs; the sparse-table kernel the others.
-      if (cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream.handle())) return out;
+      if (cuda_chain_minmax<T>(src, out, runs, is_max, mode, cv, stream)) return out;
       if (cuda_rows_minmax<T>(src, out, runs, is_max, mode, cv, stream)) return out;
       return {};
     }

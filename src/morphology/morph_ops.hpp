@@ -70,7 +70,7 @@ bool cuda_rows_minmax(const Array& in, Array& out, const std::vector<RowRun>& ru
 /// (launching nothing) for any other footprint; the caller then tries cuda_rows_minmax.
 template <class T>
 bool cuda_chain_minmax(const Array& in, Array& out, const std::vector<RowRun>& runs, bool is_max, ndimage::Mode mode,
-                       T cval, cudaStream_t stream);
+                       T cval, const Stream& stream);
 
 /// A full 3x3 binary erosion (AND, is_max false) or dilation (OR) of a contiguous 2-D or 3-D (per
 /// plane) bool image with a constant border `border`.

@@ -703,7 +703,7 @@ void expect_direct_chain(const Array& h, const Footprint& fp, bool is_max, Morph
   const Array expected = is_max ? ndimage::maximum_filter(h, o) : ndimage::minimum_filter(h, o);
   const Array d = h.to(Device::cuda(), s);
   Array out = Array::empty(h.shape(), h.dtype(), Device::cuda(), s);
-  ASSERT_TRUE(cuda_chain_minmax<T>(d, out, footprint_runs(fp.array()), is_max, mode, static_cast<T>(cval), s.handle()));
+  ASSERT_TRUE(cuda_chain_minmax<T>(d, out, footprint_runs(fp.array()), is_max, mode, static_cast<T>(cval), s));
   EXPECT_ARRAY_EQ(expected, out);
 }
 
