@@ -31,7 +31,7 @@ HEADLINE = {
 
 def lib_path(build):
     for d in (os.path.join(build, "lib"), build):
-        if any(f.startswith("libcuskimage.so") for f in os.listdir(d)):
+        if os.path.isdir(d) and any(f.startswith("libcuskimage.so") for f in os.listdir(d)):
             return d
     raise SystemExit(f"ab-bench: no libcuskimage.so under {build}")
 
