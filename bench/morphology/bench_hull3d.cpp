@@ -5,8 +5,7 @@
 // Floors (4.2 TB/s): the volume read once and the mask written once, 2 x 16 MiB for 256^3 bool
 // (8 us), 2 x 7.8 MiB for ball(100)'s 201^3 (4 us). The hull itself is latency bound (one block per
 // hull, ~20 barriers and a few chains of dependent loads per round), so the floors are far.
-// First H200 run (before the round rework): blobs256 0.96 ms, ball100 26.2 ms, ball100_nooffset
-// 12.6 ms, regions 1.81 ms. Predicted now: ball(100) ~4 ms (62.8 k line extremes -> 9.1 k
+// Predicted: ball(100) ~4 ms (62.8 k line extremes -> 9.1 k
 // candidates -> 54.8 k face centres, 90 rounds, 7.1 k points inserted, 0.70 M reassignments; the
 // first ~35 rounds, with all 54.8 k entries live, ~50 us each, the rest ~25 us), without offsets
 // ~2.5 ms (9.1 k points, 72 rounds); blobs 256^3 ~0.3 ms (the volume is almost all foreground:

@@ -416,7 +416,7 @@ Array threshold_sauvola(const Array& image, const ThresholdSauvolaOptions& opts 
 /// connectivity, scipy.ndimage.label's default) of image > min(low, high) that hold a pixel of
 /// image > high. As NumPy compares: float32 images compare with float32(high) and with low in double
 /// (np.clip makes it a float64 scalar). Any ndim on the CPU; 1-D to 3-D on CUDA (union-find
-/// connected components, kernels/filters/ccl.cuh). Every dtype, bool included.
+/// connected components, kernels/core/union_find.cuh). Every dtype, bool included.
 Array apply_hysteresis_threshold(const Array& image, double low, double high, const Stream& stream = {});
 
 /// skimage.filters.try_all_threshold without the figure: (name, image > threshold) for Isodata, Li,

@@ -98,8 +98,8 @@ struct ReadOptions {
   /// path and OpenSlide). Where the GPU's IDCT is libjpeg's (NVJPG: H200 measured), device reads
   /// are bit-identical to host reads; the stated tolerance, for any GPU, is |difference| <= 4 and
   /// a mean <= 0.1 per region (tests/wsi), and a self-check of one tile at the first read turns
-  /// the path off (gpu_jpeg_decoder() says why) beyond it. CUSK_WSI_NVJPEG_COLOR=nvjpeg uses
-  /// nvJPEG's own RGB output instead: NVJPG replicates 4:2:0/4:2:2 chroma there (up to 35 levels
+  /// the path off (gpu_jpeg_decoder() says why) beyond it. tuning::set_wsi_nvjpeg_policy with
+  /// NvjpegColour::nvjpeg_rgb uses nvJPEG's own RGB output instead: NVJPG replicates 4:2:0/4:2:2 chroma there (up to 35 levels
   /// from libjpeg at colour edges, mean up to 4.6 on busy reduced levels) unless its interpolation
   /// flag takes effect.
   bool nvjpeg = true;

@@ -14,7 +14,7 @@
 //             other images a pixel per lane and row (keys compared in shared memory). The parent array is not initialised:
 //             only roots are ever read.
 //  2. faces:  a warp per tile joins the roots of touching pixels across the tile's backward z, y
-//             and x faces (kernels/filters/ccl.cuh: atomicMin, the smaller index wins, so a
+//             and x faces (kernels/core/union_find.cuh: atomicMin, the smaller index wins, so a
 //             region's root is its first pixel), skipping unions of a root pair already handled
 //             by the previous lane or an earlier offset; the next face row is loaded while the
 //             current one's unions run.

@@ -437,8 +437,7 @@ static std::vector<Array> nvjpeg_read(const Slide::Impl& s, const std::vector<Re
   // With hybrid, the host decodes on all but one of the workers' cores, and from 12 cores on all but
   // five: with stacked tiles NVJPG outruns the host decoders, and its feeders (pread, stacking,
   // nvJPEG's own host work) need the cores more than a few more host workers do (H200 host, 16
-  // cores, stacks of 6-8: 10 host workers 67-86 k tiles/s, 15 of them 57-79 k). CUSK_WSI_HOST_WORKERS
-  // overrides it.
+  // cores, stacks of 6-8: 10 host workers 67-86 k tiles/s, 15 of them 57-79 k).
   int workers = o.workers > 0 ? o.workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int feeders = o.hybrid ? (workers >= 6 ? 2 : 1) : std::min(2, workers);
   const int host = o.hybrid ? std::max(0, workers - (workers >= 12 ? 5 : 1)) : 0;
