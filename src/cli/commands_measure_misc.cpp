@@ -135,7 +135,10 @@ CUSK_CLI_COMMANDS(measure_misc) {
                 return measure::block_reduce(inv.input(0), inv.ints("block_size"),
                                              inv.options<measure::BlockReduceOptions>(), inv.stream());
               }));
+}
 
+// Image statistics and colocalisation (their own block: registration functions stay short).
+CUSK_CLI_COMMANDS(measure_misc_stats) {
   reg.add(Command("measure.shannon_entropy", "Shannon entropy of the image's values.")
               .input("image", "image")
               .param(Param::number("base", "2", "logarithm base"))

@@ -165,7 +165,10 @@ CUSK_CLI_COMMANDS(pathology) {
                                        inv.options<path::RandomOptions>(), inv.stream());
       });
   reg.add(std::move(rcj));
+}
 
+// Intensity scaling and spatial augmentation (their own block: registration functions stay short).
+CUSK_CLI_COMMANDS(pathology_spatial) {
   reg.add(Command("pathology.normalize_data", "norm_constant * (x - min) / (max - min), or with atan(x - min).")
               .input("image", "image")
               .param(Param::number("norm_constant", required, "normalisation range [0, norm_constant]"))
