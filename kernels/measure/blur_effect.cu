@@ -12,11 +12,7 @@
 namespace cuskimage::measure::detail {
 namespace {
 
-using cuskimage::detail::slots::device_reduce;
-using cuskimage::detail::slots::kMax;
-using cuskimage::detail::slots::kMin;
-using cuskimage::detail::slots::kSum;
-using cuskimage::detail::slots::SlotOps;
+using namespace cuskimage::detail::slots;  // device_reduce, SlotOps, kSum / kMin / kMax
 
 template <class T>
 struct BlurTerm {
