@@ -1,0 +1,8 @@
+// skimage.transform.radon_transform (scikit-image 0.26).
+#pragma once
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/options.hpp"
+#include "cuskimage/stream.hpp"
+
+namespace cuskimage::transform {}  // namespace cuskimage::transform
