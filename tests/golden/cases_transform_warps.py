@@ -34,3 +34,82 @@ def generate(g):
                     out = _warp_fast[ct](im, m.astype(dt), output_shape=np.array([24, 28]), order=order,
                                          mode=mode, cval=0.25)
                     g.save(f"fast_{key}_{hname}_o{order}_{mode}", out)
+    warp_cases(g)
+
+
+def warp_cases(g):
+    """warp / rotate goldens:
+      in_<key>.npy                     inputs: f64, f32, u8, u16, b (bool), rgb (float64 3 channels),
+                                       vol (3-D float64)
+      warp_<key>_<H>_o<order>_<mode>   warp(in, mat_<H>, output_shape=(24, 28), order, mode, cval)
+                                       (cval 0.25 for floats, 0 otherwise)
+      warp_<key>_<H>_<variant>         noclip, cvalout (cval=-2), pr (preserve_range), shape3
+      warp_coords_<key>_o<order>_<m>   warp(in, coordinate map co_<key>, order, mode)
+      warp_shift_<key>_o<order>        warp(in, shift callable (x + 2.5, y - 1.25), order, mode wrap)
+      rot_<key>_<angle>_<variant>      rotate(in, angle, ...)
+    """
+    from skimage.transform import warp, rotate, ProjectiveTransform
+    rng = g.rng(77)
+    ins = {
+        "f64": rng.uniform(0, 1, (19, 23)),
+        "f32": rng.uniform(-1, 2, (19, 23)).astype(np.float32),
+        "u8": rng.integers(0, 256, (19, 23)).astype(np.uint8),
+        "u16": rng.integers(0, 65536, (19, 23)).astype(np.uint16),
+        "b": rng.uniform(0, 1, (19, 23)) > 0.5,
+        "rgb": rng.uniform(0, 1, (13, 15, 3)),
+        "vol": rng.uniform(0, 1, (6, 7, 8)),
+    }
+    for k, a in ins.items():
+        g.save(f"in_{k}", a)
+    mats = matrices()
+    shape = (24, 28)
+
+    def cv(a):
+        return 0.25 if a.dtype.kind == "f" else 0.0
+
+    for key in ("f64", "f32"):
+        for order in range(6):
+            for mode in MODES:
+                g.save(f"warp_{key}_affine_o{order}_{mode}",
+                       warp(ins[key], mats["affine"], output_shape=shape, order=order, mode=mode, cval=cv(ins[key])))
+    for order in range(6):
+        for mode in ("constant", "wrap"):
+            g.save(f"warp_f64_proj_o{order}_{mode}",
+                   warp(ins["f64"], ProjectiveTransform(mats["proj"]), output_shape=shape, order=order, mode=mode,
+                        cval=0.25))
+    for order in (0, 1, 3):
+        for mode in ("constant", "reflect"):
+            g.save(f"warp_u8_affine_o{order}_{mode}",
+                   warp(ins["u8"], mats["affine"], output_shape=shape, order=order, mode=mode))
+    for mode in MODES:
+        g.save(f"warp_b_affine_o0_{mode}", warp(ins["b"], mats["affine"], output_shape=shape, mode=mode))
+    g.save("warp_u16_affine_pr", warp(ins["u16"], mats["affine"], output_shape=shape, preserve_range=True))
+    g.save("warp_u16_affine_o0", warp(ins["u16"], mats["affine"], output_shape=shape, order=0, mode="edge"))
+    g.save("warp_f64_affine_noclip", warp(ins["f64"], mats["affine"], output_shape=shape, order=3, clip=False))
+    for order in (1, 3, 5):
+        g.save(f"warp_f64_affine_cvalout_o{order}",
+               warp(ins["f64"], mats["affine"], output_shape=shape, order=order, cval=-2.0))
+    for order in (0, 1, 3, 5):
+        g.save(f"warp_rgb_affine_o{order}_reflect", warp(ins["rgb"], mats["affine"], order=order, mode="reflect"))
+    g.save("warp_rgb_affine_shape2", warp(ins["rgb"], mats["affine"], output_shape=(10, 12), order=2))
+    co2 = np.stack(np.meshgrid(np.linspace(-2.3, 20.1, 9), np.linspace(-1.7, 24.2, 11), indexing="ij"))
+    g.save("co_f64", co2)
+    co3 = rng.uniform(-1.5, 8.5, (3, 5, 6, 4))
+    g.save("co_vol", co3)
+    for order in range(6):
+        for mode in ("constant", "symmetric"):
+            g.save(f"warp_coords_f64_o{order}_{mode}", warp(ins["f64"], co2, order=order, mode=mode))
+            g.save(f"warp_coords_vol_o{order}_{mode}", warp(ins["vol"], co3, order=order, mode=mode))
+
+    def shift(xy):
+        return xy + np.array([2.5, -1.25])
+
+    for order in (0, 1, 3, 4):
+        g.save(f"warp_shift_f64_o{order}", warp(ins["f64"], shift, order=order, mode="wrap"))
+        g.save(f"warp_shift_rgb_o{order}", warp(ins["rgb"], shift, order=order, mode="wrap"))
+    for key in ("f64", "f32", "u8", "rgb"):
+        for angle in (30, -17.5):
+            g.save(f"rot_{key}_{angle}_plain", rotate(ins[key], angle))
+            g.save(f"rot_{key}_{angle}_resize", rotate(ins[key], angle, resize=True, mode="reflect", order=3))
+            g.save(f"rot_{key}_{angle}_center", rotate(ins[key], angle, center=(3, 4.5), order=0, mode="edge"))
+    g.save("rot_b_30_plain", rotate(ins["b"], 30))

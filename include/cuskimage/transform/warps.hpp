@@ -2,12 +2,16 @@
 // rotate, swirl, warp_polar, warp_coords, resize_local_mean, downscale_local_mean).
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
+#include "cuskimage/transform/geometric.hpp"
 
 namespace cuskimage::transform {
 
@@ -15,6 +19,67 @@ namespace cuskimage::transform {
 enum class WarpMode { constant, edge, symmetric, reflect, wrap };
 CUSK_ENUM(WarpMode, constant, edge, symmetric, reflect, wrap)
 
+/// A C++ inverse map for warp: (N, 2) float64 host coordinates (x, y) = (col, row) of output
+/// pixels in, their (N, 2) float64 source coordinates out (scikit-image's callable inverse_map).
+using CoordinateMap = std::function<Array(const Array&)>;
+
+struct WarpOptions {
+  /// Output shape (rows, cols[, channels] or the coordinate map's); empty = the input's.
+  std::vector<std::int64_t> output_shape = {};
+  /// Spline order 0..5; unset = 0 for bool images, else 1.
+  std::optional<int> order = std::nullopt;
+  WarpMode mode = WarpMode::constant;
+  double cval = 0.0;
+  bool clip = true;
+  bool preserve_range = false;
+};
+CUSK_OPTIONS(WarpOptions,
+             (output_shape, "output shape (default: the input's)"),
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the image for mode constant"),
+             (clip, "clip the output to the input's range"),
+             (preserve_range, "keep the input's value range instead of converting to float"))
+
+/// skimage.transform.warp with a transform object as inverse_map (a 2-D transform; the projective
+/// family, through homogeneous_matrix(), takes scikit-image's fast path for orders 1 and 3). 2-D
+/// images or 2-D + trailing channels. Output: float32 for float32/float16 input, else float64;
+/// the input's dtype for order 0.
+Array warp(const Array& image, const GeometricTransform& inverse_map, const WarpOptions& opts = {},
+           const Stream& stream = {});
+/// warp with an array inverse_map: a (3, 3) homogeneous matrix (host), or a coordinate map of
+/// shape (image.ndim, *output_shape) (host or the image's device; N-d images).
+Array warp(const Array& image, const Array& inverse_map, const WarpOptions& opts = {}, const Stream& stream = {});
+/// warp with a C++ callable inverse_map (2-D images or 2-D + channels).
+Array warp(const Array& image, const CoordinateMap& inverse_map, const WarpOptions& opts = {},
+           const Stream& stream = {});
+
+/// skimage.transform.warp_coords: the (ndim, rows, cols[, bands]) source coordinates of a 2-D warp
+/// (host; dtype float32 or float64).
+Array warp_coords(const CoordinateMap& coord_map, const Shape& shape, DType dtype = DType::float64);
+
+struct RotateOptions {
+  /// Grow the output so the whole rotated image fits.
+  bool resize = false;
+  /// Rotation centre (cols, rows) as scikit-image orders it; unset = the image centre.
+  std::optional<std::array<double, 2>> center = std::nullopt;
+  std::optional<int> order = std::nullopt;
+  WarpMode mode = WarpMode::constant;
+  double cval = 0.0;
+  bool clip = true;
+  bool preserve_range = false;
+};
+CUSK_OPTIONS(RotateOptions,
+             (resize, "grow the output to fit the whole rotated image"),
+             (center, "rotation centre (cols, rows) (default: the image centre)"),
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the image for mode constant"),
+             (clip, "clip the output to the input's range"),
+             (preserve_range, "keep the input's value range instead of converting to float"))
+
+/// skimage.transform.rotate: counter-clockwise by `angle` degrees about the centre.
+Array rotate(const Array& image, double angle, const RotateOptions& opts = {}, const Stream& stream = {});
 struct ResizeOptions {
   /// Spline order 0..5; unset = 0 for bool images, else 1.
   std::optional<int> order = std::nullopt;

@@ -1,0 +1,49 @@
+// Backend entry points of skimage.transform._warps: _warp_fast (scikit-image's own interpolation
+// under a homography), the float64 source coordinates of a homogeneous matrix (the map_coordinates
+// path), and the min/max and np.clip of _clip_warp_output. CPU in warps_cpu.cpp, CUDA in
+// kernels/transform/warps.cu; warps.cpp validates and picks.
+#pragma once
+
+#include <cstdint>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
+#include "src/transform/warps_pixel.hpp"
+
+namespace cuskimage::transform::detail {
+
+/// `planes`: (channels, rows, cols) contiguous F; `out`: (orows, ocols, channels) contiguous F
+/// (channels = 1 for a 2-D image, whose out is (orows, ocols)).
+template <class F>
+void cpu_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p);
+
+/// coords (2 or 3, orows, ocols[, channels]) float64 contiguous: the row / col source positions of
+/// every output pixel under `m` (ProjectiveTransform's float64 mapping), the channel index in the
+/// third plane for a 3-D output.
+void cpu_homogeneous_coords(const double m[9], Array& coords);
+void cuda_homogeneous_coords(const double m[9], Array& coords, const Stream& stream);
+
+/// `a` contiguous, any dtype the warps produce.
+MinMax cpu_minmax(const Array& a);
+/// a = np.clip(a, lo, hi) in place (a contiguous; lo, hi already in a's dtype).
+void cpu_clip(Array& a, double lo, double hi);
+
+// The CUDA side keeps _clip_warp_output on the device (no host round trip): a small uint64 state
+// array holds the input's and the output's min/max as order-preserving keys and NaN flags.
+/// A fresh state on `dev`.
+Array cuda_clip_state(Device dev, const Stream& stream);
+/// Folds `a`'s min/max into the state's input (slot 0) or output (slot 1) half. With slot 1 the
+/// kernel does nothing unless the input half says cval may widen the range (mode constant).
+void cuda_minmax_into(const Array& a, Array& state, int slot, bool constant, double cval, const Stream& stream);
+/// np.clip of `out` to clip_limits(state): in place, `out` contiguous. `fused`: the warp kernel
+/// clipped already unless cval may widen the range (then only that case is left to do).
+void cuda_clip_finish(Array& out, const Array& state, bool constant, double cval, double cv_in, bool fused,
+                      const Stream& stream);
+
+/// CUDA _warp_fast: `state` holds the input's range (cuda_minmax_into slot 0) when p.clamp; the
+/// kernel clips on the way out where cval cannot widen it, else folds the output's range into
+/// slot 1 for cuda_clip_finish.
+template <class F>
+void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, const Stream& stream);
+
+}  // namespace cuskimage::transform::detail

@@ -1,0 +1,40 @@
+// Pieces of skimage.transform._warps shared by warp, rotate, resize, the pyramids and the polar /
+// swirl warps: mode translation, order validation, convert_to_float and _clip_warp_output.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/ndimage.hpp"
+#include "cuskimage/transform/warps.hpp"
+#include "src/transform/warps_backend.hpp"
+
+namespace cuskimage::transform::detail {
+
+/// scikit-image's one-letter mode code of _warp_fast ('C', 'E', 'S', 'R', 'W').
+char mode_code(WarpMode m);
+/// _to_ndimage_mode: constant -> grid-constant, edge -> nearest, symmetric -> reflect,
+/// reflect -> mirror, wrap -> grid-wrap.
+ndimage::InterpMode ndi_mode(WarpMode m);
+/// _validate_interpolation_order: unset = 0 for bool, else 1; 0..5; bool only with 0.
+int validate_order(DType dt, std::optional<int> order, std::string_view fn);
+/// convert_to_float: float32/float64 kept; others img_as_float, or float64 values with preserve_range.
+Array convert_to_float(const Array& image, bool preserve_range, const Stream& stream);
+/// `v` cast to dtype `dt` as NumPy casts a Python float, back in double.
+double as_dtype(DType dt, double v);
+/// A row-major 3x3 float64 matrix.
+struct Mat3 {
+  double m[9];
+};
+/// a @ b as NumPy's BLAS product forms it here (per entry a fused multiply-add chain over k).
+Mat3 mat3_mul(const Mat3& a, const Mat3& b);
+/// The inverse (np.linalg.inv); InvalidArgument when singular.
+Mat3 mat3_inv(const Mat3& a);
+/// The translation by (tx, ty).
+Mat3 translation(double tx, double ty);
+
+/// _clip_warp_output(input, out, mode, cval, clip).
+void clip_warp_output(const Array& input, Array& out, WarpMode mode, double cval, bool clip, const Stream& stream);
+
+}  // namespace cuskimage::transform::detail

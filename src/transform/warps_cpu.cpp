@@ -1,0 +1,85 @@
+// CPU backend of skimage.transform._warps: _warp_fast per plane, the homogeneous coordinate map,
+// min/max and np.clip (OpenMP over rows / chunks).
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "src/core/dispatch.hpp"
+#include "src/transform/warps_backend.hpp"
+
+namespace cuskimage::transform::detail {
+
+template <class F>
+void cpu_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p) {
+  const std::int64_t nch = planes.shape(0), rows = planes.shape(1), cols = planes.shape(2);
+  const std::int64_t orows = out.shape(0), ocols = out.shape(1);
+  const F* img = static_cast<const F*>(planes.data());
+  F* o = static_cast<F*>(out.data());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < orows; ++r)
+    for (std::int64_t c = 0; c < ocols; ++c) {
+      F xs, ys;
+      apply_homography(p.h, static_cast<F>(c), static_cast<F>(r), xs, ys);
+      for (std::int64_t k = 0; k < nch; ++k)
+        o[(r * ocols + c) * nch + k] = warp_fast_value<F, std::int64_t>(img + k * rows * cols, rows, cols, p, xs, ys);
+    }
+}
+template void cpu_warp_fast<float>(const Array&, Array&, const FastWarp<float>&);
+template void cpu_warp_fast<double>(const Array&, Array&, const FastWarp<double>&);
+
+void cpu_homogeneous_coords(const double m[9], Array& coords) {
+  const int nd = static_cast<int>(coords.shape(0));
+  const std::int64_t rows = coords.shape(1), cols = coords.shape(2), nb = nd == 3 ? coords.shape(3) : 1;
+  const std::int64_t plane = rows * cols * nb;
+  double* o = coords.data<double>();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) {
+      double sr, sc;
+      homogeneous_source(m, static_cast<double>(r), static_cast<double>(c), sr, sc);
+      for (std::int64_t b = 0; b < nb; ++b) {
+        const std::int64_t k = (r * cols + c) * nb + b;
+        o[k] = sr;
+        o[plane + k] = sc;
+        if (nd == 3) o[2 * plane + k] = static_cast<double>(b);
+      }
+    }
+}
+
+MinMax cpu_minmax(const Array& a) {
+  return cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(a.dtype(), "transform", [&]<class T>() {
+    const T* p = static_cast<const T*>(a.data());
+    const std::int64_t n = a.size();
+    MinMax r;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    bool nan = false;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(|| : nan)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(p[i]);
+      if (v != v) {
+        nan = true;
+        continue;
+      }
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    r.any = n > 0;
+    r.nan = nan;
+    // All NaN: nanmin is NaN.
+    r.lo = lo <= hi ? lo : std::numeric_limits<double>::quiet_NaN();
+    r.hi = lo <= hi ? hi : std::numeric_limits<double>::quiet_NaN();
+    return r;
+  });
+}
+
+void cpu_clip(Array& a, double lo, double hi) {
+  cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(a.dtype(), "transform", [&]<class T>() {
+    T* p = static_cast<T*>(a.data());
+    const std::int64_t n = a.size();
+    const T l = static_cast<T>(lo), h = static_cast<T>(hi);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) p[i] = np_clip(p[i], l, h);
+  });
+}
+
+}  // namespace cuskimage::transform::detail
