@@ -184,23 +184,30 @@ void launch_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, uns
 
 // ---- the homogeneous coordinate map ---------------------------------------------------------------
 
-struct Mat9 {
-  double m[9];
-};
-
-__global__ void homogeneous_coords_kernel(Mat9 mat, double* __restrict__ coords, std::int64_t rows, std::int64_t cols,
+__global__ void source_coords_kernel(SourceMap q, double* __restrict__ coords, std::int64_t rows, std::int64_t cols,
                                           std::int64_t nb, int nd) {
   const std::int64_t c = blockIdx.x * std::int64_t(kWarpX) + threadIdx.x;
   const std::int64_t r = blockIdx.y * std::int64_t(kWarpY) + threadIdx.y;
   if (r >= rows || c >= cols) return;
   double sr, sc;
-  homogeneous_source(mat.m, static_cast<double>(r), static_cast<double>(c), sr, sc);
+  map_source(q, static_cast<double>(r), static_cast<double>(c), sr, sc);
   const std::int64_t plane = rows * cols * nb;
   for (std::int64_t b = 0; b < nb; ++b) {
     const std::int64_t k = (r * cols + c) * nb + b;
     coords[k] = sr;
     coords[plane + k] = sc;
     if (nd == 3) coords[2 * plane + k] = static_cast<double>(b);
+  }
+}
+
+template <class F>
+__global__ void weighted_axis_kernel(const F* __restrict__ in, F* __restrict__ out, std::int64_t total, std::int64_t n,
+                                     std::int64_t m, std::int64_t inner, const std::int64_t* __restrict__ band,
+                                     const F* __restrict__ w) {
+  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < total;
+       k += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t i = k % inner, j = (k / inner) % m, o = k / (inner * m);
+    out[k] = weighted_tap_sum(in + o * n * inner + i, inner, band[3 * j], band[3 * j + 1], w + band[3 * j + 2]);
   }
 }
 
@@ -249,16 +256,36 @@ void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array
   else
     launch_warp_fast<F, -1>(planes, out, p, st, cval, stream);
 }
+template <class F>
+void cuda_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw,
+                        const Stream& stream) {
+  const std::int64_t n = in.size() / (outer * inner), m = static_cast<std::int64_t>(aw.count.size());
+  std::vector<std::int64_t> band(3 * m);
+  for (std::int64_t j = 0; j < m; ++j) band[3 * j] = aw.start[j], band[3 * j + 1] = aw.count[j], band[3 * j + 2] = aw.off[j];
+  const Array b = Array::from_vector(band, {3 * m}).to(in.device(), stream);
+  std::vector<F> wv = aw.w;
+  if (wv.empty()) wv.push_back(F(0));
+  const Array w = Array::from_vector(wv, {static_cast<std::int64_t>(wv.size())}).to(in.device(), stream);
+  const std::int64_t total = out.size();
+  if (total == 0) return;
+  weighted_axis_kernel<F><<<cuskimage::detail::grid_blocks(total, 256, 1 << 16), 256, 0, stream.handle()>>>(
+      static_cast<const F*>(in.data()), static_cast<F*>(out.data()), total, n, m, inner,
+      static_cast<const std::int64_t*>(b.data()), static_cast<const F*>(w.data()));
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+template void cuda_weighted_axis<float>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<float>&,
+                                        const Stream&);
+template void cuda_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&,
+                                         const Stream&);
+
 template void cuda_warp_fast<float>(const Array&, Array&, const FastWarp<float>&, Array*, const Stream&);
 template void cuda_warp_fast<double>(const Array&, Array&, const FastWarp<double>&, Array*, const Stream&);
 
-void cuda_homogeneous_coords(const double m[9], Array& coords, const Stream& stream) {
+void cuda_source_coords(const SourceMap& q, Array& coords, const Stream& stream) {
   const int nd = static_cast<int>(coords.shape(0));
   const std::int64_t rows = coords.shape(1), cols = coords.shape(2), nb = nd == 3 ? coords.shape(3) : 1;
-  Mat9 mat;
-  for (int i = 0; i < 9; ++i) mat.m[i] = m[i];
   const dim3 grid(static_cast<unsigned>((cols + kWarpX - 1) / kWarpX), static_cast<unsigned>((rows + kWarpY - 1) / kWarpY));
-  homogeneous_coords_kernel<<<grid, dim3(kWarpX, kWarpY), 0, stream.handle()>>>(mat, coords.data<double>(), rows, cols,
+  source_coords_kernel<<<grid, dim3(kWarpX, kWarpY), 0, stream.handle()>>>(q, coords.data<double>(), rows, cols,
                                                                                 nb, nd);
   CUSK_CUDA_CHECK_LAUNCH();
 }

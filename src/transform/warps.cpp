@@ -94,11 +94,10 @@ void clip_warp_output(const Array& input, Array& out, WarpMode mode, double cval
 
 }  // namespace detail
 
-namespace {
-
 using cuskimage::detail::expect;
-using cuskimage::detail::fail;
 using namespace detail;
+
+namespace {
 
 constexpr std::string_view kWarp = "transform.warp";
 
@@ -155,17 +154,20 @@ Array warp_fast(const Array& image, const double m[9], const Shape& out_shape, i
   return out;
 }
 
-/// warp_coords of a homogeneous matrix, on the image's device.
-Array matrix_coords(const double m[9], const Shape& out_shape, Device dev, const Stream& stream) {
+}  // namespace
+
+namespace detail {
+
+Array source_coords(const SourceMap& q, const Shape& out_shape, Device dev, const Stream& stream) {
   Shape cs = {static_cast<std::int64_t>(out_shape.size())};
   cs.insert(cs.end(), out_shape.begin(), out_shape.end());
   Array coords = Array::empty(cs, DType::float64, dev, stream);
   if (coords.size() == 0) return coords;
   if (dev.is_cpu()) {
-    cpu_homogeneous_coords(m, coords);
+    cpu_source_coords(q, coords);
   } else {
     cuskimage::detail::DeviceGuard guard(dev.index());
-    cuda_homogeneous_coords(m, coords, stream);
+    cuda_source_coords(q, coords, stream);
   }
   return coords;
 }
@@ -180,12 +182,6 @@ Array map_path(const Array& image, const Array& coords, int order, const WarpOpt
   clip_warp_output(image, out, opts.mode, opts.cval, opts.clip, stream);
   return out;
 }
-
-struct Prepared {
-  Array image;
-  int order = 1;
-  Shape out_shape;
-};
 
 Prepared prepare(const Array& image, const WarpOptions& opts, std::string_view fn, const Stream& stream) {
   cuskimage::detail::expect_valid(image, fn, "image");
@@ -202,7 +198,6 @@ Prepared prepare(const Array& image, const WarpOptions& opts, std::string_view f
   return p;
 }
 
-/// The 2-D (+ channels) output shape of the callable path (channels appended to a 2-length shape).
 Shape callable_shape(const Prepared& p, std::string_view fn) {
   expect(p.image.ndim() == 2 || p.image.ndim() == 3, fn, "image",
          "must be 2-D (grayscale or color) when inverse_map is a callable or transform, got ", p.image.ndim(), "-D");
@@ -212,13 +207,19 @@ Shape callable_shape(const Prepared& p, std::string_view fn) {
   return s;
 }
 
+}  // namespace detail
+
+namespace {
+
 Array warp_matrix(const Prepared& p, const double m[9], const WarpOptions& opts, const Stream& stream) {
   if ((p.order == 1 || p.order == 3) && (p.image.ndim() == 2 || p.image.ndim() == 3)) {
     expect(p.out_shape.size() >= 2, kWarp, "output_shape", "must have at least 2 entries, got ", p.out_shape.size());
     return warp_fast(p.image, m, p.out_shape, p.order, opts.mode, opts.cval, opts.clip, stream);
   }
   const Shape s = callable_shape(p, kWarp);
-  return map_path(p.image, matrix_coords(m, s, p.image.device(), stream), p.order, opts, stream);
+  SourceMap q;
+  std::copy(m, m + 9, q.p);
+  return map_path(p.image, source_coords(q, s, p.image.device(), stream), p.order, opts, stream);
 }
 
 Array warp_callable(const Prepared& p, const CoordinateMap& f, const WarpOptions& opts, const Stream& stream) {

@@ -4,7 +4,9 @@
 // kernels/transform/warps.cu; warps.cpp validates and picks.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/stream.hpp"
@@ -18,10 +20,9 @@ template <class F>
 void cpu_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p);
 
 /// coords (2 or 3, orows, ocols[, channels]) float64 contiguous: the row / col source positions of
-/// every output pixel under `m` (ProjectiveTransform's float64 mapping), the channel index in the
-/// third plane for a 3-D output.
-void cpu_homogeneous_coords(const double m[9], Array& coords);
-void cuda_homogeneous_coords(const double m[9], Array& coords, const Stream& stream);
+/// every output pixel under `q`, the channel index in the third plane for a 3-D output.
+void cpu_source_coords(const SourceMap& q, Array& coords);
+void cuda_source_coords(const SourceMap& q, Array& coords, const Stream& stream);
 
 /// `a` contiguous, any dtype the warps produce.
 MinMax cpu_minmax(const Array& a);
@@ -45,5 +46,34 @@ void cuda_clip_finish(Array& out, const Array& state, bool constant, double cval
 /// slot 1 for cuda_clip_finish.
 template <class F>
 void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, const Stream& stream);
+
+/// A banded weight matrix along one axis (resize_local_mean): output j of the axis is
+/// sum over t < count[j] of w[off[j] + t] * input[start[j] + t], accumulated with fused
+/// multiply-adds in F as the BLAS tensordot does.
+template <class F>
+struct AxisWeights {
+  std::vector<std::int64_t> start, count, off;
+  std::vector<F> w;
+};
+/// `in` (outer, n, inner) and `out` (outer, m, inner) contiguous F, m = count.size().
+template <class F>
+void cpu_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw);
+template <class F>
+void cuda_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw,
+                        const Stream& stream);
+
+/// One output of the banded weighted sum (shared by both backends).
+template <class F>
+CUSK_HD F weighted_tap_sum(const F* in, std::int64_t stride, std::int64_t start, std::int64_t count, const F* w) {
+  F acc = 0;
+  for (std::int64_t t = 0; t < count; ++t) {
+#if defined(__CUDA_ARCH__)
+    acc = fma(w[t], in[(start + t) * stride], acc);
+#else
+    acc = std::fma(w[t], in[(start + t) * stride], acc);
+#endif
+  }
+  return acc;
+}
 
 }  // namespace cuskimage::transform::detail

@@ -23,6 +23,20 @@ int validate_order(DType dt, std::optional<int> order, std::string_view fn);
 Array convert_to_float(const Array& image, bool preserve_range, const Stream& stream);
 /// `v` cast to dtype `dt` as NumPy casts a Python float, back in double.
 double as_dtype(DType dt, double v);
+/// warp's validated input: the image (converted to float for order > 0), the order, the output shape.
+struct Prepared {
+  Array image;
+  int order = 1;
+  Shape out_shape;
+};
+Prepared prepare(const Array& image, const WarpOptions& opts, std::string_view fn, const Stream& stream);
+/// The 2-D (+ channels) output shape of the callable path (channels appended to a 2-length shape).
+Shape callable_shape(const Prepared& p, std::string_view fn);
+/// The (2 or 3, *out_shape) float64 source coordinates of `q` on `dev`.
+Array source_coords(const SourceMap& q, const Shape& out_shape, Device dev, const Stream& stream);
+/// ndi.map_coordinates of the prepared image (prefilter for order > 1), then _clip_warp_output.
+Array map_path(const Array& image, const Array& coords, int order, const WarpOptions& opts, const Stream& stream);
+
 /// A row-major 3x3 float64 matrix.
 struct Mat3 {
   double m[9];

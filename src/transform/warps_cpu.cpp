@@ -27,7 +27,7 @@ void cpu_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p) {
 template void cpu_warp_fast<float>(const Array&, Array&, const FastWarp<float>&);
 template void cpu_warp_fast<double>(const Array&, Array&, const FastWarp<double>&);
 
-void cpu_homogeneous_coords(const double m[9], Array& coords) {
+void cpu_source_coords(const SourceMap& q, Array& coords) {
   const int nd = static_cast<int>(coords.shape(0));
   const std::int64_t rows = coords.shape(1), cols = coords.shape(2), nb = nd == 3 ? coords.shape(3) : 1;
   const std::int64_t plane = rows * cols * nb;
@@ -36,7 +36,7 @@ void cpu_homogeneous_coords(const double m[9], Array& coords) {
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < cols; ++c) {
       double sr, sc;
-      homogeneous_source(m, static_cast<double>(r), static_cast<double>(c), sr, sc);
+      map_source(q, static_cast<double>(r), static_cast<double>(c), sr, sc);
       for (std::int64_t b = 0; b < nb; ++b) {
         const std::int64_t k = (r * cols + c) * nb + b;
         o[k] = sr;
@@ -81,5 +81,20 @@ void cpu_clip(Array& a, double lo, double hi) {
     for (std::int64_t i = 0; i < n; ++i) p[i] = np_clip(p[i], l, h);
   });
 }
+
+template <class F>
+void cpu_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw) {
+  const std::int64_t n = in.size() / (outer * inner), m = static_cast<std::int64_t>(aw.count.size());
+  const F* src = static_cast<const F*>(in.data());
+  F* dst = static_cast<F*>(out.data());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t i = 0; i < inner; ++i)
+        dst[(o * m + j) * inner + i] =
+            weighted_tap_sum(src + o * n * inner + i, inner, aw.start[j], aw.count[j], aw.w.data() + aw.off[j]);
+}
+template void cpu_weighted_axis<float>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<float>&);
+template void cpu_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&);
 
 }  // namespace cuskimage::transform::detail

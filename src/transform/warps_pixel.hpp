@@ -66,6 +66,40 @@ CUSK_HD void homogeneous_source(const double m[9], double row, double col, doubl
   sr = util::detail::div_rn(homogeneous_row(col, row, m + 3), z);
 }
 
+/// The inverse maps warp evaluates on the device as well as the host: a homogeneous matrix, and
+/// the mappings of swirl and warp_polar (NumPy's float64 formulas in their operation order; libm
+/// and CUDA's sin/cos/exp/atan2 may differ in the last bit).
+enum class SourceMapKind : int { homogeneous, swirl, linear_polar, log_polar };
+struct SourceMap {
+  SourceMapKind kind = SourceMapKind::homogeneous;
+  // homogeneous: the row-major matrix; swirl: x0, y0, rotation, strength, radius / 5 * log(2);
+  // polar: k_angle, k_radius, centre row, centre col.
+  double p[9] = {};
+};
+
+CUSK_HD void map_source(const SourceMap& q, double row, double col, double& sr, double& sc) {
+  const double* p = q.p;
+  switch (q.kind) {
+    case SourceMapKind::homogeneous: homogeneous_source(p, row, col, sr, sc); return;
+    case SourceMapKind::swirl: {
+      const double dx = sub_rn(col, p[0]), dy = sub_rn(row, p[1]);
+      const double rho = std::sqrt(add_rn(mul_rn(dx, dx), mul_rn(dy, dy)));
+      const double theta = add_rn(add_rn(p[2], mul_rn(p[3], std::exp(util::detail::div_rn(-rho, p[4])))),
+                                  std::atan2(dy, dx));
+      sc = add_rn(p[0], mul_rn(rho, std::cos(theta)));
+      sr = add_rn(p[1], mul_rn(rho, std::sin(theta)));
+      return;
+    }
+    default: {
+      const double angle = util::detail::div_rn(row, p[0]);
+      const double rad = util::detail::div_rn(col, p[1]);
+      const double f = q.kind == SourceMapKind::log_polar ? std::exp(rad) : rad;
+      sr = add_rn(mul_rn(f, std::sin(angle)), p[2]);
+      sc = add_rn(mul_rn(f, std::cos(angle)), p[3]);
+    }
+  }
+}
+
 /// np.clip(v, lo, hi) = minimum(maximum(v, lo), hi): NaN in v or a bound gives NaN.
 template <class V>
 CUSK_HD V np_clip(V v, V lo, V hi) {

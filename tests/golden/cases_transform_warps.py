@@ -35,6 +35,7 @@ def generate(g):
                                          mode=mode, cval=0.25)
                     g.save(f"fast_{key}_{hname}_o{order}_{mode}", out)
     warp_cases(g)
+    more_cases(g)
 
 
 def warp_cases(g):
@@ -113,3 +114,43 @@ def warp_cases(g):
             g.save(f"rot_{key}_{angle}_resize", rotate(ins[key], angle, resize=True, mode="reflect", order=3))
             g.save(f"rot_{key}_{angle}_center", rotate(ins[key], angle, center=(3, 4.5), order=0, mode="edge"))
     g.save("rot_b_30_plain", rotate(ins["b"], 30))
+
+
+def more_cases(g):
+    """swirl, warp_polar, resize_local_mean, downscale_local_mean goldens:
+      swirl_<key>_<variant>          swirl(in_<key>, ...)
+      polar_<key>_<variant>          warp_polar(in_<key>, ...)
+      rlm_<key>_<shape>_<grid>       resize_local_mean(in_<key>, shape, grid_mode)
+      dlm_<key>_<factors>            downscale_local_mean(in_<key>, factors, cval)
+    """
+    from skimage.transform import swirl, warp_polar, resize_local_mean, downscale_local_mean
+    rng = g.rng(78)
+    f64 = rng.uniform(0, 1, (19, 23))
+    rgb = rng.uniform(0, 1, (13, 15, 3))
+    u8 = rng.integers(0, 256, (19, 23)).astype(np.uint8)
+    f32 = rng.uniform(0, 1, (19, 23)).astype(np.float32)
+    vol = rng.uniform(0, 1, (6, 7, 8))
+    for k, a in {"f64": f64, "rgb": rgb, "u8": u8, "f32": f32, "vol": vol}.items():
+        g.save(f"lm_in_{k}", a)
+    g.save("swirl_f64_default", swirl(f64))
+    g.save("swirl_f64_strong", swirl(f64, center=(5, 7.5), strength=4, radius=12, rotation=0.3, order=3,
+                                     mode="constant", cval=0.5))
+    g.save("swirl_rgb_o0", swirl(rgb, strength=2, radius=8, order=0, output_shape=(10, 11)))
+    g.save("swirl_u8_pr", swirl(u8, strength=2, radius=10, preserve_range=True))
+    g.save("polar_f64_linear", warp_polar(f64))
+    g.save("polar_f64_log", warp_polar(f64, radius=9, output_shape=(40, 30), scaling="log", order=3))
+    g.save("polar_f64_center", warp_polar(f64, center=(4, 6.5), radius=7, output_shape=(20, 16), mode="wrap"))
+    g.save("polar_rgb_ca", warp_polar(rgb, channel_axis=-1, output_shape=(36, 10)))
+    g.save("polar_rgb_ca0", warp_polar(np.moveaxis(rgb, -1, 0).copy(), channel_axis=0, output_shape=(36, 10)))
+    g.save("lm_in_rgb0", np.moveaxis(rgb, -1, 0).copy())
+    for key, a in (("f64", f64), ("u8", u8), ("f32", f32)):
+        for shape in ((7, 9), (30, 41), (19, 5)):
+            for grid in (True, False):
+                g.save(f"rlm_{key}_{shape[0]}x{shape[1]}_{int(grid)}", resize_local_mean(a, shape, grid_mode=grid))
+    g.save("rlm_rgb_ca", resize_local_mean(rgb, (7, 9), channel_axis=-1))
+    g.save("rlm_rgb0_ca", resize_local_mean(np.moveaxis(rgb, -1, 0).copy(), (7, 9), channel_axis=0))
+    g.save("rlm_vol", resize_local_mean(vol, (4, 9, 5)))
+    g.save("rlm_u8_pr", resize_local_mean(u8, (8, 8), preserve_range=True))
+    for key, a in (("f64", f64), ("u8", u8), ("f32", f32), ("vol", vol)):
+        fac = (2, 3) if a.ndim == 2 else (2, 3, 3)
+        g.save(f"dlm_{key}", downscale_local_mean(a, fac, cval=0.5))

@@ -80,6 +80,102 @@ CUSK_OPTIONS(RotateOptions,
 
 /// skimage.transform.rotate: counter-clockwise by `angle` degrees about the centre.
 Array rotate(const Array& image, double angle, const RotateOptions& opts = {}, const Stream& stream = {});
+
+struct SwirlOptions {
+  /// Centre (column, row); unset = the image centre (cols / 2, rows / 2).
+  std::optional<std::array<double, 2>> center = std::nullopt;
+  double strength = 1.0;
+  double radius = 100.0;
+  double rotation = 0.0;
+  /// Output shape; empty = the input's.
+  std::vector<std::int64_t> output_shape = {};
+  std::optional<int> order = std::nullopt;
+  WarpMode mode = WarpMode::reflect;
+  double cval = 0.0;
+  bool clip = true;
+  bool preserve_range = false;
+};
+CUSK_OPTIONS(SwirlOptions,
+             (center, "swirl centre (column, row) (default: the image centre)"),
+             (strength, "amount of swirling"),
+             (radius, "extent of the swirl in pixels"),
+             (rotation, "additional rotation in radians"),
+             (output_shape, "output shape (default: the input's)"),
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the image for mode constant"),
+             (clip, "clip the output to the input's range"),
+             (preserve_range, "keep the input's value range instead of converting to float"))
+
+/// skimage.transform.swirl (2-D images or 2-D + channels).
+Array swirl(const Array& image, const SwirlOptions& opts = {}, const Stream& stream = {});
+
+/// warp_polar's radial scaling.
+enum class PolarScaling { linear, log };
+CUSK_ENUM(PolarScaling, linear, log)
+
+struct WarpPolarOptions {
+  /// Centre (row, col); unset = the image centre (rows / 2 - 0.5, cols / 2 - 0.5).
+  std::optional<std::array<double, 2>> center = std::nullopt;
+  /// Radius of the circle mapped; unset = half the image diagonal.
+  std::optional<double> radius = std::nullopt;
+  /// (angles, radii); empty = (360, ceil(radius)).
+  std::vector<std::int64_t> output_shape = {};
+  PolarScaling scaling = PolarScaling::linear;
+  /// The axis holding channels (3-D images); unset = a 2-D image.
+  std::optional<int> channel_axis = std::nullopt;
+  std::optional<int> order = std::nullopt;
+  WarpMode mode = WarpMode::constant;
+  double cval = 0.0;
+  bool clip = true;
+  bool preserve_range = false;
+};
+CUSK_OPTIONS(WarpPolarOptions,
+             (center, "centre (row, col) (default: the image centre)"),
+             (radius, "radius of the circle mapped (default: half the diagonal)"),
+             (output_shape, "output shape (angles, radii) (default: 360 x ceil(radius))"),
+             (scaling, "radial scaling: linear or log"),
+             (channel_axis, "axis holding channels (default: none)"),
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the image for mode constant"),
+             (clip, "clip the output to the input's range"),
+             (preserve_range, "keep the input's value range instead of converting to float"))
+
+/// skimage.transform.warp_polar: rows are angles (0..2 pi), columns radii.
+Array warp_polar(const Array& image, const WarpPolarOptions& opts = {}, const Stream& stream = {});
+
+struct ResizeLocalMeanOptions {
+  /// Pixels as areas (true) or points on a grid (false) when computing the weights.
+  bool grid_mode = true;
+  bool preserve_range = false;
+  /// The axis holding channels (not resized); unset = none.
+  std::optional<int> channel_axis = std::nullopt;
+};
+CUSK_OPTIONS(ResizeLocalMeanOptions,
+             (grid_mode, "pixels as areas (true) or as grid points (false)"),
+             (preserve_range, "keep the input's value range instead of converting to float"),
+             (channel_axis, "axis holding channels (default: none)"))
+
+/// skimage.transform.resize_local_mean: each output pixel the area-weighted mean of the input
+/// pixels it covers (N-d). Float output as resize.
+Array resize_local_mean(const Array& image, const Shape& output_shape, const ResizeLocalMeanOptions& opts = {},
+                        const Stream& stream = {});
+
+struct DownscaleLocalMeanOptions {
+  /// Padding value where a factor does not divide the shape.
+  double cval = 0.0;
+  /// Unused (scikit-image keeps it for API consistency).
+  bool clip = true;
+};
+CUSK_OPTIONS(DownscaleLocalMeanOptions,
+             (cval, "padding value where a factor does not divide the shape"),
+             (clip, "unused, kept for API consistency"))
+
+/// skimage.transform.downscale_local_mean: the mean of each block of `factors` (measure.block_reduce
+/// with np.mean): float64 for integer input, float32 stays.
+Array downscale_local_mean(const Array& image, const std::vector<std::int64_t>& factors,
+                           const DownscaleLocalMeanOptions& opts = {}, const Stream& stream = {});
 struct ResizeOptions {
   /// Spline order 0..5; unset = 0 for bool images, else 1.
   std::optional<int> order = std::nullopt;
