@@ -62,6 +62,12 @@ template <class F>
 void cuda_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw,
                         const Stream& stream);
 
+/// out = a - b elementwise (contiguous F arrays of one size; pyramid_laplacian's layers).
+template <class F>
+void cpu_subtract(const Array& a, const Array& b, Array& out);
+template <class F>
+void cuda_subtract(const Array& a, const Array& b, Array& out, const Stream& stream);
+
 /// One output of the banded weighted sum (shared by both backends).
 template <class F>
 CUSK_HD F weighted_tap_sum(const F* in, std::int64_t stride, std::int64_t start, std::int64_t count, const F* w) {

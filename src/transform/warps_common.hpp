@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
@@ -36,6 +37,11 @@ Shape callable_shape(const Prepared& p, std::string_view fn);
 Array source_coords(const SourceMap& q, const Shape& out_shape, Device dev, const Stream& stream);
 /// ndi.map_coordinates of the prepared image (prefilter for order > 1), then _clip_warp_output.
 Array map_path(const Array& image, const Array& coords, int order, const WarpOptions& opts, const Stream& stream);
+
+/// The ndimage filters' mode of _to_ndimage_mode(m).
+ndimage::Mode filter_mode(WarpMode m);
+/// np.moveaxis's permutation: axis `from` to position `to`.
+std::vector<int> axes_moving(int ndim, int from, int to);
 
 /// A row-major 3x3 float64 matrix.
 struct Mat3 {

@@ -97,4 +97,16 @@ void cpu_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int
 template void cpu_weighted_axis<float>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<float>&);
 template void cpu_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&);
 
+template <class F>
+void cpu_subtract(const Array& a, const Array& b, Array& out) {
+  const F* x = static_cast<const F*>(a.data());
+  const F* y = static_cast<const F*>(b.data());
+  F* o = static_cast<F*>(out.data());
+  const std::int64_t n = out.size();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) o[i] = x[i] - y[i];
+}
+template void cpu_subtract<float>(const Array&, const Array&, Array&);
+template void cpu_subtract<double>(const Array&, const Array&, Array&);
+
 }  // namespace cuskimage::transform::detail

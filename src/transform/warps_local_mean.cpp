@@ -121,14 +121,6 @@ Array resize_axis(const Array& a, int axis, std::int64_t new_size, bool grid_mod
   return out;
 }
 
-std::vector<int> moved_axes(int ndim, int from, int to) {
-  std::vector<int> axes;
-  for (int a = 0; a < ndim; ++a)
-    if (a != from) axes.push_back(a);
-  axes.insert(axes.begin() + to, from);
-  return axes;
-}
-
 }  // namespace
 
 Array resize_local_mean(const Array& image, const Shape& output_shape, const ResizeLocalMeanOptions& opts,
@@ -143,7 +135,7 @@ Array resize_local_mean(const Array& image, const Shape& output_shape, const Res
     expect(*opts.channel_axis >= -nd && *opts.channel_axis < nd, fn, "channel_axis", "is invalid for a ", nd,
            "-D image: ", *opts.channel_axis);
     ca = (*opts.channel_axis + nd) % nd;
-    img = image.transpose(moved_axes(nd, ca, nd - 1));
+    img = image.transpose(axes_moving(nd, ca, nd - 1));
     const std::int64_t nc = img.shape(nd - 1);
     if (static_cast<int>(oshape.size()) == nd - 1) {
       oshape.push_back(nc);
@@ -176,7 +168,7 @@ Array resize_local_mean(const Array& image, const Shape& output_shape, const Res
     r = r.dtype() == DType::float32 ? resize_axis<float>(r, axis, new_size, opts.grid_mode, stream)
                                     : resize_axis<double>(r, axis, new_size, opts.grid_mode, stream);
   }
-  if (ca >= 0 && ca != nd - 1) r = r.transpose(moved_axes(nd, nd - 1, ca)).contiguous(stream);
+  if (ca >= 0 && ca != nd - 1) r = r.transpose(axes_moving(nd, nd - 1, ca)).contiguous(stream);
   return r;
 }
 

@@ -36,6 +36,7 @@ def generate(g):
                     g.save(f"fast_{key}_{hname}_o{order}_{mode}", out)
     warp_cases(g)
     more_cases(g)
+    resize_cases(g)
 
 
 def warp_cases(g):
@@ -154,3 +155,47 @@ def more_cases(g):
     for key, a in (("f64", f64), ("u8", u8), ("f32", f32), ("vol", vol)):
         fac = (2, 3) if a.ndim == 2 else (2, 3, 3)
         g.save(f"dlm_{key}", downscale_local_mean(a, fac, cval=0.5))
+
+
+def resize_cases(g):
+    """resize / rescale goldens:
+      rs_in_<key>                          inputs (f64, f32, u8, b, rgb, vol)
+      rs_<key>_<shape>_o<order>_<mode>_aa<0|1|d>   resize(...) (d: anti_aliasing default)
+      rsc_<key>_<variant>                  rescale(...)
+    """
+    from skimage.transform import resize, rescale
+    rng = g.rng(79)
+    ins = {
+        "f64": rng.uniform(0, 1, (19, 23)),
+        "f32": rng.uniform(-1, 2, (19, 23)).astype(np.float32),
+        "u8": rng.integers(0, 256, (19, 23)).astype(np.uint8),
+        "b": rng.uniform(0, 1, (19, 23)) > 0.5,
+        "rgb": rng.uniform(0, 1, (13, 15, 3)),
+        "vol": rng.uniform(0, 1, (6, 7, 8)),
+    }
+    for k, a in ins.items():
+        g.save(f"rs_in_{k}", a)
+    for key in ("f64", "f32"):
+        for shape in ((9, 11), (30, 41)):
+            for order in range(6):
+                for mode in MODES:
+                    g.save(f"rs_{key}_{shape[0]}x{shape[1]}_o{order}_{mode}_aad",
+                           resize(ins[key], shape, order=order, mode=mode, cval=0.25))
+    g.save("rs_f64_9x11_o1_reflect_aa0", resize(ins["f64"], (9, 11), anti_aliasing=False))
+    g.save("rs_f64_9x30_o3_reflect_sig", resize(ins["f64"], (9, 30), order=3, anti_aliasing=True,
+                                                anti_aliasing_sigma=(1.5, 0.0)))
+    g.save("rs_u8_9x11_o0_reflect_aad", resize(ins["u8"], (9, 11), order=0))
+    g.save("rs_u8_9x11_o1_reflect_aad", resize(ins["u8"], (9, 11)))
+    g.save("rs_u8_9x11_o1_reflect_pr", resize(ins["u8"], (9, 11), preserve_range=True))
+    g.save("rs_b_9x11_o0_reflect_aad", resize(ins["b"], (9, 11)))
+    g.save("rs_b_30x41_o0_edge_aad", resize(ins["b"], (30, 41), mode="edge"))
+    g.save("rs_rgb_7x9_o1_reflect_aad", resize(ins["rgb"], (7, 9)))
+    g.save("rs_rgb_7x9x2_o1_reflect_aad", resize(ins["rgb"], (7, 9, 2)))
+    g.save("rs_vol_3x9x4_o3_constant_aad", resize(ins["vol"], (3, 9, 4), order=3, mode="constant"))
+    g.save("rs_f64_cvalout", resize(ins["f64"], (30, 41), order=3, mode="constant", cval=-1.0))
+    g.save("rsc_f64_half", rescale(ins["f64"], 0.5))
+    g.save("rsc_f64_axes", rescale(ins["f64"], (1.7, 0.6), order=3))
+    g.save("rsc_rgb_ca", rescale(ins["rgb"], 0.5, channel_axis=-1))
+    g.save("rsc_rgb0_ca", rescale(np.moveaxis(ins["rgb"], -1, 0).copy(), (2, 1.5), channel_axis=0))
+    g.save("rs_in_rgb0", np.moveaxis(ins["rgb"], -1, 0).copy())
+    g.save("rsc_vol", rescale(ins["vol"], 0.7))

@@ -203,4 +203,30 @@ CUSK_OPTIONS(ResizeOptions,
 Array resize(const Array& image, const Shape& output_shape, const ResizeOptions& opts = {},
              const Stream& stream = {});
 
+struct RescaleOptions {
+  std::optional<int> order = std::nullopt;
+  WarpMode mode = WarpMode::reflect;
+  double cval = 0.0;
+  bool clip = true;
+  bool preserve_range = false;
+  std::optional<bool> anti_aliasing = std::nullopt;
+  std::vector<double> anti_aliasing_sigma = {};
+  /// The axis holding channels (not rescaled); unset = none.
+  std::optional<int> channel_axis = std::nullopt;
+};
+CUSK_OPTIONS(RescaleOptions,
+             (order, "spline order 0..5 (default 0 for bool, else 1)"),
+             (mode, "how the image is extended beyond its edges"),
+             (cval, "value outside the image for mode constant"),
+             (clip, "clip the output to the input's range"),
+             (preserve_range, "keep the input's value range instead of converting to float"),
+             (anti_aliasing, "Gaussian smoothing before down-sampling (default: when down-sampling)"),
+             (anti_aliasing_sigma, "sigma of that smoothing, one or one per axis"),
+             (channel_axis, "axis holding channels (default: none)"))
+
+/// skimage.transform.rescale: resize to max(round(scale * shape), 1) per axis; `scale` one value or
+/// one per spatial axis.
+Array rescale(const Array& image, const std::vector<double>& scale, const RescaleOptions& opts = {},
+              const Stream& stream = {});
+
 }  // namespace cuskimage::transform
