@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "cuskimage/io.hpp"
 #include "cuskimage/transform/warps.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -195,6 +197,29 @@ TEST(TransformWarp, WarpCoordsLayout) {
   EXPECT_EQ(c.at<double>({0, 2, 1, 1}), 2 - 1.25);  // row
   EXPECT_EQ(c.at<double>({1, 2, 1, 1}), 1 + 2.5);   // col
   EXPECT_EQ(c.at<double>({2, 2, 1, 1}), 1.0);       // band
+}
+
+TEST(TransformWarp, Cli) {
+  const auto path = [](const std::string& n) { return cusktest::golden_path("transform_warps/" + n + ".npy"); };
+  const std::string out = cusktest::temp_path("warp_cli.npy");
+  auto r = cuskclitest::run_cli_cpu({"transform.rotate", path("in_f64"), out, "--angle", "-17.5", "--resize", "true",
+                                     "--order", "3", "--mode", "reflect"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("rot_f64_-17.5_resize"), cuskimage::io::imread(out)));
+  r = cuskclitest::run_cli_cpu({"transform.warp", path("in_f64"), out, "--matrix", "1,0,2.5,0,1,-1.25", "--order", "4",
+                                "--mode", "wrap"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("warp_shift_f64_o4"), cuskimage::io::imread(out)));
+  r = cuskclitest::run_cli_cpu({"transform.resize", cusktest::golden_path("transform_warps/rs_in_f64.npy"), out,
+                                "--output_shape", "9,11", "--anti_aliasing", "false"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("rs_f64_9x11_o1_reflect_aa0"), cuskimage::io::imread(out)));
+  const std::string levels = cusktest::temp_path("pyr_cli_{}.npy");
+  r = cuskclitest::run_cli_cpu({"transform.pyramid_gaussian", path("in_f64"), "--levels", levels, "--max_layer", "2"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(cuskclitest::contains(r.out, "pyr_cli_2.npy")) << r.out;
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"transform.warp", path("in_f64"), out, "--matrix", "1,2,3"}).rc, 1);
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"transform.rotate", path("in_f64"), out, "--angle", "3", "--order", "9"}).rc, 1);
 }
 
 // ---- GPU tier ---------------------------------------------------------------------------------------
