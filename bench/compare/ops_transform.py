@@ -43,3 +43,26 @@ OPS += [
        cucim=lambda L, x: L.cucim.transform.downscale_local_mean(x, (2,) * x.ndim),
        skimage=lambda L, x: L.skimage.transform.downscale_local_mean(x, (2,) * x.ndim)),
 ]
+
+
+def _half(x):
+    return tuple((s + 1) // 2 for s in x.shape)
+
+
+OPS += [
+    Op("resize 1/2 anti_aliasing", "float32", r"ResizeHalf/\d+/1/",
+       cucim=lambda L, x: L.cucim.transform.resize(x, _half(x), anti_aliasing=True),
+       skimage=lambda L, x: L.skimage.transform.resize(x, _half(x), anti_aliasing=True)),
+    Op("rescale 0.5", "float32", r"RescaleHalf",
+       cucim=lambda L, x: L.cucim.transform.rescale(x, 0.5),
+       skimage=lambda L, x: L.skimage.transform.rescale(x, 0.5)),
+    Op("pyramid_reduce", "float32", r"PyramidReduce",
+       cucim=lambda L, x: L.cucim.transform.pyramid_reduce(x),
+       skimage=lambda L, x: L.skimage.transform.pyramid_reduce(x)),
+    Op("pyramid_gaussian 5 levels", "float32", r"PyramidGaussian5",
+       cucim=lambda L, x: list(L.cucim.transform.pyramid_gaussian(x, max_layer=4)),
+       skimage=lambda L, x: list(L.skimage.transform.pyramid_gaussian(x, max_layer=4))),
+    Op("pyramid_laplacian 5 levels", "float32", r"PyramidLaplacian5", shapes=SHAPES_2D,
+       cucim=lambda L, x: list(L.cucim.transform.pyramid_laplacian(x, max_layer=4)),
+       skimage=lambda L, x: list(L.skimage.transform.pyramid_laplacian(x, max_layer=4))),
+]
