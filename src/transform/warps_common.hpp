@@ -43,6 +43,17 @@ ndimage::Mode filter_mode(WarpMode m);
 /// np.moveaxis's permutation: axis `from` to position `to`.
 std::vector<int> axes_moving(int ndim, int from, int to);
 
+/// The WarpOptions of a function built on warp (its order, mode, cval, clip, preserve_range).
+template <class O>
+WarpOptions warp_options_of(const O& o, std::vector<std::int64_t> output_shape = {}) {
+  return WarpOptions{.output_shape = std::move(output_shape),
+                     .order = o.order,
+                     .mode = o.mode,
+                     .cval = o.cval,
+                     .clip = o.clip,
+                     .preserve_range = o.preserve_range};
+}
+
 /// A row-major 3x3 float64 matrix.
 struct Mat3 {
   double m[9];

@@ -15,12 +15,7 @@ using namespace detail;
 
 Array swirl(const Array& image, const SwirlOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "transform.swirl";
-  const WarpOptions wo{.output_shape = opts.output_shape,
-                       .order = opts.order,
-                       .mode = opts.mode,
-                       .cval = opts.cval,
-                       .clip = opts.clip,
-                       .preserve_range = opts.preserve_range};
+  const WarpOptions wo = warp_options_of(opts, opts.output_shape);
   const Prepared p = prepare(image, wo, fn, stream);
   const Shape s = callable_shape(p, fn);
   SourceMap q;
@@ -66,12 +61,7 @@ Array warp_polar(const Array& image, const WarpPolarOptions& opts, const Stream&
   q.p[1] = opts.scaling == PolarScaling::log ? width / std::log(radius) : width / radius;
   q.p[2] = cr;
   q.p[3] = cc;
-  const WarpOptions wo{.output_shape = oshape,
-                       .order = opts.order,
-                       .mode = opts.mode,
-                       .cval = opts.cval,
-                       .clip = opts.clip,
-                       .preserve_range = opts.preserve_range};
+  const WarpOptions wo = warp_options_of(opts, oshape);
   const Prepared p = prepare(img, wo, fn, stream);
   const Shape s = callable_shape(p, fn);
   Array out = map_path(p.image, source_coords(q, s, p.image.device(), stream), p.order, wo, stream);

@@ -65,12 +65,7 @@ Array rotate(const Array& image, double angle, const RotateOptions& opts, const 
   const Mat3 rot{{co, -si, 0, si, co, 0, 0, 0, 1}};
   // tform3 + tform2 + tform1 = T(c) @ (R @ T(-c)).
   Mat3 t = mat3_mul(translation(cx, cy), mat3_mul(rot, translation(-cx, -cy)));
-  WarpOptions wo;
-  wo.order = opts.order;
-  wo.mode = opts.mode;
-  wo.cval = opts.cval;
-  wo.clip = opts.clip;
-  wo.preserve_range = opts.preserve_range;
+  WarpOptions wo = warp_options_of(opts);
   if (opts.resize) {
     const Mat3 inv = mat3_inv(t);
     const double corners[4][2] = {{0, 0}, {0, rows - 1}, {cols - 1, rows - 1}, {cols - 1, 0}};
