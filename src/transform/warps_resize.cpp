@@ -4,6 +4,7 @@
 
 #include "cuskimage/ndimage.hpp"
 #include "cuskimage/transform/warps.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
 #include "src/transform/warps_common.hpp"
 
@@ -36,31 +37,21 @@ std::vector<int> axes_moving(int ndim, int from, int to) {
 }
 
 /// scipy's zoom(grid_mode=True) through map_coordinates: output i of an axis samples input
-/// (i + 0.5) * (in_len / out_len) - 0.5 (NI_ZoomShift's grid-mode coordinate).
+/// (i + 0.5) * (in_len / out_len) - 0.5 (NI_ZoomShift's grid-mode coordinate), the coordinates
+/// computed on the image's device.
 Array zoom_grid(const Array& in, const Shape& out_shape, int order, WarpMode mode, double cval, const Stream& stream) {
-  const int nd = in.ndim();
-  std::int64_t n = 1;
-  for (auto v : out_shape) n *= v;
-  Shape cs = {nd};
+  Shape cs = {in.ndim()};
   cs.insert(cs.end(), out_shape.begin(), out_shape.end());
-  Array co = Array::empty(cs, DType::float64);
-  double* c = co.data<double>();
-  std::vector<std::int64_t> idx(nd, 0);
-  for (std::int64_t k = 0; k < n; ++k) {
-    for (int a = 0; a < nd; ++a) {
-      const double z = static_cast<double>(in.shape(a)) / static_cast<double>(out_shape[a]);
-      c[a * n + k] = (static_cast<double>(idx[a]) + 0.5) * z - 0.5;
-    }
-    for (int a = nd - 1; a >= 0; --a) {
-      if (++idx[a] < out_shape[a]) break;
-      idx[a] = 0;
-    }
-  }
+  Array co = Array::empty(cs, DType::float64, in.device(), stream);
+  if (co.size() > 0)
+    cuskimage::detail::on_backend(
+        in, stream, [&] { cpu_zoom_coords(in.shape(), co); },
+        [&](const Stream& s) { cuda_zoom_coords(in.shape(), co, s); });
   ndimage::MapCoordinatesOptions mo;
   mo.order = order;
   mo.mode = ndi_mode(mode);
   mo.cval = cval;
-  return ndimage::map_coordinates(in, co.to(in.device(), stream), mo, stream);
+  return ndimage::map_coordinates(in, co, mo, stream);
 }
 
 }  // namespace detail
