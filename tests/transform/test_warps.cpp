@@ -9,6 +9,8 @@
 // arithmetic) and 1 float32 ulp in float32; bool and integer results exactly.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -177,6 +179,40 @@ void run_rotate_goldens(const Device& dev, const Stream& s) {
 
 TEST(TransformWarp, Goldens) { run_warp_goldens(Device::cpu(), Stream()); }
 TEST(TransformRotate, Goldens) { run_rotate_goldens(Device::cpu(), Stream()); }
+
+// Transform objects through the GeometricTransform interface: a projective-family one (its matrix
+// takes the fast path) and one known only through operator() (the callable path).
+class MatrixTransform : public tf::GeometricTransform {
+ public:
+  explicit MatrixTransform(Array m) : m_(std::move(m)) {}
+  int dimensionality() const override { return 2; }
+  Array operator()(const Array&) const override { throw std::logic_error("warp must use the matrix"); }
+  std::shared_ptr<tf::GeometricTransform> inverse() const override { return nullptr; }
+  std::optional<Array> homogeneous_matrix() const override { return m_.copy(); }
+
+ private:
+  Array m_;
+};
+
+class ShiftTransform : public tf::GeometricTransform {
+ public:
+  int dimensionality() const override { return 2; }
+  Array operator()(const Array& xy) const override { return shift_map(xy); }
+  std::shared_ptr<tf::GeometricTransform> inverse() const override { return nullptr; }
+};
+
+TEST(TransformWarp, TransformObjects) {
+  const Array in = golden("in_f64");
+  const MatrixTransform aff(golden("mat_affine"));
+  for (int order : {1, 3, 5}) {
+    tf::WarpOptions o{.output_shape = {24, 28}, .order = order, .mode = WarpMode::wrap, .cval = 0.25};
+    EXPECT_TRUE(matches(golden("warp_f64_affine_o" + std::to_string(order) + "_wrap"), tf::warp(in, aff, o))) << order;
+  }
+  for (int order : {0, 1, 3, 4})
+    EXPECT_TRUE(matches(golden("warp_shift_f64_o" + std::to_string(order)),
+                        tf::warp(in, ShiftTransform(), {.order = order, .mode = WarpMode::wrap})))
+        << order;
+}
 
 TEST(TransformWarp, BadInput) {
   const Array img = golden("in_f64");
