@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "cuskimage/transform/pyramids.hpp"
+#include "cuskimage/transform/warps.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -100,6 +101,18 @@ TEST(GpuTransformPyramids, MatchesCpuOnFreshInputs) {
   const auto lg = tf::pyramid_laplacian(img.to(Device::cuda(0), s), {.max_layer = 3}, s);
   ASSERT_EQ(lc.size(), lg.size());
   for (std::size_t i = 0; i < lc.size(); ++i) EXPECT_ARRAY_NEAR(lc[i], lg[i], 1e-12, 1e-12);
+}
+
+TEST(GpuTransformPyramids, NoLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = cusktest::random_array({512, 384}, DType::float32, 3).to(Device::cuda(0));
+  Stream().synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    (void)tf::resize(img, {256, 192}, {}, s);
+    (void)tf::pyramid_gaussian(img, {.max_layer = 3}, s);
+    (void)tf::pyramid_laplacian(img, {.max_layer = 2}, s);
+    s.synchronize();
+  }));
 }
 
 }  // namespace

@@ -288,4 +288,20 @@ TEST(GpuTransformWarp, MatchesCpuOnFreshInputs) {
   }
 }
 
+TEST(GpuTransformWarp, NoLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = cusktest::random_array({512, 384}, DType::float32, 3).to(Device::cuda(0));
+  const Array aff = golden("mat_affine");
+  Stream().synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    (void)tf::warp(img, aff, {.order = 1}, s);
+    (void)tf::warp(img, aff, {.order = 3, .cval = -5.0}, s);
+    (void)tf::warp(img, aff, {.order = 0}, s);
+    (void)tf::rotate(img, 30.0, {.resize = true}, s);
+    (void)tf::swirl(img, {}, s);
+    (void)tf::resize_local_mean(img, {100, 90}, {}, s);
+    s.synchronize();
+  }));
+}
+
 }  // namespace
