@@ -246,9 +246,9 @@ void cuda_clip_finish(Array& out, const Array& state, bool constant, double cval
 }
 
 template <class F>
-void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, const Stream& stream) {
+void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, double cval,
+                    const Stream& stream) {
   unsigned long long* st = state ? state_ptr(*state) : nullptr;
-  const double cval = static_cast<double>(p.cval);
   if (p.order == 1)
     launch_warp_fast<F, 1>(planes, out, p, st, cval, stream);
   else if (p.order == 3)
@@ -278,8 +278,8 @@ template void cuda_weighted_axis<float>(const Array&, Array&, std::int64_t, std:
 template void cuda_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&,
                                          const Stream&);
 
-template void cuda_warp_fast<float>(const Array&, Array&, const FastWarp<float>&, Array*, const Stream&);
-template void cuda_warp_fast<double>(const Array&, Array&, const FastWarp<double>&, Array*, const Stream&);
+template void cuda_warp_fast<float>(const Array&, Array&, const FastWarp<float>&, Array*, double, const Stream&);
+template void cuda_warp_fast<double>(const Array&, Array&, const FastWarp<double>&, Array*, double, const Stream&);
 
 void cuda_source_coords(const SourceMap& q, Array& coords, const Stream& stream) {
   const int nd = static_cast<int>(coords.shape(0));

@@ -144,7 +144,7 @@ Array warp_fast(const Array& image, const double m[9], const Shape& out_shape, i
       st = cuda_clip_state(planes.device(), stream);
       cuda_minmax_into(planes, st, 0, constant, cval, stream);
     }
-    cuda_warp_fast<F>(planes, out, p, clip ? &st : nullptr, stream);
+    cuda_warp_fast<F>(planes, out, p, clip ? &st : nullptr, cval, stream);
     if (clip) cuda_clip_finish(out, st, constant, cval, cv_in, true, stream);
   };
   if (image.dtype() == DType::float32)
