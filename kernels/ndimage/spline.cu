@@ -33,6 +33,7 @@
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
+#include "kernels/ndimage/geometry_sample.cuh"
 #include "src/ndimage/spline.hpp"
 
 namespace cuskimage::ndimage::detail {
@@ -164,65 +165,18 @@ __global__ void __launch_bounds__(kLines)
   }
 }
 
-template <int ND>
-struct Dims {
-  std::int64_t shape[ND];
-  std::int64_t stride[ND];
-};
-
-/// out[k] = t stored as out_dt (a uniform branch; one kernel per (ND, V) serves every output dtype).
-template <class V>
-__device__ void store_any(void* out, std::int64_t k, double t, DType dt) {
-  switch (dt) {
-    case DType::float32: static_cast<float*>(out)[k] = interp_store<float>(t); return;
-    case DType::float64: static_cast<double*>(out)[k] = interp_store<double>(t); return;
-    default: break;
-  }
-  if constexpr (std::is_same_v<V, double>) {  // prefiltered or converted: any output dtype
-    switch (dt) {
-      case DType::bool_: static_cast<bool*>(out)[k] = interp_store<bool>(t); return;
-      case DType::uint8: static_cast<std::uint8_t*>(out)[k] = interp_store<std::uint8_t>(t); return;
-      case DType::int8: static_cast<std::int8_t*>(out)[k] = interp_store<std::int8_t>(t); return;
-      case DType::uint16: static_cast<std::uint16_t*>(out)[k] = interp_store<std::uint16_t>(t); return;
-      case DType::int16: static_cast<std::int16_t*>(out)[k] = interp_store<std::int16_t>(t); return;
-      case DType::uint32: static_cast<std::uint32_t*>(out)[k] = interp_store<std::uint32_t>(t); return;
-      case DType::int32: static_cast<std::int32_t*>(out)[k] = interp_store<std::int32_t>(t); return;
-      case DType::uint64: static_cast<std::uint64_t*>(out)[k] = interp_store<std::uint64_t>(t); return;
-      case DType::int64: static_cast<std::int64_t*>(out)[k] = interp_store<std::int64_t>(t); return;
-      default: return;
-    }
-  } else {
-    static_cast<V*>(out)[k] = interp_store<V>(t);  // the input's own dtype
-  }
-}
-
-template <int ND, class V>
-__global__ void __launch_bounds__(256)
-    map_kernel(const V* __restrict__ data, Dims<ND> d, const void* __restrict__ coords, bool f32, std::int64_t npts,
-               void* __restrict__ out, DType out_dt, int order, InterpMode mode, double cval, std::int64_t npad) {
-  const float* cf = static_cast<const float*>(coords);
-  const double* cd = static_cast<const double*>(coords);
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < npts;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    double c[ND];
-    CUSK_UNROLL
-    for (int a = 0; a < ND; ++a) c[a] = f32 ? static_cast<double>(cf[a * npts + k]) : cd[a * npts + k];
-    store_any<V>(out, k, spline_sample_fixed<ND>(data, d.shape, d.stride, c, order, mode, cval, npad), out_dt);
-  }
-}
-
 template <class T>
 __global__ void __launch_bounds__(256) pad_kernel(const T* __restrict__ in, cuskimage::detail::Indexer shape_in,
-                                                  cuskimage::detail::Indexer shape_out, std::int64_t total,
-                                                  double* __restrict__ out, std::int64_t npad, bool constant,
-                                                  double cval) {
+                                                  cuskimage::detail::Indexer shape_out,
+                                                  cuskimage::detail::Indexer pads, std::int64_t total,
+                                                  double* __restrict__ out, bool constant, double cval) {
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t rem = k, off = 0;
     bool inside = true;
     for (int d = shape_out.ndim - 1; d >= 0; --d) {
       const std::int64_t q = rem / shape_out.shape[d];
-      std::int64_t i = rem - q * shape_out.shape[d] - npad;
+      std::int64_t i = rem - q * shape_out.shape[d] - pads.shape[d];
       rem = q;
       const std::int64_t len = shape_in.shape[d];
       if (i < 0 || i >= len) inside = false;
@@ -249,35 +203,18 @@ void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePl
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class V>
-void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords, bool coords_f32,
-                          std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval,
-                          std::int64_t npad, const Stream& stream) {
-  const int nd = static_cast<int>(shape.size());
-  const int grid = grid_for(npts, 256);
-  auto launch = [&]<int ND>() {
-    Dims<ND> d;
-    for (int a = 0; a < ND; ++a) d.shape[a] = shape[a], d.stride[a] = strides[a];
-    map_kernel<ND, V>
-        <<<grid, 256, 0, stream.handle()>>>(data, d, coords, coords_f32, npts, out, out_dt, order, mode, cval, npad);
-  };
-  if (nd == 1) launch.template operator()<1>();
-  else if (nd == 2) launch.template operator()<2>();
-  else launch.template operator()<3>();
-  CUSK_CUDA_CHECK(cudaGetLastError());
-}
-
 template <class T>
-void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
+void cuda_spline_pad(const T* in, const Shape& shape, double* out, const Shape& pads, bool constant, double cval,
                      const Stream& stream) {
-  cuskimage::detail::Indexer si, so;
-  si.ndim = so.ndim = static_cast<int>(shape.size());
+  cuskimage::detail::Indexer si, so, sp;
+  si.ndim = so.ndim = sp.ndim = static_cast<int>(shape.size());
   std::int64_t s = 1, total = 1;
   for (int d = si.ndim - 1; d >= 0; --d) {
     si.shape[d] = shape[d], si.stride[d] = s, s *= shape[d];
-    so.shape[d] = shape[d] + 2 * npad, total *= so.shape[d];
+    so.shape[d] = shape[d] + 2 * pads[d], total *= so.shape[d];
+    sp.shape[d] = pads[d];
   }
-  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream.handle()>>>(in, si, so, total, out, npad, constant, cval);
+  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream.handle()>>>(in, si, so, sp, total, out, constant, cval);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -286,9 +223,7 @@ void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t 
 #define CUSK_SPLINE_INST(T)                                                                                           \
   template void cuda_spline_lines<T, float>(const void*, double*, float*, const SplineLinePlan&, const Stream&);      \
   template void cuda_spline_lines<T, double>(const void*, double*, double*, const SplineLinePlan&, const Stream&);    \
-  template void cuda_spline_pad<T>(const T*, const Shape&, double*, std::int64_t, bool, double, const Stream&);       \
-  template void cuda_map_coordinates<T>(const T*, const Shape&, const Shape&, const void*, bool, std::int64_t, void*, \
-                                        DType, int, InterpMode, double, std::int64_t, const Stream&);
+  template void cuda_spline_pad<T>(const T*, const Shape&, double*, const Shape&, bool, double, const Stream&);
 // The dtypes src/ndimage/spline.cpp's device_native lists; the others arrive as float64.
 CUSK_SPLINE_INST(std::uint8_t)
 CUSK_SPLINE_INST(std::uint16_t)
@@ -296,5 +231,9 @@ CUSK_SPLINE_INST(std::int32_t)
 CUSK_SPLINE_INST(float)
 CUSK_SPLINE_INST(double)
 #undef CUSK_SPLINE_INST
+// map_coordinates and geometric_transform: the coordinate-array map.
+CUSK_SAMPLE_INST(CoordArrayMap<1>)
+CUSK_SAMPLE_INST(CoordArrayMap<2>)
+CUSK_SAMPLE_INST(CoordArrayMap<3>)
 
 }  // namespace cuskimage::ndimage::detail
