@@ -9,6 +9,18 @@
 // and 2..5 (the float64 coefficients) run kernels with the order fixed at compile time and int32
 // offsets: all weights and offsets in registers, loops of constant trip count; the rest run one
 // kernel with a runtime order and int64 offsets.
+//
+// Floors (H200, ~4.2 TB/s) and predictions, 8192^2 float32, not measured yet:
+//   order 1 (no prefilter): read 4 B + write 4 B per pixel = 0.54 GB -> 0.128 ms. shift/zoom walk
+//   the input in order; rotate/affine read along a tilted line per warp (each warp touches ~2-3
+//   input rows x 2 taps, re-used by the next output rows through L2), so DRAM traffic stays ~1x.
+//   Predicted 0.15-0.2 ms for shift/zoom, 0.2-0.25 ms for rotate 30 degrees (the issue's target
+//   0.25 ms).
+//   order 3: scipy's float64 prefilter (two sequential line passes, ~63 B/px -> 4.2 GB, floor
+//   ~1.0 ms; bound by its 8192 lines per axis, see spline.cu) dominates; the sampling reads 16
+//   float64 taps (8 B/px from DRAM) -> predicted ~2.5-3 ms in all. The issue's 0.60 ms for warp
+//   order 3 is below the exact prefilter's own floor; only a float32 or split-line prefilter (no
+//   longer scipy's bits) could approach it.
 #pragma once
 
 #include <cuda_runtime.h>

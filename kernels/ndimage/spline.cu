@@ -8,8 +8,29 @@
 // thread runs its recursion over its row, and the tile goes back the same way. Per pole: the causal
 // init sum (direct loads of the first ~700-2000 samples until z^i underflows, L1-cached), the causal
 // pass (read + write) and the anticausal pass (read + write) through tiles.
-// map_coordinates (map_kernel): one thread per output point; weights and tap offsets in registers
-// (unrolled for 1..3 axes), taps read through L1/L2.
+// map_coordinates: the one sampler of kernels/ndimage/geometry_sample.cuh with the coordinate-array
+// functor (instantiated here); zoom, shift, affine_transform and rotate use the same kernel with
+// coordinates computed in-kernel (geometry_zoom.cu, geometry_affine.cu).
+//
+// map_coordinates, order 1, 4096^2 float32, no prefilter, coordinates float32 (float64):
+//   floor: coordinates 8 (16) B + input 4 B (each tap row re-used from L1/L2) + output 4 B per
+//   point = 16 (24) B x 16.8 M = 0.27 (0.40) GB -> 0.064 (0.096) ms at 4.2 TB/s (~0.11 ms with
+//   launch and tail).
+//   Measured before: 1.33 ms, ~12x off. Why (ptxas -v on sm_90): the per-sample tap state
+//   (SplineAxis: 6 weights, 6 int64 offsets, 6 flags per axis) lived in local memory -- a 208-byte
+//   stack frame for 2-D, 312 for 3-D -- because spline_weights wrote w[order] (a runtime index)
+//   and the loops ran to a runtime order; every point stored and re-loaded ~200 bytes through L1,
+//   plus 64-bit offset arithmetic and a 64-bit grid-stride index. There were no register spills
+//   and no per-sample divisions in the interior (map_coordinate only divides outside the axis).
+//   Now: static indices only (the weights' last-weight loop rewritten), the order a template
+//   parameter (0/1 on the input's dtype, 2..5 on the float64 coefficients), int32 offsets when the
+//   array fits (host check), an interior path with consecutive tap offsets (no folding), threads
+//   along the output's last axis (no per-point division). ptxas: 0-byte stack, 0 spills for the
+//   fixed-order 2-D/3-D kernels of orders 2, 3 and 5; 24-32 bytes of spills (the output-dtype
+//   switch) for orders 0/1. Operation order and mul_rn/add_rn unchanged: GPU == CPU bit for bit.
+//   Predicted: ~0.13-0.16 ms (memory-bound, ~75% of the floor; the int32/registers path is ~60
+//   instructions and ~30 FP64 operations per point, far below the FP64 and issue rates). Not
+//   measured yet (the lead measures on the H200).
 //
 // Bandwidth floor, 4096^2 float32 image, map_coordinates order 3 with an identity-plus-shift
 // float64 coordinate field (2 x 4096^2 doubles), prefilter on (H200, ~4.2 TB/s usable):

@@ -6,7 +6,7 @@
 // --matrix holds the row-major values; its shape follows from their count and the input's ndim:
 // ndim (a diagonal), ndim^2, ndim * (ndim + 1) (last column: the offset) or (ndim + 1)^2
 // (homogeneous).
-#include "cuskimage/ndimage_geometry.hpp"
+#include "cuskimage/ndimage.hpp"
 #include "src/cli/registry.hpp"
 #include "src/core/validate.hpp"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cuskimage/ndimage_geometry.hpp"
+#include "cuskimage/ndimage.hpp"
 #include "src/core/indexer.hpp"
 #include "src/core/validate.hpp"
 #include "src/ndimage/spline.hpp"
@@ -28,7 +28,6 @@ void check_common(const Array& input, int order, InterpMode mode, std::string_vi
   expect(order >= 0 && order <= 5, fn, "order", "must be in 0..5 (spline order not supported), got ", order);
   expect(static_cast<int>(mode) >= 0 && static_cast<int>(mode) <= 6, fn, "mode", "must be a valid InterpMode, got ",
          static_cast<int>(mode));
-  expect(input.dtype() != DType::bool_, fn, "input", "must be a numeric array, got bool");
 }
 
 DType output_dtype(const Array& input, const std::optional<DType>& output, std::string_view fn) {

@@ -290,11 +290,12 @@ CUSK_HD void spline_weights(double x, int order, double* w) {
 }
 
 /// scipy's store of an interpolated double into the output dtype: floats round to nearest, integers
-/// round half away from zero and saturate, bool is t != 0.
+/// round half away from zero and saturate, bool is C's cast to npy_bool (an unsigned char): t
+/// truncated toward zero, true when that is non-zero (|t| >= 1).
 template <class T>
 CUSK_HD T interp_store(double t) {
   if constexpr (std::is_same_v<T, bool>) {
-    return t != 0.0;
+    return t >= 1.0 || t <= -1.0;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(t);
   } else {

@@ -79,6 +79,11 @@ def generate(g):
     for order in (0, 1, 3, 5):
         g.save(f"geo_2d_o{order}_reflect", ndi.geometric_transform(a2, geo_map, output_shape=(8, 12), order=order,
                                                                    mode="reflect"))
+    # A bool input (scipy samples it as 0/1 and stores t != 0).
+    b = g.rng(2021).uniform(0, 1, (7, 9)) > 0.5
+    g.save("in_2b", b)
+    for order in (1, 3):
+        g.save(f"zoom_2b_o{order}_reflect", ndi.zoom(b, 1.6, order=order, mode="reflect"))
     # scipy.special.cosdg / sindg.
     ang = np.array([0, 30, 45, 60, 90, 120, 135, 180, 270, 360, 400, -37.5, 12.345, 1000, -1e5, 7.5e6, 1e15])
     g.save("deg_angles", ang)

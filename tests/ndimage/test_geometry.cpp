@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cuskimage/ndimage_geometry.hpp"
+#include "cuskimage/io.hpp"
+#include "cuskimage/ndimage.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -115,6 +117,10 @@ void run_goldens(const Device& dev, const Stream& s) {
                                                            .mode = nd::interp_mode_from_name(m), .cval = 2.5}, s)))
             << n;
       }
+  const Array b = golden("in_2b").to(dev, s);
+  for (const int order : {1, 3})
+    EXPECT_TRUE(matches(golden("zoom_2b_o" + std::to_string(order) + "_reflect"),
+                        nd::zoom(b, 1.6, {.order = order, .mode = InterpMode::reflect}, s)));
   EXPECT_TRUE(matches(golden("rot_2u_o3_reflect"), nd::rotate(u, 20, {.order = 3, .mode = InterpMode::reflect}, s)));
   const nd::GeometricMapping geo = [](const std::int64_t* o, double* c) {
     c[0] = static_cast<double>(o[0]) * 0.9 + 0.3;
@@ -183,6 +189,29 @@ TEST(NdimageGeometry, StridedViewEqualsContiguous) {
       EXPECT_ARRAY_EQ(nd::zoom(cont, 1.6, {.order = order, .mode = mode}), nd::zoom(view, 1.6, {.order = order, .mode = mode}));
       EXPECT_ARRAY_EQ(nd::rotate(cont, 33, {.order = order, .mode = mode}), nd::rotate(view, 33, {.order = order, .mode = mode}));
     }
+}
+
+TEST(NdimageGeometry, Cli) {
+  const std::string in = cusktest::golden_path("ndimage_geometry/in_2d.npy");
+  const std::string out = cusktest::temp_path("geometry_cli.npy");
+  auto check = [&](const std::vector<std::string>& args, const std::string& expected) {
+    const auto r = cuskclitest::run_cli_cpu(args);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_TRUE(matches(golden(expected), cuskimage::io::imread(out))) << expected;
+  };
+  check({"ndimage.zoom", in, out, "--zoom", "1.7", "--order", "3", "--mode", "reflect", "--cval", "2.5",
+         "--grid_mode", "true"},
+        "zoom_2d_o3_reflect_g1");
+  check({"ndimage.shift", in, out, "--shift", "0.3,-1.7", "--order", "1", "--mode", "wrap", "--cval", "2.5"},
+        "shift_2d_o1_wrap");
+  check({"ndimage.rotate", in, out, "--angle", "30", "--reshape", "false", "--order", "2", "--mode", "mirror",
+         "--cval", "2.5"},
+        "rot_2d_o2_mirror_r0");
+  check({"ndimage.affine_transform", in, out, "--matrix", "0.9,0.35,-1.2,-0.2,1.15,0.7", "--output_shape", "10,12",
+         "--order", "1", "--mode", "nearest"},
+        "aff_2d_o1_nearest_n1");
+  // A library error (a 5-value matrix for a 2-D input) exits 1.
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"ndimage.affine_transform", in, out, "--matrix", "1,2,3,4,5"}).rc, 1);
 }
 
 // ---- GPU tier ------------------------------------------------------------------------------------
