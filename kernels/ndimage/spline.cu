@@ -25,9 +25,14 @@
 //   Now: static indices only (the weights' last-weight loop rewritten), the order a template
 //   parameter (0/1 on the input's dtype, 2..5 on the float64 coefficients), int32 offsets when the
 //   array fits (host check), an interior path with consecutive tap offsets (no folding), threads
-//   along the output's last axis (no per-point division). ptxas: 0-byte stack, 0 spills for the
-//   fixed-order 2-D/3-D kernels of orders 2, 3 and 5; 24-32 bytes of spills (the output-dtype
-//   switch) for orders 0/1. Operation order and mul_rn/add_rn unchanged: GPU == CPU bit for bit.
+//   along the output's last axis (no per-point division). ptxas (sm_90): the fixed-order kernels
+//   have no stack frame except 3-D orders 4/5 (outer tap loop kept rolled: 80 bytes) and 8-32
+//   bytes of spills in some order-0/1 variants (this file's coordinate-array 2-D order 1 float32:
+//   80 registers, 32 bytes; zoom/shift's: 80 registers, none); the runtime-order fallback (int64,
+//   prefilter=False orders 2..5 on non-float64 data, arrays past 2^31 elements) keeps the old
+//   208/312-byte frames. At 80 registers a 256-thread block gives 24 warps per SM; if the H200
+//   shows the order-1 kernels latency-bound, __launch_bounds__(256, 4) (64 registers) is the next
+//   step. Operation order and mul_rn/add_rn unchanged: GPU == CPU bit for bit.
 //   Predicted: ~0.13-0.16 ms (memory-bound, ~75% of the floor; the int32/registers path is ~60
 //   instructions and ~30 FP64 operations per point, far below the FP64 and issue rates). Not
 //   measured yet (the lead measures on the H200).
