@@ -86,3 +86,17 @@ function(cusk_link_fft)
   endif()
 endfunction()
 cmake_language(DEFER CALL cusk_link_fft)
+
+# Eigen 3 (header-only): the small dense solves of transform estimation (SVD, least squares).
+# Qhull (reentrant libqhull_r): the Delaunay triangulation of PiecewiseAffineTransform, run with
+# scipy.spatial.Delaunay's options so the simplices agree with scipy's. Both private to the library.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_path(CUSK_QHULL_INCLUDE libqhull_r/libqhull_r.h REQUIRED)
+find_library(CUSK_QHULL_LIBRARY NAMES qhull_r REQUIRED)
+add_library(cusk::qhull_r UNKNOWN IMPORTED)
+set_target_properties(cusk::qhull_r PROPERTIES IMPORTED_LOCATION ${CUSK_QHULL_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${CUSK_QHULL_INCLUDE})
+function(cusk_link_geometry)
+  target_link_libraries(cuskimage PRIVATE Eigen3::Eigen cusk::qhull_r)
+endfunction()
+cmake_language(DEFER CALL cusk_link_geometry)
