@@ -14,15 +14,6 @@ using detail::Vec;
 
 namespace {
 
-Matrix checked(Matrix m, std::optional<int> dimensionality) {
-  if (dimensionality && *dimensionality != m.rows - 1)
-    throw InvalidArgument("Dimensionality " + std::to_string(*dimensionality) + " does not match matrix of shape (" +
-                          std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")");
-  if (m.rows != m.cols) throw InvalidArgument("Invalid shape of transformation matrix");
-  if (m.rows != 3) throw NotSupported("Input for FundamentalMatrixTransform should result in 2D transform");
-  return m;
-}
-
 struct Constraint {
   Mat f_normalized;  // 3x3, NaN when scaling failed
   Mat src_matrix;
@@ -70,10 +61,10 @@ Matrix constrained(const Constraint& c, Fix fix) {
 }  // namespace
 
 FundamentalMatrixTransform::FundamentalMatrixTransform(int dimensionality)
-    : params_(checked(Matrix::identity(dimensionality + 1), std::nullopt)) {}
+    : params_(detail::checked_hmatrix(Matrix::identity(dimensionality + 1), std::nullopt, 2, 2, "FundamentalMatrixTransform")) {}
 
 FundamentalMatrixTransform::FundamentalMatrixTransform(Matrix matrix, std::optional<int> dimensionality)
-    : params_(checked(std::move(matrix), dimensionality)) {}
+    : params_(detail::checked_hmatrix(std::move(matrix), dimensionality, 2, 2, "FundamentalMatrixTransform")) {}
 
 Array FundamentalMatrixTransform::operator()(const Array& coords) const {
   const Mat c = detail::coords_of(coords, 2, name().c_str());
@@ -134,17 +125,15 @@ bool FundamentalMatrixTransform::estimate(const Array& src, const Array& dst) {
 }
 
 Estimated<FundamentalMatrixTransform> FundamentalMatrixTransform::from_estimate(const Array& src, const Array& dst) {
-  FundamentalMatrixTransform tf(src.ndim() == 2 ? static_cast<int>(src.shape(1)) : 2);
-  if (auto msg = tf.estimate_impl(src, dst))
-    return Estimated<FundamentalMatrixTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  FundamentalMatrixTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst);
+  return detail::finish(std::move(tf), msg);
 }
 
 Estimated<EssentialMatrixTransform> EssentialMatrixTransform::from_estimate(const Array& src, const Array& dst) {
-  EssentialMatrixTransform tf(src.ndim() == 2 ? static_cast<int>(src.shape(1)) : 2);
-  if (auto msg = tf.estimate_impl(src, dst))
-    return Estimated<EssentialMatrixTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  EssentialMatrixTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst);
+  return detail::finish(std::move(tf), msg);
 }
 
 EssentialMatrixTransform::EssentialMatrixTransform(const Matrix& rotation, const std::vector<double>& translation)

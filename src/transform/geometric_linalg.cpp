@@ -187,5 +187,16 @@ Mat inverse(const Mat& m) {
 
 bool all_finite(const Mat& m) { return m.allFinite(); }
 
+Matrix checked_hmatrix(Matrix m, std::optional<int> dimensionality, int min_d, int max_d, const std::string& cls) {
+  if (dimensionality && *dimensionality != m.rows - 1)
+    throw InvalidArgument("Dimensionality " + std::to_string(*dimensionality) + " does not match matrix of shape (" +
+                          std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")");
+  if (m.rows != m.cols) throw InvalidArgument("Invalid shape of transformation matrix");
+  if (m.rows - 1 < min_d || m.rows - 1 > max_d)
+    throw NotSupported("Input for " + cls + " should result in " +
+                       (min_d == max_d ? std::to_string(min_d) + "D transform" : "transform of >=2D"));
+  return m;
+}
+
 }  // namespace detail
 }  // namespace cuskimage::transform

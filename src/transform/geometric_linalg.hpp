@@ -45,4 +45,17 @@ Vec last_right_singular_vector(const Mat& a);
 Mat inverse(const Mat& m);
 bool all_finite(const Mat& m);
 
+/// scikit-image's _HMatrixTransform checks: square, matching `dimensionality` when given, and D
+/// within [min_d, max_d] (NotSupported otherwise, as its NotImplementedError naming `cls`).
+Matrix checked_hmatrix(Matrix m, std::optional<int> dimensionality, int min_d, int max_d, const std::string& cls);
+/// The D of the identity from_estimate starts from (scikit-image's cls.identity(src.shape[1])).
+inline int estimation_dim(const Array& src) { return src.ndim() == 2 ? static_cast<int>(src.shape(1)) : 2; }
+
+/// from_estimate's result: `tf`, or the failure "<ClassName>: <msg>".
+template <class T>
+Estimated<T> finish(T&& tf, const std::optional<std::string>& msg) {
+  if (msg) return Estimated<T>::failure(tf.name() + ": " + *msg);
+  return Estimated<T>(std::move(tf));
+}
+
 }  // namespace cuskimage::transform::detail

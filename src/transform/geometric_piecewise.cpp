@@ -104,8 +104,8 @@ bool PiecewiseAffineTransform::estimate(const Array& src, const Array& dst) {
 
 Estimated<PiecewiseAffineTransform> PiecewiseAffineTransform::from_estimate(const Array& src, const Array& dst) {
   PiecewiseAffineTransform tf;
-  if (auto msg = tf.estimate_impl(src, dst)) return Estimated<PiecewiseAffineTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  auto msg = tf.estimate_impl(src, dst);
+  return detail::finish(std::move(tf), msg);
 }
 
 Array PiecewiseAffineTransform::operator()(const Array& coords) const {

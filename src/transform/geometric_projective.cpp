@@ -1,6 +1,7 @@
 // The projective family (ProjectiveTransform, AffineTransform, EuclideanTransform,
 // SimilarityTransform) and matrix_transform, as scikit-image 0.26's _geometric.py.
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -13,19 +14,11 @@ using detail::Vec;
 
 namespace {
 
-Matrix checked_matrix(Matrix m, std::optional<int> dimensionality) {
-  if (dimensionality && *dimensionality != m.rows - 1)
-    throw InvalidArgument("Dimensionality " + std::to_string(*dimensionality) + " does not match matrix of shape (" +
-                          std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")");
-  if (m.rows != m.cols) throw InvalidArgument("Invalid shape of transformation matrix");
-  if (m.rows - 1 < 2) throw NotSupported("Input for ProjectiveTransform should result in transform of >=2D");
-  return m;
-}
-
 bool scalar(const std::vector<double>& v) { return v.size() == 1; }
 
-/// The D of the identity from_estimate starts from (scikit-image's cls.identity(src.shape[1])).
-int estimation_dim(const Array& src) { return src.ndim() == 2 ? static_cast<int>(src.shape(1)) : 2; }
+Matrix checked_matrix(Matrix m, std::optional<int> dimensionality) {
+  return detail::checked_hmatrix(std::move(m), dimensionality, 2, std::numeric_limits<int>::max(), "ProjectiveTransform");
+}
 
 /// scipy's Rotation.from_euler('XYZ', angles): intrinsic rotations about x, then y', then z''.
 Mat euler_xyz(const std::vector<double>& a) {
@@ -116,9 +109,9 @@ std::optional<std::string> ProjectiveTransform::estimate_impl(const Array& src_a
 
 Estimated<ProjectiveTransform> ProjectiveTransform::from_estimate(const Array& src, const Array& dst,
                                                                   const Array& weights) {
-  ProjectiveTransform tf(estimation_dim(src));
-  if (auto msg = tf.estimate_impl(src, dst, weights)) return Estimated<ProjectiveTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  ProjectiveTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst, weights);
+  return detail::finish(std::move(tf), msg);
 }
 
 bool ProjectiveTransform::estimate(const Array& src, const Array& dst, const Array& weights) {
@@ -162,9 +155,9 @@ AffineTransform::AffineTransform(const TransformParams& p)
 
 Estimated<AffineTransform> AffineTransform::from_estimate(const Array& src, const Array& dst,
                                                           const Array& weights) {
-  AffineTransform tf(estimation_dim(src));
-  if (auto msg = tf.estimate_impl(src, dst, weights)) return Estimated<AffineTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  AffineTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst, weights);
+  return detail::finish(std::move(tf), msg);
 }
 
 std::shared_ptr<GeometricTransform> AffineTransform::inverse() const {
@@ -272,17 +265,15 @@ bool EuclideanTransform::estimate(const Array& src, const Array& dst) {
 }
 
 Estimated<EuclideanTransform> EuclideanTransform::from_estimate(const Array& src, const Array& dst) {
-  EuclideanTransform tf(estimation_dim(src));
-  if (auto msg = tf.estimate_impl(src, dst, Array()))
-    return Estimated<EuclideanTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  EuclideanTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst, Array());
+  return detail::finish(std::move(tf), msg);
 }
 
 Estimated<SimilarityTransform> SimilarityTransform::from_estimate(const Array& src, const Array& dst) {
-  SimilarityTransform tf(estimation_dim(src));
-  if (auto msg = tf.estimate_impl(src, dst, Array()))
-    return Estimated<SimilarityTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  SimilarityTransform tf(detail::estimation_dim(src));
+  auto msg = tf.estimate_impl(src, dst, Array());
+  return detail::finish(std::move(tf), msg);
 }
 
 std::shared_ptr<GeometricTransform> EuclideanTransform::inverse() const {

@@ -64,8 +64,8 @@ bool ThinPlateSplineTransform::estimate(const Array& src, const Array& dst) {
 
 Estimated<ThinPlateSplineTransform> ThinPlateSplineTransform::from_estimate(const Array& src, const Array& dst) {
   ThinPlateSplineTransform tf;
-  if (auto msg = tf.estimate_impl(src, dst)) return Estimated<ThinPlateSplineTransform>::failure(tf.name() + ": " + *msg);
-  return tf;
+  auto msg = tf.estimate_impl(src, dst);
+  return detail::finish(std::move(tf), msg);
 }
 
 Array ThinPlateSplineTransform::operator()(const Array& coords) const {

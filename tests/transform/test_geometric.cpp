@@ -8,14 +8,6 @@
 
 namespace {
 
-using cuskimage::Array;
-using cuskimage::InvalidArgument;
-using cuskimage::NotSupported;
-using geomtest::expect_close;
-using geomtest::golden;
-using geomtest::points;
-namespace tr = cuskimage::transform;
-
 template <class T>
 void check_estimate(const std::string& cls, const std::string& key) {
   const Array src = golden("src" + key);

@@ -49,3 +49,13 @@ inline Array points(const std::vector<double>& v, std::int64_t d) {
 }
 
 }  // namespace geomtest
+
+namespace {
+using cuskimage::Array;
+using cuskimage::InvalidArgument;
+using cuskimage::NotSupported;
+using geomtest::expect_close;
+using geomtest::golden;
+using geomtest::points;
+namespace tr = cuskimage::transform;
+}  // namespace

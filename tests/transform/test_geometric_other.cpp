@@ -11,14 +11,6 @@
 
 namespace {
 
-using cuskimage::Array;
-using cuskimage::InvalidArgument;
-using cuskimage::NotSupported;
-using geomtest::expect_close;
-using geomtest::golden;
-using geomtest::points;
-namespace tr = cuskimage::transform;
-
 TEST(GeometricPolynomial, EstimateAndApply) {
   const Array src = golden("src2");
   const Array dst = golden("dst2");
