@@ -11,7 +11,8 @@ points), w (weights). Outputs, params as float64:
   fund.npy, ess.npy      Fundamental / Essential params (up to sign), fund_res.npy residuals
   tps_map.npy            ThinPlateSplineTransform on src2[:10] -> dst2[:10], applied to q
   pw_simplices.npy       Delaunay(src2).simplices; pw_map.npy PiecewiseAffine(src2, dst2)(q)
-  grid_simplices.npy     Delaunay of a 5x4 regular grid (co-circular points)
+  grid_simplices.npy     Delaunay of a 5x4 regular grid (co-circular points); grid_map.npy the
+                         PiecewiseAffineTransform of that grid (x10) onto grid_dst, applied to grid_q
   aff_params.npy         AffineTransform(scale=(1.5, 0.7), rotation=0.4, shear=(0.3, -0.2),
                          translation=(3, -4)).params; aff_props.npy scale, rotation, shear
   sim3_params.npy        SimilarityTransform(scale=1.7, rotation=(0.3, -0.5, 1.1), translation=(1,2,3))
@@ -68,6 +69,14 @@ def generate(g):
     g.save("pw_inv_map", pw.inverse(dst2[:5]))
     grid = np.stack(np.meshgrid(np.arange(5.0), np.arange(4.0)), -1).reshape(-1, 2)
     g.save("grid_simplices", spatial.Delaunay(grid).simplices.astype(np.int64))
+    # A piecewise-affine warp of the grid (scaled by 10), queried on its vertices, edge midpoints,
+    # cell centres (on the diagonals Qhull cut) and outside.
+    gs = grid * 10
+    gd = gs + np.c_[3 * np.sin(gs[:, 1] / 7), 2 * np.cos(gs[:, 0] / 9)]
+    gq = np.vstack([gs, gs[:-1] + [5, 0], gs[:-1] + [0, 5], gs[:-1] + [5, 5], [[-1, 0], [41, 30], [20, -0.5]]])
+    g.save("grid_dst", gd)
+    g.save("grid_q", gq)
+    g.save("grid_map", T.PiecewiseAffineTransform.from_estimate(gs, gd)(gq))
     a = T.AffineTransform(scale=(1.5, 0.7), rotation=0.4, shear=(0.3, -0.2), translation=(3, -4))
     g.save("aff_params", a.params)
     g.save("aff_props", np.array([*a.scale, a.rotation, a.shear]))

@@ -46,6 +46,12 @@ TEST(GeometricPiecewise, DelaunayMatchesScipy) {
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 5; ++x) grid.insert(grid.end(), {double(x), double(y)});
   EXPECT_EQ(tr::delaunay(tr::Matrix(20, 2, grid)).simplices, rows_of(golden("grid_simplices")));
+  // The grid's warp at its vertices, on edges and diagonals (points of two or more simplices) and
+  // outside the mesh (-1).
+  for (double& v : grid) v *= 10;
+  const auto tf = tr::PiecewiseAffineTransform::from_estimate(geomtest::points(grid, 2), golden("grid_dst"));
+  ASSERT_TRUE(tf) << tf.message;
+  expect_close((*tf)(golden("grid_q")), "grid_map", 1e-12);
 }
 
 TEST(GeometricPiecewise, EstimateAndApply) {
