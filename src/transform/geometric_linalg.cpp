@@ -64,10 +64,21 @@ Matrix from_eigen(const Mat& m) {
 }
 
 Array to_array(const Mat& m) {
-  return Array::from_vector(std::vector<double>(m.data(), m.data() + m.size()), Shape{m.rows(), m.cols()});
+  Array out = Array::empty(Shape{m.rows(), m.cols()}, DType::float64);
+  std::copy(m.data(), m.data() + m.size(), out.data<double>());
+  return out;
 }
 
-Mat to_eigen(const Array& a) { return to_eigen(Matrix::from_array(a)); }
+Mat to_eigen(const Array& a) {
+  // Host contiguous float64 (the usual coordinates) is copied once; anything else goes through astype.
+  if (a.valid() && (a.ndim() == 1 || a.ndim() == 2) && a.device().is_cpu() && a.dtype() == DType::float64 &&
+      a.is_contiguous()) {
+    Mat m(a.ndim() == 2 ? a.shape(0) : 1, a.shape(a.ndim() - 1));
+    std::copy(a.data<double>(), a.data<double>() + m.size(), m.data());
+    return m;
+  }
+  return to_eigen(Matrix::from_array(a));
+}
 
 void check_points(const Array& src, const Array& dst, const char* fn) {
   if (!src.valid() || !dst.valid() || src.ndim() != 2 || dst.ndim() != 2)
@@ -103,15 +114,21 @@ Mat append_ones(const Mat& points) {
   return h;
 }
 
-Mat apply_homogeneous(const Mat& m, const Mat& points) {
-  const Mat h = append_ones(points) * m.transpose();
-  const Eigen::Index d = h.cols() - 1;
-  Mat out(h.rows(), d);
-  for (Eigen::Index i = 0; i < h.rows(); ++i) {
-    double div = h(i, d);
-    if (div == 0.0) div = std::numeric_limits<double>::epsilon();
-    for (Eigen::Index j = 0; j < d; ++j) out(i, j) = h(i, j) / div;
+void apply_homogeneous(const double* m, Eigen::Index d, const double* point, double* out) {
+  double div = m[d * (d + 1) + d];
+  for (Eigen::Index j = 0; j < d; ++j) div += m[d * (d + 1) + j] * point[j];
+  if (div == 0.0) div = std::numeric_limits<double>::epsilon();
+  for (Eigen::Index i = 0; i < d; ++i) {
+    double acc = m[i * (d + 1) + d];
+    for (Eigen::Index j = 0; j < d; ++j) acc += m[i * (d + 1) + j] * point[j];
+    out[i] = acc / div;
   }
+}
+
+Mat apply_homogeneous(const Mat& m, const Mat& points) {
+  const Eigen::Index d = points.cols();
+  Mat out(points.rows(), d);
+  for (Eigen::Index n = 0; n < points.rows(); ++n) apply_homogeneous(m.data(), d, points.row(n).data(), out.row(n).data());
   return out;
 }
 

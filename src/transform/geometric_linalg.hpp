@@ -35,6 +35,8 @@ Vec weights_of(const Array& weights, Eigen::Index n, const char* fn);
 Mat append_ones(const Mat& points);
 /// scikit-image's _apply_homogeneous: (points_h @ m^T)[:, :-1] / last column (exact zeros -> eps).
 Mat apply_homogeneous(const Mat& m, const Mat& points);
+/// The same for one point: `m` row-major (d + 1) x (d + 1), `point` and `out` d values.
+void apply_homogeneous(const double* m, Eigen::Index d, const double* point, double* out);
 /// scikit-image's _calc_center_normalize ('rms' or 'mrs'): all NaN when every point is the same.
 Mat center_normalize_matrix(const Mat& points, bool mrs = false);
 /// scikit-image's _umeyama: the (D + 1)^2 similarity (NaN when rank 0).

@@ -2,6 +2,7 @@
 // of dst for the inverse); points in no simplex map to -1. find_simplex tests each simplex in order
 // with scipy's barycentric transforms and tolerance (eps = 100 * DBL_EPSILON); scipy walks the mesh
 // instead, which can only pick another simplex for a point on a shared face, where both maps agree.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -32,8 +33,21 @@ Matrix barycentric_of(const Mat& pts, const std::vector<std::int64_t>& s) {
 
 PiecewiseAffineTransform::Mesh mesh_of(const Mat& pts) {
   PiecewiseAffineTransform::Mesh mesh = delaunay(detail::from_eigen(pts));
-  for (const auto& s : mesh.simplices) mesh.barycentric.push_back(barycentric_of(pts, s));
+  mesh.index();
   return mesh;
+}
+
+/// The barycentric coordinates of point n of `coords` in simplex `tr` lie within eps of [0, 1].
+bool inside(const Matrix& tr, const Matrix& coords, std::int64_t n) {
+  const std::int64_t d = tr.cols;
+  double last = 1.0;
+  for (std::int64_t i = 0; i < d; ++i) {
+    double ci = 0.0;
+    for (std::int64_t j = 0; j < d; ++j) ci += tr(i, j) * (coords(n, j) - tr(d, j));
+    last -= ci;
+    if (!(ci >= -kEps && ci <= 1 + kEps)) return false;  // also false for NaN (degenerate simplex)
+  }
+  return last >= -kEps && last <= 1 + kEps;
 }
 
 Array rows_of(const Mat& pts, const std::vector<std::int64_t>& idx) {
@@ -44,23 +58,76 @@ Array rows_of(const Mat& pts, const std::vector<std::int64_t>& idx) {
 
 }  // namespace
 
+void PiecewiseAffineTransform::Mesh::index() {
+  const Mat pts = detail::to_eigen(points);
+  const std::int64_t d = points.cols;
+  barycentric.clear();
+  for (const auto& s : simplices) barycentric.push_back(barycentric_of(pts, s));
+  // About one simplex per cell: g^D cells for nsimplex simplices.
+  const auto g = static_cast<std::int64_t>(
+      std::max(1.0, std::ceil(std::pow(static_cast<double>(simplices.size()), 1.0 / static_cast<double>(d)))));
+  lower.assign(static_cast<std::size_t>(d), 0.0);
+  upper.assign(static_cast<std::size_t>(d), 0.0);
+  cell_size.assign(static_cast<std::size_t>(d), 1.0);
+  cells_per_axis.assign(static_cast<std::size_t>(d), g);
+  for (std::int64_t j = 0; j < d; ++j) {
+    lower[static_cast<std::size_t>(j)] = pts.col(j).minCoeff() - kEps;
+    upper[static_cast<std::size_t>(j)] = pts.col(j).maxCoeff() + kEps;
+    const double extent = upper[static_cast<std::size_t>(j)] - lower[static_cast<std::size_t>(j)];
+    cell_size[static_cast<std::size_t>(j)] = extent > 0 ? extent / static_cast<double>(g) : 1.0;
+  }
+  std::int64_t ncells = 1;
+  for (std::int64_t j = 0; j < d; ++j) ncells *= g;
+  cells.assign(static_cast<std::size_t>(ncells), {});
+  const auto cell_of = [&](std::int64_t j, double v) {
+    const auto c = static_cast<std::int64_t>(std::floor((v - lower[static_cast<std::size_t>(j)]) /
+                                                        cell_size[static_cast<std::size_t>(j)]));
+    return std::clamp<std::int64_t>(c, 0, g - 1);
+  };
+  std::vector<std::int64_t> lo(static_cast<std::size_t>(d)), hi(static_cast<std::size_t>(d)), at;
+  for (std::size_t k = 0; k < simplices.size(); ++k) {
+    for (std::int64_t j = 0; j < d; ++j) {
+      double mn = pts(simplices[k][0], j);
+      double mx = mn;
+      for (const std::int64_t v : simplices[k]) mn = std::min(mn, pts(v, j)), mx = std::max(mx, pts(v, j));
+      // The tolerance widens the box: a point within eps of a face may sit in the next cell.
+      const double pad = kEps * std::max(1.0, std::max(std::abs(mn), std::abs(mx)));
+      lo[static_cast<std::size_t>(j)] = cell_of(j, mn - pad);
+      hi[static_cast<std::size_t>(j)] = cell_of(j, mx + pad);
+    }
+    at = lo;
+    while (true) {  // every cell of the box, row-major
+      std::int64_t flat = 0;
+      for (std::int64_t j = 0; j < d; ++j) flat = flat * g + at[static_cast<std::size_t>(j)];
+      cells[static_cast<std::size_t>(flat)].push_back(static_cast<std::int64_t>(k));
+      std::int64_t j = d - 1;
+      for (; j >= 0 && at[static_cast<std::size_t>(j)] == hi[static_cast<std::size_t>(j)]; --j)
+        at[static_cast<std::size_t>(j)] = lo[static_cast<std::size_t>(j)];
+      if (j < 0) break;
+      ++at[static_cast<std::size_t>(j)];
+    }
+  }
+}
+
 std::vector<std::int64_t> PiecewiseAffineTransform::Mesh::find_simplex(const Matrix& coords) const {
-  const Eigen::Index d = points.cols;
+  const std::int64_t d = points.cols;
   std::vector<std::int64_t> out(static_cast<std::size_t>(coords.rows), -1);
-  std::vector<double> c(static_cast<std::size_t>(d) + 1);
+  if (cells.empty()) return out;
   for (std::int64_t n = 0; n < coords.rows; ++n) {
-    for (std::size_t k = 0; k < simplices.size(); ++k) {
-      const Matrix& tr = barycentric[k];
-      double last = 1.0;
-      bool inside = true;
-      for (Eigen::Index i = 0; i < d && inside; ++i) {
-        double ci = 0.0;
-        for (Eigen::Index j = 0; j < d; ++j) ci += tr(i, j) * (coords(n, j) - tr(d, j));
-        last -= ci;
-        inside = ci >= -kEps && ci <= 1 + kEps;  // false for NaN (degenerate simplex)
-      }
-      if (inside && last >= -kEps && last <= 1 + kEps) {
-        out[static_cast<std::size_t>(n)] = static_cast<std::int64_t>(k);
+    std::int64_t flat = 0;
+    bool in_box = true;
+    for (std::int64_t j = 0; j < d && in_box; ++j) {
+      const double v = coords(n, j);
+      const auto js = static_cast<std::size_t>(j);
+      in_box = v >= lower[js] && v <= upper[js];  // scipy's bounding-box test (NaN: outside)
+      const auto c = static_cast<std::int64_t>(std::floor((v - lower[js]) / cell_size[js]));
+      flat = flat * cells_per_axis[js] + std::clamp<std::int64_t>(c, 0, cells_per_axis[js] - 1);
+    }
+    if (!in_box) continue;
+    // A cell lists its simplices in increasing order: the first hit is the brute-force search's.
+    for (const std::int64_t k : cells[static_cast<std::size_t>(flat)]) {
+      if (inside(barycentric[static_cast<std::size_t>(k)], coords, n)) {
+        out[static_cast<std::size_t>(n)] = k;
         break;
       }
     }
@@ -116,8 +183,8 @@ Array PiecewiseAffineTransform::operator()(const Array& coords) const {
   for (Eigen::Index n = 0; n < c.rows(); ++n) {
     const std::int64_t s = simplex[static_cast<std::size_t>(n)];
     if (s < 0) continue;
-    const Mat m = detail::to_eigen(affines_[static_cast<std::size_t>(s)].params());
-    out.row(n) = detail::apply_homogeneous(m, c.row(n));
+    detail::apply_homogeneous(affines_[static_cast<std::size_t>(s)].params().data.data(), c.cols(), c.row(n).data(),
+                              out.row(n).data());
   }
   return detail::to_array(out);
 }

@@ -10,7 +10,7 @@ points), w (weights). Outputs, params as float64:
   poly2w.npy, poly2_map.npy
   fund.npy, ess.npy      Fundamental / Essential params (up to sign), fund_res.npy residuals
   tps_map.npy            ThinPlateSplineTransform on src2[:10] -> dst2[:10], applied to q
-  pw_simplices.npy       Delaunay(src2).simplices; pw_map.npy PiecewiseAffine(src2, dst2)(q)
+  pw_simplices.npy       Delaunay(src2).simplices; pw_find.npy its find_simplex(pw_find_q); pw_map.npy PiecewiseAffine(src2, dst2)(q)
   grid_simplices.npy     Delaunay of a 5x4 regular grid (co-circular points); grid_map.npy the
                          PiecewiseAffineTransform of that grid (x10) onto grid_dst, applied to grid_q
   aff_params.npy         AffineTransform(scale=(1.5, 0.7), rotation=0.4, shear=(0.3, -0.2),
@@ -63,6 +63,9 @@ def generate(g):
     tps = T.ThinPlateSplineTransform.from_estimate(src2[:10], dst2[:10])
     g.save("tps_map", tps(q))
     g.save("pw_simplices", spatial.Delaunay(src2).simplices.astype(np.int64))
+    qf = rng.uniform(-5, 105, (2000, 2))
+    g.save("pw_find_q", qf)
+    g.save("pw_find", spatial.Delaunay(src2).find_simplex(qf).astype(np.int64))
     g.save("pw_inv_simplices", spatial.Delaunay(dst2).simplices.astype(np.int64))
     pw = T.PiecewiseAffineTransform.from_estimate(src2, dst2)
     g.save("pw_map", pw(q))

@@ -54,6 +54,35 @@ TEST(GeometricPiecewise, DelaunayMatchesScipy) {
   expect_close((*tf)(golden("grid_q")), "grid_map", 1e-12);
 }
 
+TEST(GeometricPiecewise, FindSimplex) {
+  // scipy's find_simplex on 2000 random points, then the bucket grid against a search of every
+  // simplex on points near the edges (midpoints nudged by +-eps).
+  const auto mesh = tr::delaunay(tr::Matrix::from_array(golden("src2")));
+  auto indexed = mesh;
+  indexed.index();
+  const auto q = tr::Matrix::from_array(golden("pw_find_q"));
+  EXPECT_EQ(indexed.find_simplex(q), golden("pw_find").to_vector<std::int64_t>());
+  std::vector<double> near;
+  for (const auto& s : mesh.simplices)
+    for (std::size_t a = 0; a < s.size(); ++a)
+      for (const double t : {-1e-14, 0.0, 2e-14}) {
+        const auto b = s[(a + 1) % s.size()];
+        for (int j = 0; j < 2; ++j) near.push_back(0.5 * (mesh.points(s[a], j) + mesh.points(b, j)) + t);
+      }
+  const tr::Matrix nq(static_cast<std::int64_t>(near.size() / 2), 2, near);
+  const auto got = indexed.find_simplex(nq);
+  for (std::int64_t n = 0; n < nq.rows; ++n) {
+    std::int64_t want = -1;
+    for (std::size_t k = 0; k < mesh.simplices.size() && want < 0; ++k) {
+      auto one = indexed;
+      one.cells.assign(1, {static_cast<std::int64_t>(k)});
+      one.cells_per_axis.assign(2, 1);
+      if (one.find_simplex(tr::Matrix(1, 2, {nq(n, 0), nq(n, 1)}))[0] == static_cast<std::int64_t>(k)) want = static_cast<std::int64_t>(k);
+    }
+    EXPECT_EQ(got[static_cast<std::size_t>(n)], want) << n;
+  }
+}
+
 TEST(GeometricPiecewise, EstimateAndApply) {
   const Array src = golden("src2");
   const Array dst = golden("dst2");

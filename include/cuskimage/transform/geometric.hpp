@@ -284,6 +284,16 @@ class PiecewiseAffineTransform : public GeometricTransform {
     /// The simplex holding each point (-1 outside; the first simplex in order whose barycentric
     /// coordinates are all within scipy's eps of [0, 1]).
     std::vector<std::int64_t> find_simplex(const Matrix& coords) const;
+    /// Builds `barycentric` and the bucket grid find_simplex searches (after points, simplices).
+    void index();
+
+    /// The bucket grid: per cell (row-major over `cells_per_axis` cells from `lower` in steps of
+    /// `cell_size`) the simplices whose bounding box meets it, in increasing order.
+    std::vector<double> lower;
+    std::vector<double> upper;
+    std::vector<double> cell_size;
+    std::vector<std::int64_t> cells_per_axis;
+    std::vector<std::vector<std::int64_t>> cells;
   };
   const Mesh& tesselation() const { return mesh_; }
   const Mesh& inverse_tesselation() const { return inverse_mesh_; }
