@@ -75,11 +75,15 @@ Array ThinPlateSplineTransform::operator()(const Array& coords) const {
     throw InvalidArgument("Input `coords` must have shape (N, 2)");
   const Mat c = detail::to_eigen(coords);
   const Mat m = detail::to_eigen(mappings_);
-  const Eigen::Index n = src_.rows;
-  const Mat w = m.topRows(n);
-  const Mat a = m.bottomRows(3);
-  Mat out = c * a.bottomRows(2) + radial(c, detail::to_eigen(src_)) * w;
-  out.rowwise() += a.row(0);
+  const Mat src = detail::to_eigen(src_);
+  const Eigen::Index n = src.rows();
+  // Point by point (scikit-image forms the whole (N, n) kernel matrix; a warp's N is the image size).
+  Mat out(c.rows(), 2);
+  for (Eigen::Index p = 0; p < c.rows(); ++p) {
+    Eigen::RowVector2d acc = m.row(n) + c(p, 0) * m.row(n + 1) + c(p, 1) * m.row(n + 2);
+    for (Eigen::Index k = 0; k < n; ++k) acc += kernel((c.row(p) - src.row(k)).norm()) * m.row(k);
+    out.row(p) = acc;
+  }
   return detail::to_array(out);
 }
 
