@@ -162,6 +162,8 @@ TEST(Geometric, InverseCompositionMatrixTransform) {
   EXPECT_EQ(inf.to_vector<double>()[1], 3.0 / std::numeric_limits<double>::epsilon());
   EXPECT_THROW(tr::ProjectiveTransform(tr::Matrix(3, 3)).inverse(), InvalidArgument);  // singular
   EXPECT_THROW(a(golden("src3")), InvalidArgument);                                    // 3 columns
+  EXPECT_EQ(tr::SimilarityTransform::identity(3).params(), tr::Matrix::identity(4));
+  EXPECT_EQ(tr::PolynomialTransform::identity()(points({2, 5}, 2)).to_vector<double>(), (std::vector<double>{2, 5}));
   ASSERT_TRUE(a.homogeneous_matrix().has_value());
   EXPECT_EQ(a.homogeneous_matrix()->to_vector<double>(), a.params().data);
 }

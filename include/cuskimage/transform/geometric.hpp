@@ -137,6 +137,8 @@ class ProjectiveTransform : public GeometricTransform {
   explicit ProjectiveTransform(Matrix matrix, std::optional<int> dimensionality = std::nullopt);
 
   /// Least squares (total, by SVD) on centred and normalised points; `weights` (N,) optional.
+  /// scikit-image's ProjectiveTransform.identity(dimensionality).
+  static ProjectiveTransform identity(int dimensionality = 2) { return ProjectiveTransform(dimensionality); }
   static Estimated<ProjectiveTransform> from_estimate(const Array& src, const Array& dst,
                                                       const Array& weights = Array());
   /// Legacy: estimates in place; false (and NaN params) where from_estimate fails.
@@ -167,6 +169,8 @@ class AffineTransform : public ProjectiveTransform {
       : ProjectiveTransform(std::move(matrix), dimensionality) {}
   explicit AffineTransform(const TransformParams& p);
 
+  /// scikit-image's AffineTransform.identity(dimensionality).
+  static AffineTransform identity(int dimensionality = 2) { return AffineTransform(dimensionality); }
   static Estimated<AffineTransform> from_estimate(const Array& src, const Array& dst,
                                                   const Array& weights = Array());
   std::shared_ptr<GeometricTransform> inverse() const override;
@@ -192,6 +196,8 @@ class EuclideanTransform : public ProjectiveTransform {
   /// rotation (one angle: 2-D; three: 3-D) and translation only.
   explicit EuclideanTransform(const TransformParams& p);
 
+  /// scikit-image's EuclideanTransform.identity(dimensionality).
+  static EuclideanTransform identity(int dimensionality = 2) { return EuclideanTransform(dimensionality); }
   static Estimated<EuclideanTransform> from_estimate(const Array& src, const Array& dst);
   bool estimate(const Array& src, const Array& dst);
   std::shared_ptr<GeometricTransform> inverse() const override;
@@ -216,6 +222,8 @@ class SimilarityTransform : public EuclideanTransform {
       : EuclideanTransform(std::move(matrix), dimensionality) {}
   explicit SimilarityTransform(const TransformParams& p);
 
+  /// scikit-image's SimilarityTransform.identity(dimensionality).
+  static SimilarityTransform identity(int dimensionality = 2) { return SimilarityTransform(dimensionality); }
   static Estimated<SimilarityTransform> from_estimate(const Array& src, const Array& dst);
   std::shared_ptr<GeometricTransform> inverse() const override;
   std::string name() const override { return "SimilarityTransform"; }
@@ -245,6 +253,8 @@ class PolynomialTransform : public GeometricTransform {
   /// `params` must have 2 rows and a triangular number of columns.
   explicit PolynomialTransform(Matrix params, std::optional<int> dimensionality = std::nullopt);
 
+  /// scikit-image's PolynomialTransform.identity(dimensionality).
+  static PolynomialTransform identity(int dimensionality = 2) { return PolynomialTransform(dimensionality); }
   static Estimated<PolynomialTransform> from_estimate(const Array& src, const Array& dst, int order = 2,
                                                       const Array& weights = Array());
   bool estimate(const Array& src, const Array& dst, int order = 2, const Array& weights = Array());
@@ -266,6 +276,8 @@ class PiecewiseAffineTransform : public GeometricTransform {
  public:
   PiecewiseAffineTransform() = default;
 
+  /// scikit-image's identity(): an empty transform (every point maps to -1).
+  static PiecewiseAffineTransform identity(int = 2) { return {}; }
   static Estimated<PiecewiseAffineTransform> from_estimate(const Array& src, const Array& dst);
   bool estimate(const Array& src, const Array& dst);
 
@@ -346,6 +358,8 @@ class FundamentalMatrixTransform : public GeometricTransform {
   explicit FundamentalMatrixTransform(Matrix matrix, std::optional<int> dimensionality = std::nullopt);
 
   /// The normalised eight-point algorithm; at least 8 points (InvalidArgument otherwise).
+  /// scikit-image's FundamentalMatrixTransform.identity(dimensionality).
+  static FundamentalMatrixTransform identity(int dimensionality = 2) { return FundamentalMatrixTransform(dimensionality); }
   static Estimated<FundamentalMatrixTransform> from_estimate(const Array& src, const Array& dst);
   bool estimate(const Array& src, const Array& dst);
 
@@ -374,6 +388,8 @@ class EssentialMatrixTransform : public FundamentalMatrixTransform {
       : FundamentalMatrixTransform(std::move(matrix), dimensionality) {}
   EssentialMatrixTransform(const Matrix& rotation, const std::vector<double>& translation);
 
+  /// scikit-image's EssentialMatrixTransform.identity(dimensionality).
+  static EssentialMatrixTransform identity(int dimensionality = 2) { return EssentialMatrixTransform(dimensionality); }
   static Estimated<EssentialMatrixTransform> from_estimate(const Array& src, const Array& dst);
   std::shared_ptr<GeometricTransform> inverse() const override;
   std::string name() const override { return "EssentialMatrixTransform"; }
