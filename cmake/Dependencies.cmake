@@ -86,3 +86,24 @@ function(cusk_link_fft)
   endif()
 endfunction()
 cmake_language(DEFER CALL cusk_link_fft)
+
+# Eigen 3 (header-only): the small dense solves of transform estimation (SVD, least squares).
+# Qhull (reentrant libqhull_r): the Delaunay triangulation of PiecewiseAffineTransform, run with
+# scipy.spatial.Delaunay's options so the simplices agree with scipy's. Both private to the library.
+# Eigen's include goes to the transform estimation sources only: on the whole target it would change
+# every compile line of the library (a full rebuild, no ccache hits) for a few files' sake.
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_path(CUSK_QHULL_INCLUDE libqhull_r/libqhull_r.h REQUIRED)
+find_library(CUSK_QHULL_LIBRARY NAMES qhull_r REQUIRED)
+add_library(cusk::qhull_r UNKNOWN IMPORTED)
+set_target_properties(cusk::qhull_r PROPERTIES IMPORTED_LOCATION ${CUSK_QHULL_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${CUSK_QHULL_INCLUDE})
+function(cusk_link_geometry)
+  get_target_property(eigen_include Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
+  file(GLOB eigen_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/transform/geometric_*.cpp)
+  foreach(dir IN LISTS eigen_include)
+    set_property(SOURCE ${eigen_sources} APPEND PROPERTY COMPILE_OPTIONS -isystem ${dir})
+  endforeach()
+  target_link_libraries(cuskimage PRIVATE cusk::qhull_r)
+endfunction()
+cmake_language(DEFER CALL cusk_link_geometry)
