@@ -63,17 +63,6 @@ template <class F>
 void cuda_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw,
                         const Stream& stream);
 
-/// coords (ndim, *out_shape) float64 contiguous: scipy's grid-mode zoom positions
-/// (i + 0.5) * (in_len / out_len) - 0.5 along each axis (`in_shape` the input's shape).
-void cpu_zoom_coords(const Shape& in_shape, Array& coords);
-void cuda_zoom_coords(const Shape& in_shape, Array& coords, const Stream& stream);
-
-/// One coordinate of the grid-mode zoom.
-CUSK_HD double zoom_coordinate(std::int64_t i, std::int64_t in_len, std::int64_t out_len) {
-  const double z = util::detail::div_rn(static_cast<double>(in_len), static_cast<double>(out_len));
-  return util::detail::sub_rn(util::detail::mul_rn(util::detail::add_rn(static_cast<double>(i), 0.5), z), 0.5);
-}
-
 /// out = a - b elementwise (contiguous F arrays of one size; pyramid_laplacian's layers).
 template <class F>
 void cpu_subtract(const Array& a, const Array& b, Array& out);

@@ -97,21 +97,6 @@ void cpu_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int
 template void cpu_weighted_axis<float>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<float>&);
 template void cpu_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&);
 
-void cpu_zoom_coords(const Shape& in_shape, Array& coords) {
-  const int nd = static_cast<int>(in_shape.size());
-  const std::int64_t n = coords.size() / nd;
-  double* c = coords.data<double>();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k) {
-    std::int64_t rest = k;
-    for (int a = nd - 1; a >= 0; --a) {
-      const std::int64_t len = coords.shape(a + 1);
-      c[a * n + k] = zoom_coordinate(rest % len, in_shape[a], len);
-      rest /= len;
-    }
-  }
-}
-
 template <class F>
 void cpu_subtract(const Array& a, const Array& b, Array& out) {
   const F* x = static_cast<const F*>(a.data());

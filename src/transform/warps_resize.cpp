@@ -1,10 +1,9 @@
 // skimage.transform.resize and rescale: optional Gaussian anti-aliasing (ndimage.gaussian_filter
-// in the translated mode), scipy's zoom with grid_mode (pixels as areas), then _clip_warp_output.
+// in the translated mode), ndimage.zoom with grid_mode (pixels as areas), then _clip_warp_output.
 #include <cmath>
 
 #include "cuskimage/ndimage.hpp"
 #include "cuskimage/transform/warps.hpp"
-#include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
 #include "src/transform/warps_common.hpp"
 
@@ -34,24 +33,6 @@ std::vector<int> axes_moving(int ndim, int from, int to) {
     if (a != from) axes.push_back(a);
   axes.insert(axes.begin() + to, from);
   return axes;
-}
-
-/// scipy's zoom(grid_mode=True) through map_coordinates: output i of an axis samples input
-/// (i + 0.5) * (in_len / out_len) - 0.5 (NI_ZoomShift's grid-mode coordinate), the coordinates
-/// computed on the image's device.
-Array zoom_grid(const Array& in, const Shape& out_shape, int order, WarpMode mode, double cval, const Stream& stream) {
-  Shape cs = {in.ndim()};
-  cs.insert(cs.end(), out_shape.begin(), out_shape.end());
-  Array co = Array::empty(cs, DType::float64, in.device(), stream);
-  if (co.size() > 0)
-    cuskimage::detail::on_backend(
-        in, stream, [&] { cpu_zoom_coords(in.shape(), co); },
-        [&](const Stream& s) { cuda_zoom_coords(in.shape(), co, s); });
-  ndimage::MapCoordinatesOptions mo;
-  mo.order = order;
-  mo.mode = ndi_mode(mode);
-  mo.cval = cval;
-  return ndimage::map_coordinates(in, co, mo, stream);
 }
 
 }  // namespace detail
@@ -105,7 +86,16 @@ Array resize(const Array& image0, const Shape& output_shape0, const ResizeOption
     }
     filtered = ndimage::gaussian_filter(image, sigma, {.mode = filter_mode(opts.mode), .cval = opts.cval}, stream);
   }
-  Array out = zoom_grid(filtered, oshape, order, opts.mode, opts.cval, stream);
+  // scipy's zoom with grid_mode: its factors 1 / (in / out) give back `oshape`, the sample positions
+  // come from the shapes ((i + 0.5) * in / out - 0.5).
+  std::vector<double> zf(factors.size());
+  for (std::size_t a = 0; a < factors.size(); ++a) zf[a] = 1 / factors[a];
+  ndimage::ZoomOptions zo;
+  zo.order = order;
+  zo.mode = ndi_mode(opts.mode);
+  zo.cval = opts.cval;
+  zo.grid_mode = true;
+  Array out = ndimage::zoom(filtered, zf, zo, stream);
   clip_warp_output(image, out, opts.mode, opts.cval, opts.clip, stream);
   return out;
 }
