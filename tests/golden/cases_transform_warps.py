@@ -37,6 +37,7 @@ def generate(g):
     warp_cases(g)
     more_cases(g)
     resize_cases(g)
+    object_cases(g)
 
 
 def warp_cases(g):
@@ -199,3 +200,19 @@ def resize_cases(g):
     g.save("rsc_rgb0_ca", rescale(np.moveaxis(ins["rgb"], -1, 0).copy(), (2, 1.5), channel_axis=0))
     g.save("rs_in_rgb0", np.moveaxis(ins["rgb"], -1, 0).copy())
     g.save("rsc_vol", rescale(ins["vol"], 0.7))
+
+
+def object_cases(g):
+    """warp with scikit-image transform objects:
+      warp_obj_affine_o<order>     warp(in_f64, AffineTransform(scale, rotation, shear, translation))
+      warp_obj_inverse_o1          warp(in_f64, that_transform.inverse)
+      warp_obj_poly_o1             warp(in_f64, PolynomialTransform(params))
+    """
+    from skimage.transform import warp, AffineTransform, PolynomialTransform
+    img = np.load(g.dir / "in_f64.npy")
+    t = AffineTransform(scale=(1.1, 0.9), rotation=0.3, shear=0.1, translation=(2, -3))
+    for order in (0, 1, 3):
+        g.save(f"warp_obj_affine_o{order}", warp(img, t, order=order, mode="reflect"))
+    g.save("warp_obj_inverse_o1", warp(img, t.inverse, order=1, mode="reflect"))
+    p = PolynomialTransform(np.array([[1.0, 0.9, 0.05, 0.001, 0.002, 0.0], [-2.0, 0.03, 1.1, 0.0, 0.001, 0.002]]))
+    g.save("warp_obj_poly_o1", warp(img, p, order=1, mode="edge"))

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cuskimage/io.hpp"
+#include "cuskimage/transform/geometric.hpp"
 #include "cuskimage/transform/warps.hpp"
 #include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
@@ -212,6 +213,22 @@ TEST(TransformWarp, TransformObjects) {
     EXPECT_TRUE(matches(golden("warp_shift_f64_o" + std::to_string(order)),
                         tf::warp(in, ShiftTransform(), {.order = order, .mode = WarpMode::wrap})))
         << order;
+}
+
+TEST(TransformWarp, ScikitImageTransforms) {
+  const Array in = golden("in_f64");
+  const tf::AffineTransform t(tf::TransformParams{.scale = std::vector<double>{1.1, 0.9},
+                                                  .rotation = std::vector<double>{0.3},
+                                                  .shear = std::vector<double>{0.1},
+                                                  .translation = std::vector<double>{2, -3}});
+  for (int order : {0, 1, 3})
+    EXPECT_TRUE(matches(golden("warp_obj_affine_o" + std::to_string(order)),
+                        tf::warp(in, t, {.order = order, .mode = WarpMode::reflect})))
+        << order;
+  EXPECT_TRUE(matches(golden("warp_obj_inverse_o1"), tf::warp(in, *t.inverse(), {.order = 1, .mode = WarpMode::reflect})));
+  const tf::PolynomialTransform p(
+      tf::Matrix(2, 6, {1.0, 0.9, 0.05, 0.001, 0.002, 0.0, -2.0, 0.03, 1.1, 0.0, 0.001, 0.002}));
+  EXPECT_TRUE(matches(golden("warp_obj_poly_o1"), tf::warp(in, p, {.order = 1, .mode = WarpMode::edge})));
 }
 
 TEST(TransformWarp, BadInput) {
