@@ -1,4 +1,4 @@
-// frt2 and ifrt2 against scikit-image's goldens (tests/golden/cases_transform_frt.py): exact
+// frt2 and ifrt2 against scikit-image's goldens (tests/golden/cases_transform_radon.py): exact
 // (integer sums; float64 sums in numpy's row order), on both backends; the round trip on a prime size.
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using cuskimage::Slice;
 using cuskimage::Stream;
 namespace tf = cuskimage::transform;
 
-Array golden(const std::string& name) { return cusktest::load_golden("transform_frt/" + name + ".npy"); }
+Array golden(const std::string& name) { return cusktest::load_golden("transform_radon/" + name + ".npy"); }
 
 void frt_goldens(const Device& dev, const Stream& s) {
   for (const std::string key : {"u8", "i16", "f64", "b"}) {

@@ -1,5 +1,5 @@
 """Golden outputs of skimage.transform.frt2 and ifrt2 for tests/transform/test_frt.cpp (loaded as
-"transform_frt/<name>.npy"): in_<key>.npy square inputs (uint8 17x17, int16 with negatives 13x13,
+"transform_radon/<name>.npy"): in_<key>.npy square inputs (uint8 17x17, int16 with negatives 13x13,
 float64 11x11, bool 7x7), frt_<key>.npy = frt2(in); ifrt_<key>.npy = ifrt2(frt_<key>) for the
 uint32 transforms; ifrt_u8raw.npy = ifrt2 of a uint8 (18, 17) array (numpy's wrap-around).
 """
