@@ -1,0 +1,29 @@
+"""transform ops for compare.py (see ops_util.py): the same work through cuCIM and scikit-image."""
+from compare import Op, test_image
+
+OPS = []  # each part of the module appends its block
+
+# hough, radon, integral
+
+
+def _edge_map(xp, shape, dtype):
+    """bench_hough's edge map: the texture's pixels within 3 grey levels of 128."""
+    import numpy as np
+    e = np.abs(test_image(np, shape, "uint8").astype(np.int16) - 128) < 4
+    return xp.asarray(e.astype(np.uint8))
+
+
+HOUGH_SHAPES = ((512, 512), (2048, 2048), (2160, 3840))
+
+OPS += [
+    Op("integral_image", "float32", r"IntegralImage_f32(?!_cpu)",
+       cucim=lambda L, x: L.cucim.transform.integral_image(x),
+       skimage=lambda L, x: L.skimage.transform.integral_image(x)),
+    Op("integral_image", "uint8", r"IntegralImage_u8",
+       cucim=lambda L, x: L.cucim.transform.integral_image(x),
+       skimage=lambda L, x: L.skimage.transform.integral_image(x)),
+    Op("hough_line", "uint8", r"HoughLine", shapes=HOUGH_SHAPES, make_input=_edge_map,
+       skimage=lambda L, x: L.skimage.transform.hough_line(x)),
+    Op("hough_circle (3 radii)", "uint8", r"HoughCircle3", shapes=HOUGH_SHAPES, make_input=_edge_map,
+       skimage=lambda L, x: L.skimage.transform.hough_circle(x, [10, 20, 30])),
+]
