@@ -1,13 +1,16 @@
-"""Golden outputs of skimage.transform.frt2 and ifrt2 for tests/transform/test_frt.cpp (loaded as
-"transform_radon/<name>.npy"): in_<key>.npy square inputs (uint8 17x17, int16 with negatives 13x13,
+"""Golden outputs of skimage.transform's radon_transform and finite_radon_transform for
+tests/transform/test_radon.cpp and test_frt.cpp (loaded as "transform_radon/<name>.npy").
+frt2 / ifrt2: in_<key>.npy square inputs (uint8 17x17, int16 with negatives 13x13,
 float64 11x11, bool 7x7), frt_<key>.npy = frt2(in); ifrt_<key>.npy = ifrt2(frt_<key>) for the
 uint32 transforms; ifrt_u8raw.npy = ifrt2 of a uint8 (18, 17) array (numpy's wrap-around).
 """
+import warnings
+
 import numpy as np
 from skimage.transform import frt2, ifrt2
 
 
-def generate(g):
+def _frt_cases(g):
     rng = g.rng(77)
     ins = {
         "u8": rng.integers(0, 256, (17, 17)).astype(np.uint8),
@@ -23,3 +26,42 @@ def generate(g):
     raw = rng.integers(0, 256, (18, 17)).astype(np.uint8)
     g.save("raw_u8", raw)
     g.save("ifrt_u8raw", ifrt2(raw))
+
+
+def _sart_cases(g):
+    """SART: sino_<k> sinograms (float64 from radon of a disc phantom, 32 x 18; a float32 copy; a
+    uint8 one); sart_<case>.npy the reconstructions; golden_<k>.npy order_angles_golden_ratio."""
+    from skimage.transform import iradon_sart, order_angles_golden_ratio, radon
+    yy, xx = np.mgrid[:32, :32]
+    ph = ((yy - 14) ** 2 + (xx - 17) ** 2 < 60).astype(float) + 0.5 * ((yy - 20) ** 2 + (xx - 10) ** 2 < 12)
+    theta = np.linspace(0, 180, 18, endpoint=False)
+    sino = radon(ph, theta=theta)
+    g.save("sart_phantom", ph)
+    g.save("sino_f64", sino)
+    g.save("sino_f32", sino.astype(np.float32))
+    g.save("sino_u8", np.clip(sino * 10, 0, 255).astype(np.uint8))
+    warnings.simplefilter("ignore")  # iradon_sart's cast-to-float warning for the uint8 sinogram
+    g.save("sart_f64", iradon_sart(sino))
+    g.save("sart_f64_theta", iradon_sart(sino, theta=theta))
+    g.save("sart_f32", iradon_sart(sino.astype(np.float32)))
+    g.save("sart_f64_as_f32", iradon_sart(sino, dtype=np.float32))
+    g.save("sart_u8", iradon_sart(np.clip(sino * 10, 0, 255).astype(np.uint8)))
+    first = iradon_sart(sino, theta=theta)  # passed as copies: iradon_sart updates `image` in place
+    g.save("sart_f64_second", iradon_sart(sino, theta=theta, image=first.copy(), clip=(0, 1), relaxation=0.3))
+    shifts = np.linspace(-1.5, 1.5, 18)
+    g.save("sart_shifts", shifts)
+    g.save("sart_f64_shift", iradon_sart(sino, projection_shifts=shifts))
+    g.save("sart_f32_second", iradon_sart(sino.astype(np.float32), image=first.astype(np.float32),
+                                          clip=(0.1, 0.9)))
+    rng = g.rng(5)
+    for k, th in enumerate([theta, rng.uniform(0, 180, 25), np.array([5.0, 170.0, 90.0, 90.5, 0.0])]):
+        g.save(f"golden_theta_{k}", th)
+        g.save(f"golden_{k}", np.array(list(order_angles_golden_ratio(th)), dtype=np.int64))
+    th32 = rng.uniform(0, 180, 30).astype(np.float32)
+    g.save("golden_theta_f32", th32)
+    g.save("golden_f32", np.array(list(order_angles_golden_ratio(th32)), dtype=np.int64))
+
+
+def generate(g):
+    _frt_cases(g)
+    _sart_cases(g)
