@@ -62,6 +62,32 @@ def _sart_cases(g):
     g.save("golden_f32", np.array(list(order_angles_golden_ratio(th32)), dtype=np.int64))
 
 
+def _radon_cases(g):
+    """radon: rin_<key> inputs (float64 disc phantom 32x32 zero outside the circle, uint8 29x36,
+    float32 27x27); radon_<case>.npy outputs; rtheta.npy the fractional angles."""
+    from skimage.transform import radon
+    rng = g.rng(9)
+    yy, xx = np.mgrid[:32, :32]
+    ph = ((yy - 14) ** 2 + (xx - 17) ** 2 < 60) + 0.5 * ((yy - 20) ** 2 + (xx - 10) ** 2 < 12)
+    u8 = rng.integers(0, 256, (29, 36)).astype(np.uint8)
+    f32 = rng.uniform(0, 1, (27, 27)).astype(np.float32)
+    g.save("rin_f64", ph)
+    g.save("rin_u8", u8)
+    g.save("rin_f32", f32)
+    theta = np.array([0.0, 7.5, 33.3, 45.0, 90.0, 100.25, 135.0, 179.9, 180.0, 250.0, -20.0])
+    g.save("rtheta", theta)
+    g.save("radon_f64", radon(ph))
+    g.save("radon_f64_theta", radon(ph, theta=theta))
+    g.save("radon_f64_square", radon(ph, theta=theta, circle=False))
+    g.save("radon_u8", radon(u8, theta=theta))
+    g.save("radon_u8_square", radon(u8, theta=theta, circle=False))
+    g.save("radon_u8_pr", radon(u8, theta=theta, preserve_range=True))
+    g.save("radon_f32", radon(f32, theta=theta))
+    g.save("radon_f32_square", radon(f32, theta=theta, circle=False))
+
+
 def generate(g):
     _frt_cases(g)
     _sart_cases(g)
+    warnings.simplefilter("ignore")  # radon's warning for images nonzero outside the circle
+    _radon_cases(g)

@@ -1,5 +1,6 @@
 // radon, iradon_sart and order_angles_golden_ratio against scikit-image's goldens
-// (tests/golden/cases_transform_radon.py). iradon_sart runs scikit-image's float / double arithmetic
+// (tests/golden/cases_transform_radon.py). radon is exact (scikit-image's warp arithmetic and
+// column sums, step for step; the GPU evaluates the same code). iradon_sart runs scikit-image's float / double arithmetic
 // step for step: equal to within a few ulps (1e-12 relative for float64, 1e-5 for float32, where
 // libm's cos/sin/sqrt may differ from the build scikit-image used by an ulp).
 #include <gtest/gtest.h>
@@ -47,7 +48,22 @@ void sart_goldens(const Device& dev, const Stream& s) {
                                    s)));
 }
 
+void radon_goldens(const Device& dev, const Stream& s) {
+  const std::vector<double> theta = gvec("rtheta");
+  const Array f64 = golden("rin_f64").to(dev, s), u8 = golden("rin_u8").to(dev, s), f32 = golden("rin_f32").to(dev, s);
+  EXPECT_ARRAY_EQ(golden("radon_f64"), tf::radon(f64, {}, s));
+  EXPECT_ARRAY_EQ(golden("radon_f64_theta"), tf::radon(f64, {.theta = theta}, s));
+  EXPECT_ARRAY_EQ(golden("radon_f64_square"), tf::radon(f64, {.theta = theta, .circle = false}, s));
+  EXPECT_ARRAY_EQ(golden("radon_u8"), tf::radon(u8, {.theta = theta}, s));
+  EXPECT_ARRAY_EQ(golden("radon_u8_square"), tf::radon(u8, {.theta = theta, .circle = false}, s));
+  EXPECT_ARRAY_EQ(golden("radon_u8_pr"), tf::radon(u8, {.theta = theta, .preserve_range = true}, s));
+  EXPECT_ARRAY_EQ(golden("radon_f32"), tf::radon(f32, {.theta = theta}, s));
+  EXPECT_ARRAY_EQ(golden("radon_f32_square"), tf::radon(f32, {.theta = theta, .circle = false}, s));
+}
+
 }  // namespace
+
+TEST(TransformRadon, Goldens) { radon_goldens(Device::cpu(), Stream()); }
 
 TEST(TransformRadon, SartGoldens) { sart_goldens(Device::cpu(), Stream()); }
 
@@ -66,6 +82,25 @@ TEST(TransformRadon, SartBadArguments) {
   EXPECT_THROW(tf::iradon_sart(sino, {.projection_shifts = {1.0}}), cuskimage::InvalidArgument);
   EXPECT_THROW(tf::iradon_sart(sino, {.image = Array::zeros({3, 3}, DType::float64)}), cuskimage::InvalidArgument);
   EXPECT_THROW(tf::iradon_sart(sino, {.dtype = DType::int32}), cuskimage::InvalidArgument);
+}
+
+TEST(GpuTransformRadon, GoldensOnDevice) {
+  CUSK_REQUIRE_GPU();
+  radon_goldens(Device::cuda(0), Stream());
+}
+
+TEST(GpuTransformRadon, MatchesCpuStridedAndStream) {
+  CUSK_REQUIRE_GPU();
+  const Array h = cusktest::random_array({301, 260}, DType::float32, 12, 0, 1);
+  const Array hv = h.slice({cuskimage::Slice{1, 301, 2}, cuskimage::Slice{0, 260}});
+  const Array d = h.to(Device::cuda(0));
+  const Array dv = d.slice({cuskimage::Slice{1, 301, 2}, cuskimage::Slice{0, 260}});
+  EXPECT_ARRAY_EQ(tf::radon(h), tf::radon(d));
+  EXPECT_ARRAY_EQ(tf::radon(hv, {.circle = false}), tf::radon(dv, {.circle = false}));
+  const Array h64 = h.astype(DType::float64);
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    EXPECT_ARRAY_EQ(tf::radon(h64), tf::radon(h64.to(Device::cuda(0), s), {}, s));
+  }));
 }
 
 TEST(GpuTransformRadon, SartOnDevice) {
