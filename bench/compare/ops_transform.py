@@ -14,6 +14,7 @@ def _edge_map(xp, shape, dtype):
 
 
 HOUGH_SHAPES = ((512, 512), (2048, 2048), (2160, 3840))
+RADON_SHAPES = ((512, 512), (2048, 2048), (2160, 3840))
 
 OPS += [
     Op("integral_image", "float32", r"IntegralImage_f32(?!_cpu)",
@@ -26,4 +27,8 @@ OPS += [
        skimage=lambda L, x: L.skimage.transform.hough_line(x)),
     Op("hough_circle (3 radii)", "uint8", r"HoughCircle3", shapes=HOUGH_SHAPES, make_input=_edge_map,
        skimage=lambda L, x: L.skimage.transform.hough_circle(x, [10, 20, 30])),
+    Op("radon (180 angles)", "float64", r"Radon180", shapes=RADON_SHAPES,
+       skimage=lambda L, x: L.skimage.transform.radon(x, theta=L.np.arange(180))),
+    Op("frt2", "uint16", r"Frt2_u16", shapes=((509, 509),),
+       skimage=lambda L, x: L.skimage.transform.frt2(x[:min(x.shape), :min(x.shape)])),
 ]
