@@ -1,8 +1,7 @@
 // transform.probabilistic_hough_line and transform.hough_ellipse (host): scikit-image's sequential
-// algorithms. The probabilistic transform is scikit-image's fixed-point corridor walk (the version
-// seeded through numpy's default_rng: pixels taken from the end of default_rng(seed).shuffle(arange(n)),
-// src/morphology/numpy_permutation.hpp). Known gap: the lines of scikit-image 0.26 differ from this
-// walk after the first few lines on the goldens (0.26 changed the walk; its source is not at hand).
+// algorithms. The probabilistic transform visits the pixels in scikit-image 0.26's order (from the end
+// of numpy's default_rng(seed).shuffle(arange(n)), src/morphology/numpy_permutation.hpp) and walks
+// as it does, so the lines equal scikit-image's for the same seed.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -49,7 +48,6 @@ std::vector<LineSegment> probabilistic_hough_line(const Array& image, const Prob
   const auto max_distance =
       static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(height * height + width * width))));
   std::vector<std::int64_t> accum(static_cast<std::size_t>(2 * max_distance * nt), 0);
-  std::int64_t ends[2][2] = {{0, 0}, {0, 0}};  // kept across points, as scikit-image's
   std::vector<std::int64_t> xs, ys;
   for (std::int64_t y = 0; y < height; ++y)
     for (std::int64_t x = 0; x < width; ++x)
@@ -62,23 +60,30 @@ std::vector<LineSegment> probabilistic_hough_line(const Array& image, const Prob
   if (n_pts == 0) return lines;
   const std::uint64_t seed = opts.rng ? *opts.rng : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
                                                         std::random_device{}();
+  // scikit-image takes the pixels from the end of default_rng(seed).shuffle(arange(n)).
   const std::vector<std::int64_t> order = morphology::detail::NumpyPermutation(seed).permutation(n_pts);
   constexpr std::size_t kMaxLines = std::size_t(1) << 15;
   constexpr int kShift = 16;  // fixed-point walk along the line's slower axis
-  for (std::int64_t count = n_pts; count > 0;) {
-    --count;
+  std::vector<std::array<std::int64_t, 2>> line_pixels;
+  const auto vote = [&](std::int64_t x, std::int64_t y, std::int64_t j, std::int64_t d) -> std::int64_t& {
+    std::int64_t& cell = accum[detail::rho_index(ct[j], st[j], x, y, max_distance) * nt + j];
+    cell += d;
+    return cell;
+  };
+  for (std::int64_t count = n_pts; count-- > 0;) {
     const std::int64_t x = xs[order[count]], y = ys[order[count]];
     if (!mask[y * width + x]) continue;
-    std::int64_t max_value = opts.threshold - 1, max_j = -1;
+    std::int64_t max_value = -1, max_j = -1;
     for (std::int64_t j = 0; j < nt; ++j) {
-      std::int64_t& cell = accum[detail::rho_index(ct[j], st[j], x, y, max_distance) * nt + j];
-      ++cell;
-      if (cell > max_value) {
-        max_value = cell;
+      const std::int64_t v = vote(x, y, j, 1);
+      if (v > max_value) {
+        max_value = v;
         max_j = j;
       }
     }
     if (max_value < opts.threshold) continue;
+    // Walk both ways from (x, y) along the peak's line, one pixel at a time along the faster axis and
+    // in 16-bit fixed point along the other, bridging gaps of up to line_gap pixels.
     const double a = -st[max_j], b = ct[max_j];
     const bool xflag = std::fabs(a) > std::fabs(b);
     std::int64_t x0 = x, y0 = y, dx0, dy0;
@@ -91,48 +96,35 @@ std::vector<LineSegment> probabilistic_hough_line(const Array& image, const Prob
       dx0 = detail::hough_round(a * (1 << kShift) / std::fabs(b));
       x0 = (x0 << kShift) + (1 << (kShift - 1));
     }
-    const auto at = [&](std::int64_t px, std::int64_t py, std::int64_t& x1, std::int64_t& y1) {
-      x1 = xflag ? px : px >> kShift;
-      y1 = xflag ? py >> kShift : py;
-    };
+    std::int64_t ends[2][2] = {{x, y}, {x, y}};
+    line_pixels.assign(1, {x, y});
     for (int k = 0; k < 2; ++k) {
-      std::int64_t gap = 0, px = x0, py = y0;
       const std::int64_t dx = k ? -dx0 : dx0, dy = k ? -dy0 : dy0;
-      for (;; px += dx, py += dy) {
-        std::int64_t x1, y1;
-        at(px, py, x1, y1);
+      std::int64_t gap = 0;
+      for (std::int64_t px = x0 + dx, py = y0 + dy;; px += dx, py += dy) {
+        const std::int64_t x1 = xflag ? px : px >> kShift, y1 = xflag ? py >> kShift : py;
         if (x1 < 0 || x1 >= width || y1 < 0 || y1 >= height) break;
         ++gap;
         if (mask[y1 * width + x1]) {
           gap = 0;
           ends[k][0] = x1;
           ends[k][1] = y1;
+          line_pixels.push_back({x1, y1});
         } else if (gap > opts.line_gap) {
           break;
         }
       }
     }
-    const bool good = std::abs(ends[1][1] - ends[0][1]) >= opts.line_length ||
-                      std::abs(ends[1][0] - ends[0][0]) >= opts.line_length;
-    // scikit-image unvotes every pixel of the line at the peak's angle, with the distance computed
-    // at the last angle of the voting loop.
-    for (int k = 0; k < 2; ++k) {
-      std::int64_t px = x0, py = y0;
-      const std::int64_t dx = k ? -dx0 : dx0, dy = k ? -dy0 : dy0;
-      for (;; px += dx, py += dy) {
-        std::int64_t x1, y1;
-        at(px, py, x1, y1);
-        if (mask[y1 * width + x1] && good) {
-          --accum[detail::rho_index(ct[nt - 1], st[nt - 1], x1, y1, max_distance) * nt + max_j];
-          mask[y1 * width + x1] = 0;
-        }
-        if (x1 == ends[k][0] && y1 == ends[k][1]) break;
-      }
+    if (std::abs(ends[1][0] - ends[0][0]) < opts.line_length && std::abs(ends[1][1] - ends[0][1]) < opts.line_length)
+      continue;
+    // Remove the line's pixels and their votes at every angle (whether or not they voted yet, as
+    // scikit-image does).
+    for (const auto& [x1, y1] : line_pixels) {
+      mask[y1 * width + x1] = 0;
+      for (std::int64_t j = 0; j < nt; ++j) vote(x1, y1, j, -1);
     }
-    if (good) {
-      lines.push_back(LineSegment{{{ends[0][0], ends[0][1]}, {ends[1][0], ends[1][1]}}});
-      if (lines.size() >= kMaxLines) break;
-    }
+    lines.push_back(LineSegment{{{ends[0][0], ends[0][1]}, {ends[1][0], ends[1][1]}}});
+    if (lines.size() >= kMaxLines) break;
   }
   return lines;
 }

@@ -58,6 +58,7 @@ def generate(g):
     for k, kw in enumerate(CPEAKS):
         for name, v in zip("hxyr", hough_circle_peaks(hc, RADII, **kw)):
             g.save(f"hcp_{k}_{name}", np.asarray(v, dtype=np.float64 if name == "h" else np.int64))
+    g.save("phl_theta", PHL[3]["theta"])
     for k, kw in enumerate(PHL):
         segs = probabilistic_hough_line(img, **kw)
         g.save(f"phl_{k}", np.asarray(segs, dtype=np.int64).reshape(-1, 2, 2))

@@ -5,7 +5,6 @@
 // the same seed. GPU tier: hough_line / hough_circle on the device equal the CPU backend exactly.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -77,24 +76,23 @@ TEST(TransformHough, CirclePeaks) {
   }
 }
 
-// probabilistic_hough_line: equal to scikit-image 0.26 where no line is long enough (phl_0); the
-// other goldens (phl_1..3) are not reproduced yet (see src/transform/hough_probabilistic.cpp), so
-// this checks what the walk guarantees: the same seed gives the same lines, every end is an edge
-// pixel inside the image, and every line meets line_length along an axis.
-TEST(TransformHough, ProbabilisticSeeded) {
+TEST(TransformHough, ProbabilisticSameSeed) {
   const Array img = golden("lines");
-  EXPECT_TRUE(tf::probabilistic_hough_line(img, {.rng = 7}).empty());
-  EXPECT_TRUE(golden("phl_0").size() == 0);
-  const tf::ProbabilisticHoughLineOptions o{.threshold = 5, .line_length = 10, .line_gap = 3, .rng = 123};
-  const std::vector<tf::LineSegment> a = tf::probabilistic_hough_line(img, o), b = tf::probabilistic_hough_line(img, o);
-  EXPECT_EQ(a, b);
-  ASSERT_FALSE(a.empty());
-  for (const auto& l : a) {
-    for (const auto& p : l) EXPECT_TRUE(img.at<bool>({p[1], p[0]}));
-    EXPECT_TRUE(std::abs(l[1][0] - l[0][0]) >= 10 || std::abs(l[1][1] - l[0][1]) >= 10);
+  const std::vector<double> t30 = golden("phl_theta").to_vector<double>();
+  const std::vector<tf::ProbabilisticHoughLineOptions> opts = {
+      {.rng = 7},
+      {.threshold = 5, .line_length = 10, .line_gap = 3, .rng = 123},
+      {.threshold = 3, .line_length = 5, .line_gap = 1, .rng = (std::uint64_t(1) << 40) + 5},
+      {.threshold = 4, .line_length = 8, .line_gap = 2, .theta = t30, .rng = 0}};
+  for (std::size_t k = 0; k < opts.size(); ++k) {
+    SCOPED_TRACE(k);
+    std::vector<std::int64_t> flat;
+    for (const auto& l : tf::probabilistic_hough_line(img, opts[k])) flat.insert(flat.end(), {l[0][0], l[0][1], l[1][0], l[1][1]});
+    EXPECT_EQ(flat, golden("phl_" + std::to_string(k)).to_vector<std::int64_t>());
   }
-  // The first line scikit-image finds for this seed.
-  EXPECT_EQ(a[0], (tf::LineSegment{{{30, 30}, {30, 0}}}));
+  // A device image gives the same lines (the transform runs on the host).
+  if (cuskimage::cuda_available())
+    EXPECT_EQ(tf::probabilistic_hough_line(img.to(Device::cuda(0)), opts[1]), tf::probabilistic_hough_line(img, opts[1]));
 }
 
 TEST(TransformHough, Ellipse) {
