@@ -86,8 +86,30 @@ def _radon_cases(g):
     g.save("radon_f32_square", radon(f32, theta=theta, circle=False))
 
 
+def _iradon_cases(g):
+    """iradon of the radon goldens: iradon_<case>.npy."""
+    from skimage.transform import iradon, radon
+    ph = np.load(g.dir / "rin_f64.npy")
+    theta = np.linspace(0, 180, 24, endpoint=False)
+    sino = radon(ph, theta=theta)
+    g.save("rtheta_24", theta)
+    g.save("isino", sino)
+    g.save("isino_sq", radon(ph, theta=theta, circle=False))
+    for f in ("ramp", "shepp-logan", "cosine", "hamming", "hann", None):
+        g.save(f"iradon_{f}", iradon(sino, theta=theta, filter_name=f))
+    g.save("iradon_default", iradon(sino))
+    g.save("iradon_nearest", iradon(sino, theta=theta, interpolation="nearest"))
+    g.save("iradon_sq", iradon(np.load(g.dir / "isino_sq.npy"), theta=theta, circle=False))
+    g.save("iradon_size", iradon(sino, theta=theta, output_size=20))
+    g.save("iradon_f32", iradon(sino.astype(np.float32), theta=theta))
+    u8 = np.clip(sino * 10, 0, 255).astype(np.uint8)
+    g.save("isino_u8", u8)
+    g.save("iradon_u8", iradon(u8, theta=theta, preserve_range=False))
+
+
 def generate(g):
     _frt_cases(g)
     _sart_cases(g)
     warnings.simplefilter("ignore")  # radon's warning for images nonzero outside the circle
     _radon_cases(g)
+    _iradon_cases(g)

@@ -33,6 +33,41 @@ CUSK_OPTIONS(RadonOptions,
 /// float32 image). Asynchronous.
 Array radon(const Array& image, const RadonOptions& opts = {}, const Stream& stream = {});
 
+/// iradon's frequency-domain filters.
+enum class IradonFilter { ramp, shepp_logan, cosine, hamming, hann, none };
+CUSK_ENUM_NAMED(IradonFilter, (ramp, "ramp"), (shepp_logan, "shepp-logan"), (cosine, "cosine"), (hamming, "hamming"),
+                (hann, "hann"), (none, "none"), (none, "None"))
+
+/// iradon's interpolation of the filtered projections.
+enum class IradonInterpolation { linear, nearest, cubic };
+CUSK_ENUM(IradonInterpolation, linear, nearest, cubic)
+
+struct IradonOptions {
+  /// Projection angles in degrees; empty = n angles evenly over [0, 180).
+  std::vector<double> theta = {};
+  /// Side of the reconstruction; unset = the sinogram's rows (circle) or rows / sqrt(2).
+  std::optional<std::int64_t> output_size = std::nullopt;
+  IradonFilter filter_name = IradonFilter::ramp;
+  IradonInterpolation interpolation = IradonInterpolation::linear;
+  /// The sinogram comes from an image zero outside the inscribed circle (radon's circle=True).
+  bool circle = true;
+  /// Keep integer values as they are instead of scaling them to [0, 1].
+  bool preserve_range = true;
+};
+CUSK_OPTIONS(IradonOptions,
+             (theta, "projection angles in degrees (default: evenly over [0, 180))"),
+             (output_size, "side of the reconstruction (default: from the sinogram)"),
+             (filter_name, "ramp, shepp-logan, cosine, hamming, hann or none"),
+             (interpolation, "linear, nearest or cubic"),
+             (circle, "the image was zero outside the inscribed circle"),
+             (preserve_range, "keep integer values instead of scaling to [0, 1]"))
+
+/// skimage.transform.iradon: filtered back-projection. The filter is applied as the circular
+/// convolution it is (scikit-image multiplies FFTs; here the kernel's real part is summed
+/// directly, in float64), then every output pixel sums the interpolated projections angle by
+/// angle. float64 (float32 for a float32 sinogram with preserve_range). Asynchronous.
+Array iradon(const Array& radon_image, const IradonOptions& opts = {}, const Stream& stream = {});
+
 struct IradonSartOptions {
   /// Projection angles in degrees; empty = n angles evenly over [0, 180).
   std::vector<double> theta = {};
