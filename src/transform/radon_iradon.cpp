@@ -80,18 +80,24 @@ std::vector<double> filter_kernel(std::int64_t p, IradonFilter name) {
 
 template <class F>
 void cpu_iradon(const Array& sino, const std::vector<double>& h, const std::vector<double>& cs,
-                const std::vector<double>& sn, Array& out, std::int64_t radius, bool nearest, bool circle) {
+                const std::vector<double>& sn, Array& out, std::int64_t radius, int interp, bool circle) {
   const std::int64_t rows = sino.shape(0), na = sino.shape(1), size = out.shape(0);
   const auto p = static_cast<std::int64_t>(h.size());
   const F* s = static_cast<const F*>(sino.data());
   std::vector<double> filt(static_cast<std::size_t>(na * rows));
   for (std::int64_t a = 0; a < na; ++a)
     for (std::int64_t i = 0; i < rows; ++i) filt[a * rows + i] = detail::iradon_filtered(s, rows, na, a, i, h.data(), p);
+  std::vector<double> m, w;
+  if (interp == 2) {
+    m.resize(filt.size());
+    w.resize(static_cast<std::size_t>(rows));
+    for (std::int64_t a = 0; a < na; ++a) detail::iradon_cubic_prepare(&filt[a * rows], rows, &m[a * rows], w.data());
+  }
   F* o = static_cast<F*>(out.data());
   for (std::int64_t i = 0; i < size; ++i)
     for (std::int64_t k = 0; k < size; ++k)
       o[i * size + k] =
-          detail::iradon_pixel<F>(filt.data(), rows, cs.data(), sn.data(), na, i, k, radius, nearest, circle);
+          detail::iradon_pixel<F>(filt.data(), m.data(), rows, cs.data(), sn.data(), na, i, k, radius, interp, circle);
 }
 
 }  // namespace
@@ -102,8 +108,6 @@ Array iradon(const Array& radon_image, const IradonOptions& opts, const Stream& 
   const std::int64_t rows0 = radon_image.shape(0), na = radon_image.shape(1);
   expect(opts.theta.empty() || static_cast<std::int64_t>(opts.theta.size()) == na, kFn, "theta",
          "does not match the number of projections in 'radon_image' (", opts.theta.size(), " for ", na, ")");
-  expect(opts.interpolation != IradonInterpolation::cubic, kFn, "interpolation",
-         "'cubic' is not implemented (linear and nearest are)");
   Array img = opts.preserve_range ? (radon_image.dtype() == DType::float32 || radon_image.dtype() == DType::float64
                                          ? radon_image.contiguous(stream)
                                          : radon_image.astype(DType::float64, stream))
@@ -133,17 +137,20 @@ Array iradon(const Array& radon_image, const IradonOptions& opts, const Stream& 
     sn[a] = std::sin(angle);
   }
   Array out = Array::empty({size, size}, img.dtype(), radon_image.device(), stream);
-  const bool nearest = opts.interpolation == IradonInterpolation::nearest;
+  const int interp = static_cast<int>(opts.interpolation);  // linear, nearest, cubic
+  expect(interp != 2 || rows >= 4, kFn, "radon_image", "needs at least 4 rows for cubic interpolation");
   const auto run = [&]<class F>() {
     cuskimage::detail::on_backend(
-        radon_image, stream, [&] { cpu_iradon<F>(img, h, cs, sn, out, size / 2, nearest, opts.circle); },
+        radon_image, stream, [&] { cpu_iradon<F>(img, h, cs, sn, out, size / 2, interp, opts.circle); },
         [&](auto /*handle*/) {
           const Device dev = radon_image.device();
           const Array dh = Array::from_vector(h, {p}).to(dev, stream);
           const Array dc = Array::from_vector(cs, {na}).to(dev, stream);
           const Array ds = Array::from_vector(sn, {na}).to(dev, stream);
           Array filt = Array::empty({na, rows}, DType::float64, dev, stream);
-          detail::cuda_iradon<F>(img, dh, dc, ds, filt, out, size / 2, nearest, opts.circle, stream);
+          const Shape spline = interp == 2 ? Shape{na, rows} : Shape{1};
+          Array m = Array::empty(spline, DType::float64, dev, stream), w = Array::empty(spline, DType::float64, dev, stream);
+          detail::cuda_iradon<F>(img, dh, dc, ds, filt, m, w, out, size / 2, interp, opts.circle, stream);
         });
   };
   if (img.dtype() == DType::float32)

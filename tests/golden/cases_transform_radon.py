@@ -99,6 +99,7 @@ def _iradon_cases(g):
         g.save(f"iradon_{f}", iradon(sino, theta=theta, filter_name=f))
     g.save("iradon_default", iradon(sino))
     g.save("iradon_nearest", iradon(sino, theta=theta, interpolation="nearest"))
+    g.save("iradon_cubic", iradon(sino, theta=theta, interpolation="cubic"))
     g.save("iradon_sq", iradon(np.load(g.dir / "isino_sq.npy"), theta=theta, circle=False))
     g.save("iradon_size", iradon(sino, theta=theta, output_size=20))
     g.save("iradon_f32", iradon(sino.astype(np.float32), theta=theta))

@@ -65,7 +65,8 @@ void radon_goldens(const Device& dev, const Stream& s) {
 }
 
 /// iradon: the filter is summed directly where scikit-image multiplies FFTs (pocketfft), so values
-/// agree to 1e-12 of the reconstruction's scale (float64; measured 6e-15), 1e-5 for float32.
+/// agree to 1e-12 of the reconstruction's scale (float64; measured 6e-15; cubic: our not-a-knot
+/// spline by second derivatives where scipy solves for B-spline coefficients), 1e-5 for float32.
 ::testing::AssertionResult close_to(const Array& want, const Array& got) {
   if (want.dtype() != got.dtype()) return ::testing::AssertionFailure() << "dtype " << got.str();
   const std::vector<double> w = want.astype(DType::float64).to_vector<double>();
@@ -84,6 +85,8 @@ void iradon_goldens(const Device& dev, const Stream& s) {
   for (const auto& [name, f] : filters)
     EXPECT_TRUE(close_to(golden("iradon_" + name), tf::iradon(sino, {.theta = theta, .filter_name = f}, s))) << name;
   EXPECT_TRUE(close_to(golden("iradon_default"), tf::iradon(sino, {}, s)));
+  EXPECT_TRUE(close_to(golden("iradon_cubic"),
+                       tf::iradon(sino, {.theta = theta, .interpolation = tf::IradonInterpolation::cubic}, s)));
   EXPECT_TRUE(close_to(golden("iradon_nearest"),
                        tf::iradon(sino, {.theta = theta, .interpolation = tf::IradonInterpolation::nearest}, s)));
   EXPECT_TRUE(close_to(golden("iradon_sq"), tf::iradon(golden("isino_sq").to(dev, s), {.theta = theta, .circle = false}, s)));
@@ -100,7 +103,9 @@ TEST(TransformRadon, IradonBadArguments) {
   const Array sino = golden("isino");
   EXPECT_THROW(tf::iradon(Array::zeros({3}, DType::float64)), cuskimage::InvalidArgument);
   EXPECT_THROW(tf::iradon(sino, {.theta = {1.0}}), cuskimage::InvalidArgument);
-  EXPECT_THROW(tf::iradon(sino, {.interpolation = tf::IradonInterpolation::cubic}), cuskimage::InvalidArgument);
+  EXPECT_THROW(tf::iradon(Array::zeros({3, 2}, DType::float64), {.interpolation = tf::IradonInterpolation::cubic,
+                                                                 .circle = false}),
+               cuskimage::InvalidArgument);
 }
 
 TEST(TransformRadon, Goldens) { radon_goldens(Device::cpu(), Stream()); }
@@ -147,7 +152,7 @@ TEST(GpuTransformRadon, IradonOnDeviceEqualsCpu) {
   CUSK_REQUIRE_GPU();
   iradon_goldens(Device::cuda(0), Stream());
   const Array sino = golden("isino");
-  for (auto interp : {tf::IradonInterpolation::linear, tf::IradonInterpolation::nearest})
+  for (auto interp : {tf::IradonInterpolation::linear, tf::IradonInterpolation::nearest, tf::IradonInterpolation::cubic})
     for (bool circle : {true, false}) {
       const tf::IradonOptions o{.interpolation = interp, .circle = circle};
       EXPECT_ARRAY_EQ(tf::iradon(sino, o), tf::iradon(sino.to(Device::cuda(0)), o));

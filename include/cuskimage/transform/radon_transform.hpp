@@ -65,7 +65,7 @@ CUSK_OPTIONS(IradonOptions,
 /// skimage.transform.iradon: filtered back-projection. The filter is applied as the circular
 /// convolution it is (scikit-image multiplies FFTs; here the kernel's real part is summed
 /// directly, in float64), then every output pixel sums the interpolated projections angle by
-/// angle. float64 (float32 for a float32 sinogram with preserve_range). Asynchronous.
+/// angle (linear: numpy.interp; nearest and cubic: scipy's interp1d, cubic a not-a-knot spline). float64 (float32 for a float32 sinogram with preserve_range). Asynchronous.
 Array iradon(const Array& radon_image, const IradonOptions& opts = {}, const Stream& stream = {});
 
 struct IradonSartOptions {
