@@ -13,6 +13,13 @@ def _edge_map(xp, shape, dtype):
     return xp.asarray(e.astype(np.uint8))
 
 
+def _sinogram(shape):
+    """radon of the texture (bench_radon's iradon input)."""
+    import numpy as np
+    from skimage.transform import radon
+    return radon(test_image(np, shape, "float64"), theta=np.arange(180))
+
+
 HOUGH_SHAPES = ((512, 512), (2048, 2048), (2160, 3840))
 RADON_SHAPES = ((512, 512), (2048, 2048), (2160, 3840))
 
@@ -29,6 +36,9 @@ OPS += [
        skimage=lambda L, x: L.skimage.transform.hough_circle(x, [10, 20, 30])),
     Op("radon (180 angles)", "float64", r"Radon180", shapes=RADON_SHAPES,
        skimage=lambda L, x: L.skimage.transform.radon(x, theta=L.np.arange(180))),
+    Op("iradon (180 angles)", "float64", r"Iradon180", shapes=((512, 512),),
+       make_input=lambda xp, shape, dtype: xp.asarray(_sinogram(shape)),
+       skimage=lambda L, x: L.skimage.transform.iradon(x)),
     Op("frt2", "uint16", r"Frt2_u16", shapes=((509, 509),),
        skimage=lambda L, x: L.skimage.transform.frt2(x[:min(x.shape), :min(x.shape)])),
 ]

@@ -1,5 +1,5 @@
 // radon (180 angles, circle=True) on 512^2 (the shape), 2048^2 and 3840x2160 (cropped to
-// 2160^2 by circle=True), float64 input; frt2 on 509^2 (prime) uint16.
+// 2160^2 by circle=True), float64 input; iradon of the 512^2 sinogram; frt2 on 509^2 (prime) uint16.
 // Bytes moved: the image read once and the sinogram written once (512^2: 2.1 MB + 0.7 MB, floor
 // 0.7 us): radon is bound by its n^2 x angles bilinear samples (4 L1/L2 gathers and ~10 FP64 ops
 // each), not by DRAM; the time per sample is the figure to watch. Target (512^2, H200): <= 4 ms
@@ -37,6 +37,18 @@ void BM_Radon180(benchmark::State& st) {
   cuskbench::run(st, 8.0 * (n * n + n * 180), [&](const Stream& s) { out = tf::radon(img, {}, s); });
 }
 
+/// iradon of radon's 512^2 sinogram (512 x 180): filter 725^2 x 180 multiply-adds (the direct
+/// convolution), back-projection 512^2 x 180 interpolations; bytes: sinogram in, image out.
+void BM_Iradon180(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Shape shape{512, 512};
+  label(st, shape);
+  const Array img = cuskbench::test_image(shape, DType::float64, Device::cuda());
+  const Array sino = tf::radon(img);
+  Array out;
+  cuskbench::run(st, 8.0 * (512.0 * 180 + 512.0 * 512), [&](const Stream& s) { out = tf::iradon(sino, {}, s); });
+}
+
 void BM_Frt2_u16(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Shape shape{509, 509};
@@ -49,4 +61,5 @@ void BM_Frt2_u16(benchmark::State& st) {
 }  // namespace
 
 BENCHMARK(BM_Radon180)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Iradon180)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Frt2_u16)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -1,5 +1,6 @@
 // transform.radon_transform and finite_radon_transform on the command line:
 //   cuskimage transform.radon img.png sino.npy [--theta 0,45,90] [--circle false]
+//   cuskimage transform.iradon sino.npy rec.npy [--filter_name hann] [--interpolation cubic]
 //   cuskimage transform.iradon_sart sino.npy rec.npy [--relaxation 0.3] [--clip 0,1] [--image prev.npy]
 //   cuskimage transform.order_angles_golden_ratio --theta 0,10,20,30        (prints the order)
 //   cuskimage transform.frt2 img.png f.npy          cuskimage transform.ifrt2 f.npy img.npy
@@ -18,6 +19,13 @@ CUSK_CLI_COMMANDS(transform_radon) {
               .returns_image()
               .handler([](Invocation& inv) -> Result {
                 return transform::radon(inv.input(0), inv.options<transform::RadonOptions>(), inv.stream());
+              }));
+  reg.add(Command("transform.iradon", "Filtered back-projection of a sinogram.")
+              .input("radon_image", "sinogram (one column per angle)")
+              .options<transform::IradonOptions>()
+              .returns_image()
+              .handler([](Invocation& inv) -> Result {
+                return transform::iradon(inv.input(0), inv.options<transform::IradonOptions>(), inv.stream());
               }));
   reg.add(Command("transform.iradon_sart", "One pass of the simultaneous algebraic reconstruction technique.")
               .input("radon_image", "sinogram (one column per angle)")
