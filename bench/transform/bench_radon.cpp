@@ -6,31 +6,27 @@
 // (scikit-image 813 ms).
 #include <benchmark/benchmark.h>
 
-#include <vector>
+#include <string>
 
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/transform/finite_radon_transform.hpp"
 #include "cuskimage/transform/radon_transform.hpp"
 
-using cuskimage::Array;
-using cuskimage::Device;
-using cuskimage::DType;
-using cuskimage::Shape;
-using cuskimage::Stream;
 namespace tf = cuskimage::transform;
+using cuskimage::Array, cuskimage::Device, cuskimage::DType, cuskimage::Shape, cuskimage::Stream;
 
 namespace {
 
-const std::vector<Shape> kShapes = {{512, 512}, {2048, 2048}, {2160, 3840}};
-
-void label(benchmark::State& st, const Shape& s) {
+/// The (rows, cols) of the benchmark's two arguments, set as its label for compare.py.
+Shape labelled_shape(benchmark::State& st) {
+  const Shape s{st.range(0), st.range(1)};
   st.SetLabel("[" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + "]");
+  return s;
 }
 
 void BM_Radon180(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
-  const Shape& shape = kShapes[st.range(0)];
-  label(st, shape);
+  const Shape shape = labelled_shape(st);
   const Array img = cuskbench::test_image(shape, DType::float64, Device::cuda());
   const double n = static_cast<double>(std::min(shape[0], shape[1]));
   Array out;
@@ -41,9 +37,7 @@ void BM_Radon180(benchmark::State& st) {
 /// convolution), back-projection 512^2 x 180 interpolations; bytes: sinogram in, image out.
 void BM_Iradon180(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
-  const Shape shape{512, 512};
-  label(st, shape);
-  const Array img = cuskbench::test_image(shape, DType::float64, Device::cuda());
+  const Array img = cuskbench::test_image(labelled_shape(st), DType::float64, Device::cuda());
   const Array sino = tf::radon(img);
   Array out;
   cuskbench::run(st, 8.0 * (512.0 * 180 + 512.0 * 512), [&](const Stream& s) { out = tf::iradon(sino, {}, s); });
@@ -51,15 +45,18 @@ void BM_Iradon180(benchmark::State& st) {
 
 void BM_Frt2_u16(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
-  const Shape shape{509, 509};
-  label(st, shape);
-  const Array img = cuskbench::test_image(shape, DType::uint16, Device::cuda());
+  const Array img = cuskbench::test_image(labelled_shape(st), DType::uint16, Device::cuda());
   Array out;
   cuskbench::run(st, 2.0 * 509 * 509 + 4.0 * 510 * 509, [&](const Stream& s) { out = tf::frt2(img, s); });
 }
 
 }  // namespace
 
-BENCHMARK(BM_Radon180)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Iradon180)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Frt2_u16)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Radon180)
+    ->Args({512, 512})
+    ->Args({2048, 2048})
+    ->Args({2160, 3840})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Iradon180)->Args({512, 512})->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Frt2_u16)->Args({509, 509})->UseManualTime()->Unit(benchmark::kMillisecond);
