@@ -85,8 +85,9 @@ __global__ void hough_line_global(const T* img, std::int64_t n, std::int64_t col
 template <class T>
 __global__ void hough_circle_vote(const T* img, std::int64_t rows, std::int64_t cols, const std::int32_t* rr,
                                   const std::int32_t* cc, const std::int64_t* begin, const double* incr,
-                                  std::int64_t pad, std::int64_t orows, std::int64_t ocols, double* acc) {
-  const std::int64_t k = blockIdx.y;
+                                  std::int64_t pad, std::int64_t orows, std::int64_t ocols, std::int64_t k0,
+                                  double* acc) {
+  const std::int64_t k = k0 + blockIdx.y;
   const std::int64_t n = rows * cols;
   double* plane = acc + k * orows * ocols;
   const double inc = incr[k];
@@ -148,12 +149,16 @@ void cuda_hough_circle(const Array& image, const Array& rr, const Array& cc, con
   CUSK_CUDA_CHECK(cudaMemsetAsync(acc.data(), 0, acc.nbytes(), s));
   const std::int64_t n = image.size();
   if (n == 0) return;
-  const dim3 grid(cuskimage::detail::grid_blocks(n, 256, 4096), static_cast<unsigned>(acc.shape(0)));
-  hough_circle_vote<T><<<grid, 256, 0, s>>>(
-      static_cast<const T*>(image.data()), image.shape(0), image.shape(1), static_cast<const std::int32_t*>(rr.data()),
-      static_cast<const std::int32_t*>(cc.data()), static_cast<const std::int64_t*>(begin.data()),
-      static_cast<const double*>(incr.data()), pad, acc.shape(1), acc.shape(2), static_cast<double*>(acc.data()));
-  CUSK_CUDA_CHECK_LAUNCH();
+  for (std::int64_t k0 = 0; k0 < acc.shape(0); k0 += 65535) {  // grid.y: radii
+    const dim3 grid(cuskimage::detail::grid_blocks(n, 256, 4096),
+                    static_cast<unsigned>(std::min<std::int64_t>(65535, acc.shape(0) - k0)));
+    hough_circle_vote<T><<<grid, 256, 0, s>>>(
+        static_cast<const T*>(image.data()), image.shape(0), image.shape(1),
+        static_cast<const std::int32_t*>(rr.data()), static_cast<const std::int32_t*>(cc.data()),
+        static_cast<const std::int64_t*>(begin.data()), static_cast<const double*>(incr.data()), pad, acc.shape(1),
+        acc.shape(2), k0, static_cast<double*>(acc.data()));
+    CUSK_CUDA_CHECK_LAUNCH();
+  }
 }
 
 #define CUSK_HOUGH(T)                                                                                         \

@@ -21,9 +21,9 @@ constexpr int kThreads = 128;
 
 template <class F>
 __global__ void __launch_bounds__(kThreads)
-    radon_kernel(const F* img, int n, const RadonAngle<F>* angles, int na, F* out) {
-  const int c = blockIdx.x * kThreads + threadIdx.x;
-  const int i = blockIdx.y;
+    radon_kernel(const F* img, int n, const RadonAngle<F>* angles, int na, int col_blocks, F* out) {
+  const int i = static_cast<int>(blockIdx.x / col_blocks);  // the angle
+  const int c = static_cast<int>(blockIdx.x % col_blocks) * kThreads + threadIdx.x;
   if (c >= n) return;
   out[static_cast<std::int64_t>(c) * na + i] = radon_column<F, int>(img, n, angles[i], c);
 }
@@ -34,10 +34,11 @@ template <class F>
 void cuda_radon(const Array& padded, const Array& angles, Array& out, const Stream& stream) {
   const int n = static_cast<int>(padded.shape(0)), na = static_cast<int>(out.shape(1));
   if (n == 0 || na == 0) return;
-  const dim3 grid(static_cast<unsigned>((n + kThreads - 1) / kThreads), static_cast<unsigned>(na));
-  radon_kernel<F><<<grid, kThreads, 0, stream.handle()>>>(static_cast<const F*>(padded.data()), n,
-                                                         static_cast<const RadonAngle<F>*>(angles.data()), na,
-                                                         static_cast<F*>(out.data()));
+  const int col_blocks = (n + kThreads - 1) / kThreads;
+  const auto blocks = static_cast<unsigned>(static_cast<std::int64_t>(col_blocks) * na);
+  radon_kernel<F><<<blocks, kThreads, 0, stream.handle()>>>(static_cast<const F*>(padded.data()), n,
+                                                           static_cast<const RadonAngle<F>*>(angles.data()), na,
+                                                           col_blocks, static_cast<F*>(out.data()));
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
