@@ -39,6 +39,9 @@ OPS += [
     Op("iradon (180 angles)", "float64", r"Iradon180", shapes=((512, 512),),
        make_input=lambda xp, shape, dtype: xp.asarray(_sinogram(shape)),
        skimage=lambda L, x: L.skimage.transform.iradon(x)),
+    Op("iradon_sart (180 angles)", "float64", r"IradonSart180", shapes=((512, 512),),
+       make_input=lambda xp, shape, dtype: xp.asarray(_sinogram(shape)),
+       skimage=lambda L, x: L.skimage.transform.iradon_sart(x)),
     Op("frt2", "uint16", r"Frt2_u16", shapes=((509, 509),),
        skimage=lambda L, x: L.skimage.transform.frt2(x[:min(x.shape), :min(x.shape)])),
 ]

@@ -43,6 +43,16 @@ void BM_Iradon180(benchmark::State& st) {
   cuskbench::run(st, 8.0 * (512.0 * 180 + 512.0 * 512), [&](const Stream& s) { out = tf::iradon(sino, {}, s); });
 }
 
+/// One SART pass over radon's 512^2 sinogram (180 projections, each a deviation launch and a
+/// gather launch); bytes: the image read and written once per projection.
+void BM_IradonSart180(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const Array img = cuskbench::test_image(labelled_shape(st), DType::float64, Device::cuda());
+  const Array sino = tf::radon(img);
+  Array out;
+  cuskbench::run(st, 16.0 * 512 * 512 * 180, [&](const Stream& s) { out = tf::iradon_sart(sino, {}, s); });
+}
+
 void BM_Frt2_u16(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array img = cuskbench::test_image(labelled_shape(st), DType::uint16, Device::cuda());
@@ -59,4 +69,5 @@ BENCHMARK(BM_Radon180)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Iradon180)->Args({512, 512})->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_IradonSart180)->Args({512, 512})->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Frt2_u16)->Args({509, 509})->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -1,7 +1,6 @@
-// transform.iradon_sart and transform.order_angles_golden_ratio (host): scikit-image's SART pass
-// (_radon_transform.pyx's bilinear ray sum and ray update) in its mixed float / double arithmetic:
-// for float32, the values declared float round on every assignment while the double literals and
-// libm calls (1. - di, cos, sqrt) promote their expressions to double, as the compiled Cython does.
+// transform.iradon_sart and transform.order_angles_golden_ratio: argument handling, the golden-ratio
+// order, and the CPU backend of the SART pass (scikit-image's ray-by-ray scatter, per-ray pieces in
+// src/transform/radon_sart.hpp); the CUDA backend is kernels/transform/radon_sart.cu.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,7 +10,9 @@
 #include <vector>
 
 #include "cuskimage/transform/radon_transform.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
+#include "src/transform/radon_sart.hpp"
 
 namespace cuskimage::transform {
 namespace {
@@ -64,84 +65,36 @@ std::vector<std::int64_t> golden_order(const std::vector<F>& theta) {
   return out;
 }
 
-/// The geometry of one ray (bilinear_ray_sum / bilinear_ray_update share it).
+/// cos and sin of each angle as scikit-image's ray code takes them: theta / 180 * pi rounded to F.
 template <class F>
-struct Ray {
-  std::int64_t ns = 0;
-  F ds = 0, dx = 0, dy = 0, x0 = 0, y0 = 0, center = 0;
-};
-
-template <class F>
-Ray<F> ray_geometry(std::int64_t n, F theta_deg, F ray_position) {
-  Ray<F> g;
-  const F theta = static_cast<F>(static_cast<double>(theta_deg) / 180. * std::numbers::pi);
-  const F radius = static_cast<F>(n / 2 - 1);
-  g.center = static_cast<F>(n / 2);
-  const F t = ray_position - g.center;
-  const F s0 = radius * radius >= t * t ? static_cast<F>(std::sqrt(static_cast<double>(radius * radius - t * t))) : F(0);
-  g.ns = 2 * static_cast<std::int64_t>(std::ceil(static_cast<double>(F(2) * s0)));
-  if (g.ns > 0) {
-    const double c = std::cos(static_cast<double>(theta)), s = std::sin(static_cast<double>(theta));
-    g.ds = F(2) * s0 / static_cast<F>(g.ns);
-    g.dx = static_cast<F>(static_cast<double>(-g.ds) * c);
-    g.dy = static_cast<F>(static_cast<double>(-g.ds) * s);
-    g.x0 = static_cast<F>(static_cast<double>(s0) * c - static_cast<double>(t) * s);
-    g.y0 = static_cast<F>(static_cast<double>(s0) * s + static_cast<double>(t) * c);
+void angle_trig(const std::vector<F>& theta, std::vector<double>& cs, std::vector<double>& sn) {
+  cs.resize(theta.size());
+  sn.resize(theta.size());
+  for (std::size_t a = 0; a < theta.size(); ++a) {
+    const F t = static_cast<F>(static_cast<double>(theta[a]) / 180. * std::numbers::pi);
+    cs[a] = std::cos(static_cast<double>(t));
+    sn[a] = std::sin(static_cast<double>(t));
   }
-  return g;
 }
 
-/// Sample k of a ray: the cell (i, j) and its fractions (di, dj).
+/// sart_projection_update's ray loop: each ray's deviation, then its update scattered in order.
 template <class F>
-void ray_sample(const Ray<F>& g, std::int64_t k, std::int64_t& i, std::int64_t& j, F& di, F& dj) {
-  const F x = g.x0 + static_cast<F>(k) * g.dx, y = g.y0 + static_cast<F>(k) * g.dy;
-  const F ii = x + g.center, jj = y + g.center;
-  const double fi = std::floor(static_cast<double>(ii)), fj = std::floor(static_cast<double>(jj));
-  i = static_cast<std::int64_t>(fi);
-  j = static_cast<std::int64_t>(fj);
-  di = static_cast<F>(static_cast<double>(ii) - fi);
-  dj = static_cast<F>(static_cast<double>(jj) - fj);
-}
-
-template <class F>
-void ray_update(const std::vector<F>& img, std::vector<F>& upd, std::int64_t n, F theta, F pos, F value) {
-  const Ray<F> g = ray_geometry(n, theta, pos);
-  F ray_sum = 0, norm = 0;
-  const auto at = [&](std::int64_t i, std::int64_t j) { return img[i * n + j]; };
-  for (std::int64_t k = 0; g.ns > 0 && k <= g.ns; ++k) {
-    std::int64_t i, j;
-    F di, dj;
-    ray_sample(g, k, i, j, di, dj);
-    const auto add = [&](bool ok, double w, std::int64_t a, std::int64_t b) {
-      if (!ok) return;
-      const F wf = static_cast<F>(w);
-      ray_sum += wf * at(a, b);
-      norm += wf * wf;
-    };
-    add(i > 0 && j > 0, (1. - di) * (1. - dj) * g.ds, i, j);
-    add(i > 0 && j < n - 1, (1. - di) * dj * g.ds, i, j + 1);
-    add(i < n - 1 && j > 0, static_cast<double>(di * (F(1) - dj) * g.ds), i + 1, j);
-    add(i < n - 1 && j < n - 1, static_cast<double>(di * dj * g.ds), i + 1, j + 1);
-  }
-  const F deviation = norm > 0 ? -(ray_sum - value) / norm : F(0);
-  constexpr F beta = static_cast<F>(0.46164);
-  for (std::int64_t k = 0; g.ns > 0 && k <= g.ns; ++k) {
-    std::int64_t i, j;
-    F di, dj;
-    ray_sample(g, k, i, j, di, dj);
-    const F hw = static_cast<F>(static_cast<double>(F(1) - beta) -
-                                static_cast<double>(beta) * std::cos(2 * std::numbers::pi * static_cast<double>(k) /
-                                                                     static_cast<double>(g.ns - 1)));
-    // The first two products are double (scikit-image's `1.` literals), the last two float for F =
-    // float (its `1 - dj`); each update rounds into F.
-    const auto put = [&](bool ok, double v, std::int64_t a, std::int64_t b) {
-      if (ok) upd[a * n + b] = static_cast<F>(static_cast<double>(upd[a * n + b]) + v);
-    };
-    const double dv = static_cast<double>(deviation);
-    put(i > 0 && j > 0, dv * (1. - di) * (1. - dj) * g.ds * hw, i, j);
-    put(i > 0 && j < n - 1, dv * (1. - di) * dj * g.ds * hw, i, j + 1);
-    put(i < n - 1 && j > 0, static_cast<double>(deviation * di * (F(1) - dj) * g.ds * hw), i + 1, j);
-    put(i < n - 1 && j < n - 1, static_cast<double>(deviation * di * dj * g.ds * hw), i + 1, j + 1);
+void cpu_projection_update(const std::vector<F>& img, std::vector<F>& upd, std::int64_t n, double c, double s,
+                           F shift, const F* values, std::int64_t stride) {
+  for (std::int64_t p = 0; p < n; ++p) {
+    const detail::SartRay<F> g = detail::sart_ray<F>(n, static_cast<F>(static_cast<F>(p) + shift), c, s);
+    const F dev = detail::sart_deviation(img.data(), n, g, values[p * stride]);
+    for (std::int64_t k = 0; g.ns > 0 && k <= g.ns; ++k) {
+      std::int64_t i, j;
+      F di, dj;
+      detail::sart_sample(g, k, i, j, di, dj);
+      const F hw = detail::sart_hamming<F>(k, g.ns);
+      for (int q = 0; q < 4; ++q) {
+        if (!detail::sart_corner_in(q, i, j, n)) continue;
+        F& u = upd[(i + (q >> 1)) * n + j + (q & 1)];
+        u = static_cast<F>(static_cast<double>(u) + detail::sart_update_value(q, dev, di, dj, g.ds, hw));
+      }
+    }
   }
 }
 
@@ -149,33 +102,44 @@ template <class F>
 Array sart(const Array& sino, const IradonSartOptions& opts, std::vector<F> theta, const Stream& stream) {
   const std::int64_t n = sino.shape(0), na = sino.shape(1);
   const DType dt = dtype_v<F>;
-  const Array hs = sino.to(Device::cpu(), stream).astype(dt);
-  std::vector<F> image(static_cast<std::size_t>(n * n), F(0));
+  Array image;
   if (opts.image) {
     expect(opts.image->shape() == Shape{n, n}, kSart, "image", "must have shape (", n, ", ", n, "), got ",
            opts.image->str());
-    const Array hi = opts.image->to(Device::cpu(), stream).astype(dt);
-    stream.synchronize();
-    image = hi.to_vector<F>();
+    image = opts.image->to(sino.device(), stream).astype(dt, stream).copy(stream);
+  } else {
+    image = Array::zeros({n, n}, dt, sino.device(), stream);
   }
-  stream.synchronize();
-  const std::vector<F> s = hs.to_vector<F>();
   std::vector<F> shifts(static_cast<std::size_t>(na), F(0));
   if (!opts.projection_shifts.empty())
     for (std::int64_t a = 0; a < na; ++a) shifts[a] = static_cast<F>(opts.projection_shifts[a]);
+  std::vector<double> cs, sn;
+  angle_trig(theta, cs, sn);
+  const std::vector<std::int64_t> order = golden_order(theta);
   const F relax = static_cast<F>(opts.relaxation);
-  std::vector<F> upd(image.size());
-  for (std::int64_t a : golden_order(theta)) {
-    std::fill(upd.begin(), upd.end(), F(0));
-    for (std::int64_t p = 0; p < n; ++p)
-      ray_update(image, upd, n, theta[a], static_cast<F>(static_cast<F>(p) + shifts[a]), s[p * na + a]);
-    for (std::size_t i = 0; i < image.size(); ++i) image[i] = image[i] + relax * upd[i];
-    if (opts.clip) {
-      const F lo = static_cast<F>((*opts.clip)[0]), hi = static_cast<F>((*opts.clip)[1]);
-      for (F& v : image) v = std::min(std::max(v, lo), hi);
-    }
-  }
-  return Array::from_vector(image, {n, n}).to(sino.device(), stream);
+  const F lo = opts.clip ? static_cast<F>((*opts.clip)[0]) : F(0), hi = opts.clip ? static_cast<F>((*opts.clip)[1]) : F(0);
+  const Array s = sino.astype(dt, stream).contiguous(stream);
+  cuskimage::detail::on_backend(
+      sino, stream,
+      [&] {
+        const F* values = static_cast<const F*>(s.data());
+        F* im = static_cast<F*>(image.data());
+        std::vector<F> img(im, im + n * n), upd(img.size());
+        for (std::int64_t a : order) {
+          std::fill(upd.begin(), upd.end(), F(0));
+          cpu_projection_update(img, upd, n, cs[a], sn[a], shifts[a], values + a, na);
+          for (std::size_t i = 0; i < img.size(); ++i) {
+            img[i] = img[i] + relax * upd[i];
+            if (opts.clip) img[i] = std::min(std::max(img[i], lo), hi);
+          }
+        }
+        std::copy(img.begin(), img.end(), im);
+      },
+      [&](auto /*handle*/) {
+        detail::cuda_iradon_sart<F>(image, s, order.data(), static_cast<std::int64_t>(order.size()), cs.data(),
+                                    sn.data(), shifts.data(), relax, opts.clip.has_value(), lo, hi, stream);
+      });
+  return image;
 }
 
 }  // namespace

@@ -92,8 +92,8 @@ CUSK_OPTIONS(IradonSartOptions,
 
 /// skimage.transform.iradon_sart: one pass of the simultaneous algebraic reconstruction technique
 /// over the projections in golden-ratio order (bilinear ray sums and updates, Hamming-weighted).
-/// Sequential by nature (each projection updates the estimate the next one reads): runs on the
-/// host; a device sinogram is copied (synchronises) and the result returned on its device.
+/// The projections run one after another (each updates the estimate the next one reads); on CUDA
+/// each is two launches (the rays' deviations, then every pixel's gathered update). Asynchronous.
 Array iradon_sart(const Array& radon_image, const IradonSartOptions& opts = {}, const Stream& stream = {});
 
 /// skimage.transform.order_angles_golden_ratio: the indices of `theta` (degrees) in the order that
