@@ -148,12 +148,14 @@ constexpr int kUps = 8;  // outputs accumulated per pass over a row
 /// Sums kUps complex doubles over the block; thread c < kUps gets sum c in `out`.
 __device__ void block_sum(double2 (&acc)[kUps], double2* smem /*[kThreads/32][kUps]*/) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
   for (int c = 0; c < kUps; ++c)
     for (int o = 16; o > 0; o >>= 1) {
       acc[c].x += __shfl_down_sync(0xffffffffu, acc[c].x, o);
       acc[c].y += __shfl_down_sync(0xffffffffu, acc[c].y, o);
     }
   if (lane == 0)
+#pragma unroll
     for (int c = 0; c < kUps; ++c) smem[warp * kUps + c] = acc[c];
   __syncthreads();
   if (threadIdx.x < kUps) {
@@ -177,11 +179,14 @@ __global__ void __launch_bounds__(kThreads)
   const std::int64_t mirror_end = L.half ? L.n_last - L.cols : 0;  // mirrored columns j in [1, mirror_end]
   for (int u0 = 0; u0 < ups; u0 += kUps) {
     double2 acc[kUps];
+#pragma unroll
     for (int c = 0; c < kUps; ++c) acc[c] = double2{0, 0};
     for (std::int64_t j = threadIdx.x; j < L.cols; j += kThreads) {
       const Cplx<T> p = cross_power(a[r * L.cols + j], b[r * L.cols + j], phase);
       const double pr = p.re, pi = -static_cast<double>(p.im);
-      for (int c = 0; c < kUps && u0 + c < ups; ++c) {
+#pragma unroll
+      for (int c = 0; c < kUps; ++c) {  // fixed trip count: acc stays in registers
+        if (u0 + c >= ups) break;
         const double2 k = table[(u0 + c) * L.n_last + j];
         acc[c].x += k.x * pr - k.y * pi;
         acc[c].y += k.x * pi + k.y * pr;
@@ -189,7 +194,9 @@ __global__ void __launch_bounds__(kThreads)
       if (j >= 1 && j <= mirror_end) {
         const Cplx<T> q = cross_power(a[mr * L.cols + j], b[mr * L.cols + j], phase);
         const double qr = q.re, qi = q.im;
-        for (int c = 0; c < kUps && u0 + c < ups; ++c) {
+#pragma unroll
+        for (int c = 0; c < kUps; ++c) {
+          if (u0 + c >= ups) break;
           const double2 k = table[(u0 + c) * L.n_last + (L.n_last - j)];
           acc[c].x += k.x * qr - k.y * qi;
           acc[c].y += k.x * qi + k.y * qr;

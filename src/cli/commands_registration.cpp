@@ -1,0 +1,27 @@
+// skimage.registration on the command line.
+//   cuskimage registration.phase_cross_correlation ref.png moving.png --upsample_factor 10
+//   cuskimage registration.phase_cross_correlation ref.png moving.png --reference_mask mask.png
+// phase_cross_correlation prints {"shift": [...], "error": e, "phasediff": p} (error and phasediff
+// are null for the masked variant, NaN in the library).
+#include "cuskimage/registration.hpp"
+#include "src/cli/registry.hpp"
+
+namespace cuskimage::cli {
+
+CUSK_CLI_COMMANDS(registration) {
+  reg.add(Command("registration.phase_cross_correlation",
+                  "Translation registering the moving image with the reference (phase cross-correlation, "
+                  "subpixel by an upsampled DFT; masked normalized cross-correlation with a mask).")
+              .input("reference_image", "reference image (space fourier: its spectrum, trailing axis of 2)")
+              .input("moving_image", "image to register (same shape unless masked)")
+              .options<registration::PhaseCrossCorrelationOptions>()
+              .returns_value("{shift: [...], error, phasediff}")
+              .handler([](Invocation& inv) -> Result {
+                const auto r = registration::phase_cross_correlation(
+                    inv.input(0), inv.input(1), inv.options<registration::PhaseCrossCorrelationOptions>(),
+                    inv.stream());
+                return nlohmann::json{{"shift", r.shift}, {"error", r.error}, {"phasediff", r.phasediff}};
+              }));
+}
+
+}  // namespace cuskimage::cli
