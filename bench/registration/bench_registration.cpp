@@ -4,6 +4,10 @@
 // (read 4N, write ~4N each), the fused cross-power pass (read 8N, write 4N), C2R (read 4N, write 4N),
 // argmax (read 4N): 40 B/px; upsampling re-reads both half spectra for each row and its mirror
 // (+16 B/px). 4096^2: floor 0.16 ms (u1) / 0.22 ms (u10) at 4.2 TB/s; targets 0.50 / 0.70 ms.
+// Optical flows on 512^2 and 1024^2 float32 pairs (the target shape is 1024^2):
+// kernels/registration/optical_flow.cu's model, per pixel of the finest level (x1.33 for the
+// pyramid): TV-L1 ~5 warps x (40 + 10 x (36 + 4 x 36)) ~ 9.2 kB; ILK ~10 warps x ~110 B.
+// Targets (H200): TV-L1 1024^2 <= 50 ms, ILK 1024^2 <= 10 ms.
 #include <benchmark/benchmark.h>
 
 #include "bench/common/cuda_bench.hpp"
@@ -50,7 +54,29 @@ void BM_PhaseCrossCorrelation_f32(benchmark::State& st) {
   run_pcc(st, cuskbench::shape_arg(st), 1.0);
 }
 
+void BM_OpticalFlowTvl1_f32(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const std::int64_t n = st.range(0);
+  const Array ref = cuskbench::test_image({n, n}, DType::float32, Device::cuda());
+  const Array mov = rolled(ref);
+  st.SetLabel(std::to_string(n) + "^2 float32");
+  cuskbench::run(st, 9200.0 * 1.33 * static_cast<double>(ref.size()),
+                 [&](const Stream& s) { (void)reg::optical_flow_tvl1(ref, mov, {}, s); });
+}
+
+void BM_OpticalFlowIlk_f32(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const std::int64_t n = st.range(0);
+  const Array ref = cuskbench::test_image({n, n}, DType::float32, Device::cuda());
+  const Array mov = rolled(ref);
+  st.SetLabel(std::to_string(n) + "^2 float32");
+  cuskbench::run(st, 1100.0 * 1.33 * static_cast<double>(ref.size()),
+                 [&](const Stream& s) { (void)reg::optical_flow_ilk(ref, mov, {}, s); });
+}
+
 }  // namespace
 
+BENCHMARK(BM_OpticalFlowTvl1_f32)->Arg(512)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OpticalFlowIlk_f32)->Arg(512)->Arg(1024)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PhaseCrossCorrelation_4096)->Arg(1)->Arg(10)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PhaseCrossCorrelation_f32)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -27,6 +27,11 @@ def save_result(g, name, res):
 
 
 def generate(g):
+    generate_pcc(g)
+    generate_flows(g)
+
+
+def generate_pcc(g):
     rng = g.rng(2020)
     cam = skimage.data.camera().astype(np.float64)  # full resolution: only small crops are stored
     ref2 = cam[100:196, 200:296]
@@ -100,3 +105,30 @@ def generate(g):
     g.save("rmask_m3d", mk3.astype(np.uint8))
     g.save("mmask_m3d", mk3.astype(np.uint8))
     save_result(g, "pcc_m3d_masked", phase_cross_correlation(m3, mv3, reference_mask=mk3, moving_mask=mk3))
+
+
+def generate_flows(g):
+    """optical_flow_tvl1 / optical_flow_ilk: fl_<key>_ref/mov inputs (uint8 2-D 64x64: two pyramid
+    levels; float64 2-D 40x36: one level; float64 3-D 12x14x10) and flow_<key>_<variant>.npy."""
+    from skimage.registration import optical_flow_ilk, optical_flow_tvl1
+    rng = g.rng(77)
+    cam = skimage.data.camera()
+    smooth = ndi.gaussian_filter(rng.normal(size=(12, 14, 10)), 1.5)
+    ins = {
+        "u8": (cam[300:364, 250:314], cam[302:366, 249:313]),
+        "f64": (cam[100:140, 100:136] / 255.0, ndi.shift(cam[100:140, 100:136] / 255.0, (0.7, -1.2), mode="nearest")),
+        "3d": (smooth, ndi.shift(smooth, (0.5, -0.4, 0.8), mode="nearest")),
+    }
+    for key, (ref, mov) in ins.items():
+        g.save(f"fl_{key}_ref", ref)
+        g.save(f"fl_{key}_mov", mov)
+        g.save(f"flow_{key}_tvl1", optical_flow_tvl1(ref, mov))
+        g.save(f"flow_{key}_tvl1_f64", optical_flow_tvl1(ref, mov, dtype=np.float64))
+        g.save(f"flow_{key}_ilk", optical_flow_ilk(ref, mov))
+        g.save(f"flow_{key}_ilk_f64", optical_flow_ilk(ref, mov, dtype=np.float64))
+        if key == "u8":
+            g.save(f"flow_{key}_tvl1_pre", optical_flow_tvl1(ref, mov, prefilter=True, dtype=np.float64))
+            g.save(f"flow_{key}_tvl1_params", optical_flow_tvl1(ref, mov, attachment=5, tightness=0.5, num_warp=3,
+                                                                 num_iter=20, tol=1e-6, dtype=np.float64))
+            g.save(f"flow_{key}_ilk_gauss", optical_flow_ilk(ref, mov, gaussian=True, radius=4, dtype=np.float64))
+            g.save(f"flow_{key}_ilk_pre", optical_flow_ilk(ref, mov, prefilter=True, num_warp=4, dtype=np.float64))
