@@ -45,6 +45,18 @@ CUSK_HD T gradient(const Clipped<T>& f, const Grid3& g, std::int64_t i, int d) {
   return (f[i + s] - f[i - s]) / T(2);
 }
 
+/// The warped image's gradient at pixel i (into gr) and its dot product with the flow there,
+/// summed over axes in order as NumPy's (grad * flow).sum(0).
+template <class T>
+CUSK_HD T gradient_dot(const Clipped<T>& w, const Grid3& g, const T* flow, std::int64_t i, T (&gr)[kMaxFlowDims]) {
+  T dot = 0;
+  for (int d = 0; d < g.nd; ++d) {
+    gr[d] = gradient(w, g, i, d);
+    dot = d == 0 ? gr[d] * flow[i] : dot + gr[d] * flow[d * g.size + i];
+  }
+  return dot;
+}
+
 /// coords[d] = flow[d] + grid_d (the warp's sample points).
 template <class T>
 struct WarpCoords {
@@ -92,12 +104,7 @@ struct IlkTerms {
   T* terms;  // (nd (nd + 1) / 2 + nd, *shape)
   CUSK_HD void operator()(std::int64_t i) const {
     T gr[kMaxFlowDims];
-    T dot = 0;
-    for (int d = 0; d < g.nd; ++d) {
-      gr[d] = gradient(warp, g, i, d);
-      dot = d == 0 ? gr[d] * flow[i] : dot + gr[d] * flow[d * g.size + i];
-    }
-    const T err = dot + ref[i] - warp[i];
+    const T err = gradient_dot(warp, g, flow, i, gr) + ref[i] - warp[i];
     const int pairs = g.nd * (g.nd + 1) / 2;
     for (int a = 0; a < g.nd; ++a) {
       for (int b = a; b < g.nd; ++b) terms[pair_index(a, b, g.nd) * g.size + i] = gr[a] * gr[b];
@@ -191,12 +198,12 @@ struct Tvl1Warp {
   T* ni;
   T* rho0;
   CUSK_HD void operator()(std::int64_t i) const {
-    T n2 = 0, dot = 0;
+    T gr[kMaxFlowDims];
+    const T dot = gradient_dot(warp, g, flow, i, gr);
+    T n2 = 0;
     for (int d = 0; d < g.nd; ++d) {
-      const T gr = gradient(warp, g, i, d);
-      grad[d * g.size + i] = gr;
-      n2 = d == 0 ? gr * gr : n2 + gr * gr;
-      dot = d == 0 ? gr * flow[i] : dot + gr * flow[d * g.size + i];
+      grad[d * g.size + i] = gr[d];
+      n2 = d == 0 ? gr[d] * gr[d] : n2 + gr[d] * gr[d];
     }
     ni[i] = n2 == T(0) ? T(1) : n2;
     rho0[i] = warp[i] - ref[i] - dot;
