@@ -66,7 +66,10 @@ struct PhaseCrossCorrelationResult {
 /// to 3 axes longer than 1 (cuFFT's ranks; more raise NotSupported). The spectra are computed in the
 /// images' float precision (float32 stays float32, others float64), as scikit-image does; shifts
 /// agree with scikit-image's exactly on well-separated peaks, error and phasediff to ~1e-5
-/// (float32) / 1e-10 (float64). disambiguate runs on host copies of the images; with space fourier it
+/// (float32) / 1e-10 (float64). The masked variant averages the positions equal to the maximum, as
+/// scikit-image does: where translations of a few overlapping pixels reach the clipped value 1 (a
+/// small overlap_ratio), which of them tie depends on rounding and may differ from scikit-image's.
+/// disambiguate runs on host copies of the images; with space fourier it
 /// raises NotSupported (it would need the complex images). Synchronizes (returns host values).
 PhaseCrossCorrelationResult phase_cross_correlation(const Array& reference_image, const Array& moving_image,
                                                     const PhaseCrossCorrelationOptions& opts = {},
