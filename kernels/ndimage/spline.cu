@@ -8,8 +8,34 @@
 // thread runs its recursion over its row, and the tile goes back the same way. Per pole: the causal
 // init sum (direct loads of the first ~700-2000 samples until z^i underflows, L1-cached), the causal
 // pass (read + write) and the anticausal pass (read + write) through tiles.
-// map_coordinates (map_kernel): one thread per output point; weights and tap offsets in registers
-// (unrolled for 1..3 axes), taps read through L1/L2.
+// map_coordinates: the one sampler of kernels/ndimage/geometry_sample.cuh with the coordinate-array
+// functor (instantiated here); zoom, shift, affine_transform and rotate use the same kernel with
+// coordinates computed in-kernel (geometry_zoom.cu, geometry_affine.cu).
+//
+// map_coordinates, order 1, 4096^2 float32, no prefilter, coordinates float32 (float64):
+//   floor: coordinates 8 (16) B + input 4 B (each tap row re-used from L1/L2) + output 4 B per
+//   point = 16 (24) B x 16.8 M = 0.27 (0.40) GB -> 0.064 (0.096) ms at 4.2 TB/s (~0.11 ms with
+//   launch and tail).
+//   Measured before: 1.33 ms, ~12x off. Why (ptxas -v on sm_90): the per-sample tap state
+//   (SplineAxis: 6 weights, 6 int64 offsets, 6 flags per axis) lived in local memory -- a 208-byte
+//   stack frame for 2-D, 312 for 3-D -- because spline_weights wrote w[order] (a runtime index)
+//   and the loops ran to a runtime order; every point stored and re-loaded ~200 bytes through L1,
+//   plus 64-bit offset arithmetic and a 64-bit grid-stride index. There were no register spills
+//   and no per-sample divisions in the interior (map_coordinate only divides outside the axis).
+//   Now: static indices only (the weights' last-weight loop rewritten), the order a template
+//   parameter (0/1 on the input's dtype, 2..5 on the float64 coefficients), int32 offsets when the
+//   array fits (host check), an interior path with consecutive tap offsets (no folding), threads
+//   along the output's last axis (no per-point division). ptxas (sm_90): the fixed-order kernels
+//   have no stack frame except 3-D orders 4/5 (outer tap loop kept rolled: 80 bytes) and 8-32
+//   bytes of spills in some order-0/1 variants (this file's coordinate-array 2-D order 1 float32:
+//   80 registers, 32 bytes; zoom/shift's: 80 registers, none); the runtime-order fallback (int64,
+//   prefilter=False orders 2..5 on non-float64 data, arrays past 2^31 elements) keeps the old
+//   208/312-byte frames. At 80 registers a 256-thread block gives 24 warps per SM; if the H200
+//   shows the order-1 kernels latency-bound, __launch_bounds__(256, 4) (64 registers) is the next
+//   step. Operation order and mul_rn/add_rn unchanged: GPU == CPU bit for bit.
+//   Predicted: ~0.13-0.16 ms (memory-bound, ~75% of the floor; the int32/registers path is ~60
+//   instructions and ~30 FP64 operations per point, far below the FP64 and issue rates). Not
+//   measured yet (the lead measures on the H200).
 //
 // Bandwidth floor, 4096^2 float32 image, map_coordinates order 3 with an identity-plus-shift
 // float64 coordinate field (2 x 4096^2 doubles), prefilter on (H200, ~4.2 TB/s usable):
@@ -33,6 +59,7 @@
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/indexer.hpp"
+#include "kernels/ndimage/geometry_sample.cuh"
 #include "src/ndimage/spline.hpp"
 
 namespace cuskimage::ndimage::detail {
@@ -164,65 +191,18 @@ __global__ void __launch_bounds__(kLines)
   }
 }
 
-template <int ND>
-struct Dims {
-  std::int64_t shape[ND];
-  std::int64_t stride[ND];
-};
-
-/// out[k] = t stored as out_dt (a uniform branch; one kernel per (ND, V) serves every output dtype).
-template <class V>
-__device__ void store_any(void* out, std::int64_t k, double t, DType dt) {
-  switch (dt) {
-    case DType::float32: static_cast<float*>(out)[k] = interp_store<float>(t); return;
-    case DType::float64: static_cast<double*>(out)[k] = interp_store<double>(t); return;
-    default: break;
-  }
-  if constexpr (std::is_same_v<V, double>) {  // prefiltered or converted: any output dtype
-    switch (dt) {
-      case DType::bool_: static_cast<bool*>(out)[k] = interp_store<bool>(t); return;
-      case DType::uint8: static_cast<std::uint8_t*>(out)[k] = interp_store<std::uint8_t>(t); return;
-      case DType::int8: static_cast<std::int8_t*>(out)[k] = interp_store<std::int8_t>(t); return;
-      case DType::uint16: static_cast<std::uint16_t*>(out)[k] = interp_store<std::uint16_t>(t); return;
-      case DType::int16: static_cast<std::int16_t*>(out)[k] = interp_store<std::int16_t>(t); return;
-      case DType::uint32: static_cast<std::uint32_t*>(out)[k] = interp_store<std::uint32_t>(t); return;
-      case DType::int32: static_cast<std::int32_t*>(out)[k] = interp_store<std::int32_t>(t); return;
-      case DType::uint64: static_cast<std::uint64_t*>(out)[k] = interp_store<std::uint64_t>(t); return;
-      case DType::int64: static_cast<std::int64_t*>(out)[k] = interp_store<std::int64_t>(t); return;
-      default: return;
-    }
-  } else {
-    static_cast<V*>(out)[k] = interp_store<V>(t);  // the input's own dtype
-  }
-}
-
-template <int ND, class V>
-__global__ void __launch_bounds__(256)
-    map_kernel(const V* __restrict__ data, Dims<ND> d, const void* __restrict__ coords, bool f32, std::int64_t npts,
-               void* __restrict__ out, DType out_dt, int order, InterpMode mode, double cval, std::int64_t npad) {
-  const float* cf = static_cast<const float*>(coords);
-  const double* cd = static_cast<const double*>(coords);
-  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < npts;
-       k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    double c[ND];
-    CUSK_UNROLL
-    for (int a = 0; a < ND; ++a) c[a] = f32 ? static_cast<double>(cf[a * npts + k]) : cd[a * npts + k];
-    store_any<V>(out, k, spline_sample_fixed<ND>(data, d.shape, d.stride, c, order, mode, cval, npad), out_dt);
-  }
-}
-
 template <class T>
 __global__ void __launch_bounds__(256) pad_kernel(const T* __restrict__ in, cuskimage::detail::Indexer shape_in,
-                                                  cuskimage::detail::Indexer shape_out, std::int64_t total,
-                                                  double* __restrict__ out, std::int64_t npad, bool constant,
-                                                  double cval) {
+                                                  cuskimage::detail::Indexer shape_out,
+                                                  cuskimage::detail::Indexer pads, std::int64_t total,
+                                                  double* __restrict__ out, bool constant, double cval) {
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t rem = k, off = 0;
     bool inside = true;
     for (int d = shape_out.ndim - 1; d >= 0; --d) {
       const std::int64_t q = rem / shape_out.shape[d];
-      std::int64_t i = rem - q * shape_out.shape[d] - npad;
+      std::int64_t i = rem - q * shape_out.shape[d] - pads.shape[d];
       rem = q;
       const std::int64_t len = shape_in.shape[d];
       if (i < 0 || i >= len) inside = false;
@@ -249,35 +229,18 @@ void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePl
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
-template <class V>
-void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords, bool coords_f32,
-                          std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval,
-                          std::int64_t npad, const Stream& stream) {
-  const int nd = static_cast<int>(shape.size());
-  const int grid = grid_for(npts, 256);
-  auto launch = [&]<int ND>() {
-    Dims<ND> d;
-    for (int a = 0; a < ND; ++a) d.shape[a] = shape[a], d.stride[a] = strides[a];
-    map_kernel<ND, V>
-        <<<grid, 256, 0, stream.handle()>>>(data, d, coords, coords_f32, npts, out, out_dt, order, mode, cval, npad);
-  };
-  if (nd == 1) launch.template operator()<1>();
-  else if (nd == 2) launch.template operator()<2>();
-  else launch.template operator()<3>();
-  CUSK_CUDA_CHECK(cudaGetLastError());
-}
-
 template <class T>
-void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
+void cuda_spline_pad(const T* in, const Shape& shape, double* out, const Shape& pads, bool constant, double cval,
                      const Stream& stream) {
-  cuskimage::detail::Indexer si, so;
-  si.ndim = so.ndim = static_cast<int>(shape.size());
+  cuskimage::detail::Indexer si, so, sp;
+  si.ndim = so.ndim = sp.ndim = static_cast<int>(shape.size());
   std::int64_t s = 1, total = 1;
   for (int d = si.ndim - 1; d >= 0; --d) {
     si.shape[d] = shape[d], si.stride[d] = s, s *= shape[d];
-    so.shape[d] = shape[d] + 2 * npad, total *= so.shape[d];
+    so.shape[d] = shape[d] + 2 * pads[d], total *= so.shape[d];
+    sp.shape[d] = pads[d];
   }
-  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream.handle()>>>(in, si, so, total, out, npad, constant, cval);
+  pad_kernel<T><<<grid_for(total, 256), 256, 0, stream.handle()>>>(in, si, so, sp, total, out, constant, cval);
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -286,9 +249,7 @@ void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t 
 #define CUSK_SPLINE_INST(T)                                                                                           \
   template void cuda_spline_lines<T, float>(const void*, double*, float*, const SplineLinePlan&, const Stream&);      \
   template void cuda_spline_lines<T, double>(const void*, double*, double*, const SplineLinePlan&, const Stream&);    \
-  template void cuda_spline_pad<T>(const T*, const Shape&, double*, std::int64_t, bool, double, const Stream&);       \
-  template void cuda_map_coordinates<T>(const T*, const Shape&, const Shape&, const void*, bool, std::int64_t, void*, \
-                                        DType, int, InterpMode, double, std::int64_t, const Stream&);
+  template void cuda_spline_pad<T>(const T*, const Shape&, double*, const Shape&, bool, double, const Stream&);
 // The dtypes src/ndimage/spline.cpp's device_native lists; the others arrive as float64.
 CUSK_SPLINE_INST(std::uint8_t)
 CUSK_SPLINE_INST(std::uint16_t)
@@ -296,5 +257,9 @@ CUSK_SPLINE_INST(std::int32_t)
 CUSK_SPLINE_INST(float)
 CUSK_SPLINE_INST(double)
 #undef CUSK_SPLINE_INST
+// map_coordinates and geometric_transform: the coordinate-array map.
+CUSK_SAMPLE_INST(CoordArrayMap<1>)
+CUSK_SAMPLE_INST(CoordArrayMap<2>)
+CUSK_SAMPLE_INST(CoordArrayMap<3>)
 
 }  // namespace cuskimage::ndimage::detail

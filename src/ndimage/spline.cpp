@@ -143,10 +143,10 @@ void cpu_spline_lines(const Array& in, Array& out, int axis, const SplineLinePla
 }
 
 template <class T>
-Array cpu_pad(const Array& in, bool constant, double cval) {
+Array cpu_pad(const Array& in, const Shape& pads, bool constant, double cval) {
   const int nd = in.ndim();
   Shape ps(nd);
-  for (int d = 0; d < nd; ++d) ps[d] = in.shape()[d] + 2 * kPad;
+  for (int d = 0; d < nd; ++d) ps[d] = in.shape()[d] + 2 * pads[d];
   Array out = Array::empty(ps, DType::float64);
   double* o = static_cast<double*>(out.data());
   const T* ip = static_cast<const T*>(in.data());
@@ -157,7 +157,7 @@ Array cpu_pad(const Array& in, bool constant, double cval) {
     std::int64_t rem = k, off = 0;
     bool inside = true;
     for (int d = nd - 1; d >= 0; --d) {
-      std::int64_t i = rem % ps[d] - kPad;
+      std::int64_t i = rem % ps[d] - pads[d];
       rem /= ps[d];
       if (i < 0 || i >= in.shape()[d]) inside = false;
       i = std::clamp<std::int64_t>(i, 0, in.shape()[d] - 1);
@@ -168,25 +168,26 @@ Array cpu_pad(const Array& in, bool constant, double cval) {
   return out;
 }
 
-template <class V, class O>
-void cpu_map(const Array& data, const double* coords, std::int64_t npts, Array& out, int order, InterpMode mode,
-             double cval, std::int64_t npad) {
-  const int nd = data.ndim();
-  const V* dp = static_cast<const V*>(data.data());
-  O* op = static_cast<O*>(out.data());
-  const std::int64_t* shape = data.shape().data();
-  const std::int64_t* strides = data.strides().data();
-#pragma omp parallel for schedule(static) if (npts > 4096)
-  for (std::int64_t k = 0; k < npts; ++k) {
+/// CPU samples: out[k] for every output point k (C order over out_shape) at the map's coordinates.
+template <class V, class O, class Map>
+void cpu_sample(const V* dp, const std::int64_t* shape, const std::int64_t* strides, int nd, const Map& map,
+                const Shape& out_shape, O* op, int order, InterpMode mode, double cval, std::int64_t npad) {
+  std::int64_t total = 1;
+  for (const auto n : out_shape) total *= n;
+  const int ndo = static_cast<int>(out_shape.size());
+#pragma omp parallel for schedule(static) if (total > 4096)
+  for (std::int64_t k = 0; k < total; ++k) {
+    std::int64_t idx[cuskimage::detail::kMaxDims] = {};
+    for (std::int64_t d = ndo - 1, r = k; d >= 0; --d) idx[d] = r % out_shape[d], r /= out_shape[d];
     double c[cuskimage::detail::kMaxDims];
-    for (int a = 0; a < nd; ++a) c[a] = coords[a * npts + k];
+    const V* base = dp + map(idx, k, c);
     double t;
     switch (nd) {  // the GPU's unrolled forms for 1..3 axes (same operations as the generic one)
-      case 1: t = spline_sample_fixed<1>(dp, shape, strides, c, order, mode, cval, npad); break;
-      case 2: t = spline_sample_fixed<2>(dp, shape, strides, c, order, mode, cval, npad); break;
-      case 3: t = spline_sample_fixed<3>(dp, shape, strides, c, order, mode, cval, npad); break;
+      case 1: t = spline_sample_fixed<1>(base, shape, strides, c, order, mode, cval, npad); break;
+      case 2: t = spline_sample_fixed<2>(base, shape, strides, c, order, mode, cval, npad); break;
+      case 3: t = spline_sample_fixed<3>(base, shape, strides, c, order, mode, cval, npad); break;
       default:
-        t = spline_sample<cuskimage::detail::kMaxDims>(dp, shape, strides, nd, c, order, mode, cval, npad);
+        t = spline_sample<cuskimage::detail::kMaxDims>(base, shape, strides, nd, c, order, mode, cval, npad);
     }
     op[k] = interp_store<O>(t);
   }
@@ -232,6 +233,197 @@ Array filter_all(const Array& in, int order, InterpMode mode, DType out_dt, std:
 }
 
 }  // namespace
+
+namespace detail {
+
+SplineSource spline_source(const Array& input, int order, InterpMode mode, double cval, bool prefilter,
+                           std::string_view fn, const Stream& stream, const std::vector<int>& axes_in) {
+  SplineSource src;
+  src.filtered = prefilter && order > 1;
+  if (!src.filtered) {
+    src.data = input.share();
+    return src;
+  }
+  std::vector<int> axes = axes_in;
+  if (axes.empty())
+    for (int a = 0; a < input.ndim(); ++a) axes.push_back(a);
+  const bool pad = mode == InterpMode::nearest || mode == InterpMode::grid_constant;
+  if (!pad) {
+    Array out = Array::empty(input.shape(), DType::float64, input.device(), stream);
+    dispatch<AllTypes>(input.dtype(), fn,
+                       [&]<class S>() { run_lines<S, double>(input, out, axes[0], order, mode, stream); });
+    for (std::size_t i = 1; i < axes.size(); ++i) run_lines<double, double>(out, out, axes[i], order, mode, stream);
+    src.data = std::move(out);
+    return src;
+  }
+  src.npad = kPad;
+  Shape pads(input.ndim(), 0);
+  for (const int a : axes) pads[a] = kPad;
+  const bool constant = mode == InterpMode::grid_constant;
+  Array padded;
+  dispatch<AllTypes>(input.dtype(), fn, [&]<class T>() {
+    if (input.device().is_cpu()) {
+      padded = cpu_pad<T>(input, pads, constant, cval);
+      return;
+    }
+    cuskimage::detail::DeviceGuard guard(input.device().index());
+    Shape ps = input.shape();
+    for (std::size_t a = 0; a < ps.size(); ++a) ps[a] += 2 * pads[a];
+    padded = Array::empty(ps, DType::float64, input.device(), stream);
+    const double cv = static_cast<double>(cuskimage::detail::convert<T>(cval));
+    if constexpr (device_native<T>()) {
+      const Array c = input.contiguous(stream);
+      cuda_spline_pad<T>(static_cast<const T*>(c.data()), input.shape(), static_cast<double*>(padded.data()), pads,
+                         constant, cv, stream);
+    } else {
+      const Array c = input.astype(DType::float64, stream);
+      cuda_spline_pad<double>(static_cast<const double*>(c.data()), input.shape(),
+                              static_cast<double*>(padded.data()), pads, constant, cv, stream);
+    }
+  });
+  // In place: the padded copy is already float64.
+  for (const int a : axes) run_lines<double, double>(padded, padded, a, order, mode, stream);
+  src.data = std::move(padded);
+  return src;
+}
+
+namespace {
+
+/// Calls f with g's functor for D axes (D = kMaxDims on the CPU, the exact count on the GPU), built
+/// for the sampled array `data` (its strides pick rotate's planes).
+template <int D, class F>
+void with_map(const GeomMap& g, const Array& data, const Array& coords, int ndo, F&& f) {
+  switch (g.kind) {
+    case GeomMap::Kind::coords: {
+      CoordArrayMap<D> m;
+      m.coords = coords.data();
+      m.f32 = coords.dtype() == DType::float32;
+      m.npts = coords.size() / coords.shape()[0];
+      m.nd = static_cast<int>(coords.shape()[0]);
+      return f(m);
+    }
+    case GeomMap::Kind::zoom_shift: {
+      ZoomShiftMap<D> m;
+      m.nd = ndo;
+      m.has_zoom = !g.zoom.empty(), m.has_shift = !g.shift.empty(), m.grid_mode = g.grid_mode;
+      for (int a = 0; a < ndo; ++a) {
+        if (m.has_zoom) m.zoom[a] = g.zoom[a];
+        if (m.has_shift) m.shift[a] = g.shift[a];
+      }
+      return f(m);
+    }
+    case GeomMap::Kind::affine: {
+      AffineMap<D> m;
+      m.nd = ndo;
+      for (int h = 0; h < ndo; ++h) {
+        m.off[h] = g.offset[h];
+        for (int l = 0; l < ndo; ++l) m.m[h][l] = g.matrix[h * ndo + l];
+      }
+      return f(m);
+    }
+    case GeomMap::Kind::plane: {
+      PlaneMap<D> m;
+      m.nd = ndo, m.p0 = g.p0, m.p1 = g.p1;
+      for (int i = 0; i < 2; ++i) {
+        m.off[i] = g.offset[i];
+        for (int j = 0; j < 2; ++j) m.m[i][j] = g.matrix[i * 2 + j];
+      }
+      for (int a = 0; a < ndo; ++a) m.stride[a] = (a == g.p0 || a == g.p1) ? 0 : data.strides()[a];
+      return f(m);
+    }
+  }
+}
+
+/// Whether every offset a sample of `data` can form, and the output's linear index, fit in int32.
+bool fits_int32(const Array& data, std::int64_t total) {
+  std::int64_t span = 0, smax = 0;
+  for (int a = 0; a < data.ndim(); ++a) {
+    const std::int64_t st = data.strides()[a] < 0 ? -data.strides()[a] : data.strides()[a];
+    span += (data.shape()[a] - 1) * st;
+    smax = std::max(smax, st);
+  }
+  constexpr std::int64_t lim = std::int64_t{1} << 31;
+  return span + 8 * smax < lim && total < lim;
+}
+
+}  // namespace
+
+void sample_into(const Array& input, const SplineSource& src, const GeomMap& g, Array& out, int order, InterpMode mode,
+                 double cval, std::string_view fn, const Stream& stream) {
+  const bool on_cpu = input.device().is_cpu();
+  const bool plane = g.kind == GeomMap::Kind::plane;
+  const int nds = plane ? 2 : input.ndim();
+  const int ndo = g.kind == GeomMap::Kind::coords ? 1 : out.ndim();
+  const int nd_dev = std::max(input.ndim(), g.kind == GeomMap::Kind::coords ? 1 : out.ndim());
+  if (!on_cpu && nd_dev > 3)
+    cuskimage::detail::fail<NotSupported>(fn, "argument 'input' must be 1-D to 3-D on a CUDA device, got ", nd_dev,
+                                          "-D");
+  if (out.size() == 0) return;
+  const DType out_dt = out.dtype();
+  // The sampled axes' shape and strides (rotate: the plane's).
+  auto axes_of = [&](const Array& d, std::int64_t* shape, std::int64_t* strides) {
+    for (int a = 0; a < nds; ++a) {
+      const int ax = plane ? (a == 0 ? g.p0 : g.p1) : a;
+      shape[a] = d.shape()[ax], strides[a] = d.strides()[ax];
+    }
+  };
+  auto sample = [&]<class V, class O>() {
+    std::int64_t shape[cuskimage::detail::kMaxDims], strides[cuskimage::detail::kMaxDims];
+    if (on_cpu) {
+      const Array& d = src.data;
+      axes_of(d, shape, strides);
+      const bool f_ok = g.kind != GeomMap::Kind::coords || g.coords.dtype() == DType::float32 ||
+                        g.coords.dtype() == DType::float64;
+      const Array c = g.kind != GeomMap::Kind::coords ? Array()
+                      : f_ok                          ? g.coords.contiguous()
+                                                      : g.coords.astype(DType::float64);
+      with_map<cuskimage::detail::kMaxDims>(g, d, c, out.ndim(), [&](const auto& m) {
+        cpu_sample<V, O>(static_cast<const V*>(d.data()), shape, strides, nds, m, out.shape(),
+                         static_cast<O*>(out.data()), order, mode, cval, src.npad);
+      });
+      return;
+    }
+    cuskimage::detail::DeviceGuard guard(input.device().index());
+    Array c;
+    if (g.kind == GeomMap::Kind::coords) {
+      const bool f = g.coords.dtype() == DType::float32 || g.coords.dtype() == DType::float64;
+      c = f ? g.coords.contiguous(stream) : g.coords.astype(DType::float64, stream);
+    }
+    // Unfiltered inputs of the common dtypes are read in place through their strides (profile_line
+    // samples a few points of a large image); the others as a float64 copy.
+    using VD = std::conditional_t<device_native<V>(), V, double>;
+    const Array d = device_native<V>() ? src.data.share() : src.data.astype(DType::float64, stream);
+    axes_of(d, shape, strides);
+    SampleLaunch l;
+    l.out_shape = out.shape(), l.out = out.data(), l.out_dt = out_dt;
+    l.order = order, l.mode = mode, l.cval = cval, l.npad = src.npad;
+    l.idx32 = fits_int32(d, out.size());
+    const VD* dp = static_cast<const VD*>(d.data());
+    auto launch = [&]<int D>() {
+      with_map<D>(g, d, c, ndo == 1 && g.kind == GeomMap::Kind::coords ? 1 : out.ndim(), [&](const auto& m) {
+        using M = std::decay_t<decltype(m)>;
+        // The instantiated kernels: PlaneMap only for 3-D outputs (2-D rotate is affine).
+        if constexpr (!requires { M::kPlane; } || M::kOut == 3) cuda_sample<VD>(dp, shape, strides, m, l, stream);
+      });
+    };
+    const int dsel = plane ? out.ndim() : nds;  // PlaneMap<D>: D output axes
+    if (dsel == 1) launch.template operator()<1>();
+    else if (dsel == 2) launch.template operator()<2>();
+    else launch.template operator()<3>();
+  };
+  dispatch<AllTypes>(out_dt, fn, [&]<class O>() {
+    if (src.filtered) {
+      sample.template operator()<double, O>();
+    } else {
+      dispatch<AllTypes>(input.dtype(), fn, [&]<class V>() {
+        if constexpr (std::is_same_v<O, V> || std::is_same_v<O, float> || std::is_same_v<O, double>)
+          sample.template operator()<V, O>();
+      });
+    }
+  });
+}
+
+}  // namespace detail
 
 Array spline_filter1d(const Array& input, const SplineFilter1dOptions& opts, const Stream& stream) {
   constexpr std::string_view fn = "ndimage.spline_filter1d";
@@ -282,86 +474,12 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
   const std::int64_t npts = out.size();
   if (npts == 0) return out;
   expect(input.size() > 0, fn, "input", "must not be empty when there are coordinates to sample");
-  const bool on_cpu = input.device().is_cpu();
-  if (!on_cpu && input.ndim() > 3)
-    cuskimage::detail::fail<NotSupported>(fn, "argument 'input' must be 1-D to 3-D on a CUDA device, got ",
-                                          input.ndim(), "-D");
 
-  // The coefficients: scipy's spline_filter(float64) of the input, padded for nearest/grid-constant.
-  Array coef;
-  std::int64_t npad = 0;
-  const bool filtered = opts.prefilter && opts.order > 1;
-  if (filtered) {
-    const bool pad = opts.mode == InterpMode::nearest || opts.mode == InterpMode::grid_constant;
-    Array padded;
-    if (pad) {
-      npad = kPad;
-      const bool constant = opts.mode == InterpMode::grid_constant;
-      dispatch<AllTypes>(input.dtype(), fn, [&]<class T>() {
-        if (on_cpu) {
-          padded = cpu_pad<T>(input, constant, opts.cval);
-          return;
-        }
-        cuskimage::detail::DeviceGuard guard(input.device().index());
-        Shape ps = input.shape();
-        for (auto& s : ps) s += 2 * kPad;
-        padded = Array::empty(ps, DType::float64, input.device(), stream);
-        const double cv = static_cast<double>(cuskimage::detail::convert<T>(opts.cval));
-        if constexpr (device_native<T>()) {
-          const Array src = input.contiguous(stream);
-          cuda_spline_pad<T>(static_cast<const T*>(src.data()), input.shape(), static_cast<double*>(padded.data()),
-                             kPad, constant, cv, stream);
-        } else {
-          const Array src = input.astype(DType::float64, stream);
-          cuda_spline_pad<double>(static_cast<const double*>(src.data()), input.shape(),
-                                  static_cast<double*>(padded.data()), kPad, constant, cv, stream);
-        }
-      });
-    }
-    const Array& src = pad ? padded : input;
-    if (pad) {
-      // In place: the padded copy is already float64.
-      for (int axis = 0; axis < src.ndim(); ++axis) run_lines<double, double>(padded, padded, axis, opts.order,
-                                                                               opts.mode, stream);
-      coef = std::move(padded);
-    } else {
-      coef = filter_all(src, opts.order, opts.mode, DType::float64, fn, stream);
-    }
-  }
-  const Array& data = filtered ? coef : input;
-
-  auto sample = [&]<class V, class O>() {
-    if (on_cpu) {
-      const Array c = coordinates.dtype() == DType::float64 ? coordinates.contiguous()
-                                                             : coordinates.astype(DType::float64);
-      cpu_map<V, O>(data, static_cast<const double*>(c.data()), npts, out, opts.order, opts.mode, opts.cval, npad);
-      return;
-    }
-    cuskimage::detail::DeviceGuard guard(input.device().index());
-    const bool f32 = coordinates.dtype() == DType::float32;
-    const Array c = (f32 || coordinates.dtype() == DType::float64) ? coordinates.contiguous(stream)
-                                                                    : coordinates.astype(DType::float64, stream);
-    // Unfiltered inputs of the common dtypes are read in place through their strides (profile_line
-    // samples a few points of a large image); the others as a float64 copy.
-    if constexpr (device_native<V>()) {
-      cuda_map_coordinates<V>(static_cast<const V*>(data.data()), data.shape(), data.strides(), c.data(), f32, npts,
-                              out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream);
-    } else {
-      const Array dd = data.astype(DType::float64, stream);
-      cuda_map_coordinates<double>(static_cast<const double*>(dd.data()), dd.shape(), dd.strides(), c.data(), f32,
-                                   npts, out.data(), out_dt, opts.order, opts.mode, opts.cval, npad, stream);
-    }
-  };
-  dispatch<AllTypes>(out_dt, fn, [&]<class O>() {
-    if (filtered) {
-      sample.template operator()<double, O>();
-    } else {
-      dispatch<AllTypes>(input.dtype(), fn, [&]<class V>() {
-        if constexpr (std::is_same_v<O, V> || std::is_same_v<O, float> || std::is_same_v<O, double>)
-          sample.template operator()<V, O>();
-      });
-    }
-  });
+  const SplineSource src = spline_source(input, opts.order, opts.mode, opts.cval, opts.prefilter, fn, stream);
+  GeomMap g;
+  g.kind = GeomMap::Kind::coords;
+  g.coords = coordinates.share();
+  sample_into(input, src, g, out, opts.order, opts.mode, opts.cval, fn, stream);
   return out;
 }
 

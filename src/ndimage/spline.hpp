@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "cuskimage/array.hpp"
 #include "cuskimage/ndimage.hpp"
@@ -276,17 +278,24 @@ CUSK_HD void spline_weights(double x, int order, double* w) {
     }
     default: break;
   }
-  // The weights add up to one: the last one is what the others leave.
-  w[order] = 1.0;
-  for (int i = 0; i < order; ++i) w[order] = sub_rn(w[order], w[i]);
+  // The weights add up to one: the last one is what the others leave. Static indices only, so
+  // that the weights stay in registers on the GPU (w[order] would put the array in local memory).
+  double last = 1.0;
+  CUSK_UNROLL
+  for (int i = 0; i < 5; ++i)
+    if (i < order) last = sub_rn(last, w[i]);
+  CUSK_UNROLL
+  for (int i = 0; i < 6; ++i)
+    if (i == order) w[i] = last;
 }
 
 /// scipy's store of an interpolated double into the output dtype: floats round to nearest, integers
-/// round half away from zero and saturate, bool is t != 0.
+/// round half away from zero and saturate, bool is C's cast to npy_bool (an unsigned char): t
+/// truncated toward zero, true when that is non-zero (|t| >= 1).
 template <class T>
 CUSK_HD T interp_store(double t) {
   if constexpr (std::is_same_v<T, bool>) {
-    return t != 0.0;
+    return t >= 1.0 || t <= -1.0;
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(t);
   } else {
@@ -308,24 +317,39 @@ CUSK_HD T interp_store(double t) {
 /// (already shifted by the padding) folded by the mode, the order + 1 tap offsets (index * stride,
 /// taps outside the axis folded by tap_mode) and weights, and for grid-constant which taps are
 /// outside. Returns false when the whole sample is cval (mode constant outside the axis).
-CUSK_HD bool spline_axis(double cc, std::int64_t len, std::int64_t stride, int order, InterpMode mode, double* w,
-                         std::int64_t* off, bool* outside) {
+/// `I`: the offset type (int32 when the host has checked that every offset fits); `KMAX`: the
+/// largest order the loops need (the order itself when known at compile time). A coordinate whose
+/// taps all lie inside the axis (the interior) takes no folding at all.
+template <class I = std::int64_t, int KMAX = 5>
+CUSK_HD bool spline_axis(double cc, std::int64_t len, std::int64_t stride, int order, InterpMode mode, double* w, I* off,
+                         bool* outside) {
   if (mode != InterpMode::grid_constant && mode != InterpMode::nearest) cc = map_coordinate(cc, len, mode);
   if (!(cc > -1.0 || mode == InterpMode::grid_constant || mode == InterpMode::nearest)) return false;
   const std::int64_t start = static_cast<std::int64_t>(floor((order & 1) ? cc : add_rn(cc, 0.5))) - order / 2;
   const bool edge = start < 0 || start + order >= len;
-  const InterpMode tmode = tap_mode(mode);
-  CUSK_UNROLL
-  for (int l = 0; l < 6; ++l) {
-    if (l > order) break;
-    std::int64_t idx = start + l;
-    outside[l] = false;
-    if (mode == InterpMode::grid_constant) {
-      outside[l] = idx < 0 || idx >= len;
-    } else if (edge) {
-      idx = static_cast<std::int64_t>(map_coordinate(static_cast<double>(idx), len, tmode));
+  const I st = static_cast<I>(stride);
+  if (!edge) {  // interior: consecutive taps
+    const I o0 = static_cast<I>(start) * st;
+    CUSK_UNROLL
+    for (int l = 0; l <= KMAX; ++l) {
+      if (l > order) break;
+      outside[l] = false;
+      off[l] = o0 + static_cast<I>(l) * st;
     }
-    off[l] = idx * stride;
+  } else {
+    const InterpMode tmode = tap_mode(mode);
+    CUSK_UNROLL
+    for (int l = 0; l <= KMAX; ++l) {
+      if (l > order) break;
+      std::int64_t idx = start + l;
+      outside[l] = false;
+      if (mode == InterpMode::grid_constant) {
+        outside[l] = idx < 0 || idx >= len;
+      } else {
+        idx = static_cast<std::int64_t>(map_coordinate(static_cast<double>(idx), len, tmode));
+      }
+      off[l] = static_cast<I>(idx) * st;
+    }
   }
   if (order > 0) spline_weights(cc, order, w);
   return true;
@@ -377,23 +401,28 @@ CUSK_HD double spline_sample(const V* data, const std::int64_t* shape, const std
 #endif
 
 /// The taps of one axis (spline_axis' outputs).
+template <class I = std::int64_t>
 struct SplineAxis {
   double w[6] = {};
-  std::int64_t off[6];
+  I off[6];
   bool out[6];
 };
 
 /// The same sample for a fixed ND of 1..3 with the tap loops unrolled (weights and offsets stay in
-/// registers on the GPU; for 3-D the outer loop stays rolled to keep the kernel small): the
-/// identical operation sequence as spline_sample.
-template <int ND, class V>
+/// registers on the GPU): the identical operation sequence as spline_sample. ORDER >= 0 fixes the
+/// order at compile time (`order` is then ignored): every loop has a constant trip count; with
+/// ORDER = -1 the loops run to 5 with a runtime exit, and for 3-D the outer loop stays rolled to keep
+/// the kernel small. `I`: the offset type (int32 when the caller knows all offsets fit).
+template <int ND, int ORDER = -1, class I = std::int64_t, class V>
 CUSK_HD double spline_sample_fixed(const V* data, const std::int64_t* shape, const std::int64_t* strides,
-                                   const double* coord, int order, InterpMode mode, double cval, std::int64_t npad) {
+                                   const double* coord, int order_rt, InterpMode mode, double cval, std::int64_t npad) {
   static_assert(ND >= 1 && ND <= 3, "spline_sample_fixed: 1..3 dimensions");
-  SplineAxis a0, a1, a2;
-  auto setup = [&](int a, SplineAxis& A) {
+  constexpr int kMax = ORDER >= 0 ? ORDER : 5;
+  const int order = ORDER >= 0 ? ORDER : order_rt;
+  SplineAxis<I> a0, a1, a2;
+  auto setup = [&](int a, SplineAxis<I>& A) {
     const double cc = add_rn(coord[a], static_cast<double>(npad));
-    return coordinate_ok(cc) && spline_axis(cc, shape[a], strides[a], order, mode, A.w, A.off, A.out);
+    return coordinate_ok(cc) && spline_axis<I, kMax>(cc, shape[a], strides[a], order, mode, A.w, A.off, A.out);
   };
   if (!setup(0, a0)) return cval;
   if constexpr (ND >= 2)
@@ -401,7 +430,7 @@ CUSK_HD double spline_sample_fixed(const V* data, const std::int64_t* shape, con
   if constexpr (ND >= 3)
     if (!setup(2, a2)) return cval;
   double t = 0.0;
-  auto tap = [&](std::int64_t o, bool is_cval, double w0, double w1, double w2) {
+  auto tap = [&](I o, bool is_cval, double w0, double w1, double w2) {
     double coeff = is_cval ? cval : static_cast<double>(data[o]);
     if (order > 0) {
       coeff = mul_rn(coeff, w0);
@@ -415,13 +444,13 @@ CUSK_HD double spline_sample_fixed(const V* data, const std::int64_t* shape, con
       tap(a0.off[i], a0.out[i], a0.w[i], 0.0, 0.0);
     } else {
       CUSK_UNROLL
-      for (int j = 0; j < 6; ++j) {
+      for (int j = 0; j <= kMax; ++j) {
         if (j > order) break;
         if constexpr (ND == 2) {
           tap(a0.off[i] + a1.off[j], a0.out[i] || a1.out[j], a0.w[i], a1.w[j], 0.0);
         } else {
           CUSK_UNROLL
-          for (int k = 0; k < 6; ++k) {
+          for (int k = 0; k <= kMax; ++k) {
             if (k > order) break;
             tap(a0.off[i] + a1.off[j] + a2.off[k], a0.out[i] || a1.out[j] || a2.out[k], a0.w[i], a1.w[j], a2.w[k]);
           }
@@ -429,18 +458,119 @@ CUSK_HD double spline_sample_fixed(const V* data, const std::int64_t* shape, con
       }
     }
   };
-  if constexpr (ND == 3) {
+  if constexpr (ND == 3 && (ORDER < 0 || ORDER > 3)) {
     CUSK_SPLINE_NO_UNROLL
     for (int i = 0; i <= order; ++i) row(i);
   } else {
     CUSK_UNROLL
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i <= kMax; ++i) {
       if (i > order) break;
       row(i);
     }
   }
   return t;
 }
+
+// ---- coordinate functors -----------------------------------------------------------------------
+// One interpolation core: every geometry operation is a functor from an output index (`idx`, one
+// entry per output axis; `k` the C-order linear index) to the input coordinates `c` (before the
+// padding shift) plus the element offset of the sampled block (non-zero only for rotate's planes).
+// Both backends call the same functors (the CPU with D = kMaxDims and a runtime `nd`, the CUDA
+// kernels with D = the exact number of axes), so the coordinates are computed in-kernel and are the
+// same doubles scipy forms. Loops run to D with an exit at nd: static indices keep `c` in registers.
+
+/// map_coordinates / geometric_transform: a contiguous (nd, npts) float32 or float64 array.
+template <int D>
+struct CoordArrayMap {
+  static constexpr int kDims = D, kOut = 1;  // the output is walked as one flat axis
+  const void* coords = nullptr;
+  bool f32 = false;
+  std::int64_t npts = 0;
+  int nd = D;
+  template <class Ix>
+  CUSK_HD std::int64_t operator()(const Ix*, std::int64_t k, double* c) const {
+    CUSK_UNROLL
+    for (int a = 0; a < D; ++a) {
+      if (a >= nd) break;
+      c[a] = f32 ? static_cast<double>(static_cast<const float*>(coords)[a * npts + k])
+                 : static_cast<const double*>(coords)[a * npts + k];
+    }
+    return 0;
+  }
+};
+
+/// scipy's NI_ZoomShift: c = i (+ shift) (* zoom, or ((i + 0.5) * zoom - 0.5) in grid mode).
+template <int D>
+struct ZoomShiftMap {
+  static constexpr int kDims = D, kOut = D;
+  int nd = D;
+  bool has_zoom = false, has_shift = false, grid_mode = false;
+  double zoom[D] = {}, shift[D] = {};
+  template <class Ix>
+  CUSK_HD std::int64_t operator()(const Ix* idx, std::int64_t, double* c) const {
+    CUSK_UNROLL
+    for (int a = 0; a < D; ++a) {
+      if (a >= nd) break;
+      double cc = static_cast<double>(idx[a]);
+      if (has_shift) cc = add_rn(cc, shift[a]);
+      if (has_zoom) cc = grid_mode ? sub_rn(mul_rn(add_rn(cc, 0.5), zoom[a]), 0.5) : mul_rn(cc, zoom[a]);
+      c[a] = cc;
+    }
+    return 0;
+  }
+};
+
+/// scipy's affine branch of NI_GeometricTransform: c[h] = offset[h] + sum_l idx[l] * m[h][l], summed
+/// in l order.
+template <int D>
+struct AffineMap {
+  static constexpr int kDims = D, kOut = D;
+  int nd = D;
+  double m[D][D] = {}, off[D] = {};
+  template <class Ix>
+  CUSK_HD std::int64_t operator()(const Ix* idx, std::int64_t, double* c) const {
+    CUSK_UNROLL
+    for (int h = 0; h < D; ++h) {
+      if (h >= nd) break;
+      double t = off[h];
+      CUSK_UNROLL
+      for (int l = 0; l < D; ++l) {
+        if (l >= nd) break;
+        t = add_rn(t, mul_rn(static_cast<double>(idx[l]), m[h][l]));
+      }
+      c[h] = t;
+    }
+    return 0;
+  }
+};
+
+/// rotate of an array of more than 2 axes (scipy rotates each plane (p0, p1) separately): the 2-D
+/// affine map of the plane's output index; the other axes pick the plane (`stride`: the data's
+/// strides there, 0 on the plane axes). DO: the output axes (the sampled axes are 2).
+template <int DO>
+struct PlaneMap {
+  static constexpr int kDims = 2, kOut = DO;
+  static constexpr bool kPlane = true;
+  int nd = DO;
+  int p0 = 0, p1 = 1;
+  double m[2][2] = {}, off[2] = {};
+  std::int64_t stride[DO] = {};
+  template <class Ix>
+  CUSK_HD std::int64_t operator()(const Ix* idx, std::int64_t, double* c) const {
+    std::int64_t base = 0;
+    Ix i0 = 0, i1 = 0;
+    CUSK_UNROLL
+    for (int a = 0; a < DO; ++a) {
+      if (a >= nd) break;
+      base += static_cast<std::int64_t>(idx[a]) * stride[a];
+      if (a == p0) i0 = idx[a];
+      if (a == p1) i1 = idx[a];
+    }
+    c[0] = add_rn(add_rn(off[0], mul_rn(static_cast<double>(i0), m[0][0])), mul_rn(static_cast<double>(i1), m[0][1]));
+    c[1] = add_rn(add_rn(off[1], mul_rn(static_cast<double>(i0), m[1][0])), mul_rn(static_cast<double>(i1), m[1][1]));
+    return base;
+  }
+};
 
 // ---- backend entry points ---------------------------------------------------------------------
 
@@ -462,18 +592,64 @@ SplineLinePlan make_line_plan(const Shape& shape, int axis, int order, InterpMod
 template <class S, class O>
 void cuda_spline_lines(const void* src, double* work, O* dst, const SplineLinePlan& p, const Stream& stream);
 
-/// CUDA: out (C order, dtype out_dt: V's, float32 or float64; any dtype when V is double) = samples
-/// of `data` (V, `shape` and `strides` in elements, 1..3 axes) at `coords` (contiguous (nd, npts),
-/// float32 or float64 as `coords_f32` says).
-template <class V>
-void cuda_map_coordinates(const V* data, const Shape& shape, const Shape& strides, const void* coords, bool coords_f32,
-                          std::int64_t npts, void* out, DType out_dt, int order, InterpMode mode, double cval,
-                          std::int64_t npad, const Stream& stream);
+/// What a CUDA sampler launch writes: `out` (contiguous, C order over out_shape, 1..3 axes; dtype
+/// out_dt: V's, float32 or float64, any dtype when V is double), the sampling parameters, and
+/// whether every data offset fits in 32 bits (`idx32`: the kernels then index in int32).
+struct SampleLaunch {
+  Shape out_shape;
+  void* out = nullptr;
+  DType out_dt = DType::float64;
+  int order = 3;
+  InterpMode mode = InterpMode::constant;
+  double cval = 0.0;
+  std::int64_t npad = 0;
+  bool idx32 = false;
+};
 
-/// CUDA: `out` (contiguous float64, in's shape + 2 * npad per axis) = np.pad(in, npad, 'edge') or
+/// CUDA: samples of `data` (V; `shape`/`strides` in elements, Map::kDims axes) at the coordinates
+/// the map gives for every output point. Instantiated per map in kernels/ndimage/geometry_*.cu and
+/// (CoordArrayMap) kernels/ndimage/spline.cu.
+template <class V, class Map>
+void cuda_sample(const V* data, const std::int64_t* shape, const std::int64_t* strides, const Map& map,
+                 const SampleLaunch& l, const Stream& stream);
+
+/// CUDA: `out` (contiguous float64, in's shape + 2 * pads[a] on axis a) = np.pad(in, pads, 'edge') or
 /// (constant: true) np.pad with `cval` (already cast to the input dtype); in contiguous.
 template <class T>
-void cuda_spline_pad(const T* in, const Shape& shape, double* out, std::int64_t npad, bool constant, double cval,
+void cuda_spline_pad(const T* in, const Shape& shape, double* out, const Shape& pads, bool constant, double cval,
                      const Stream& stream);
+
+// ---- host side shared by map_coordinates and the geometry operations (spline.cpp) -------------------
+
+/// The array a sampler reads: the input itself (orders 0/1, prefilter off) or its float64 spline
+/// coefficients, padded by `npad` on the filtered axes for 'nearest' / 'grid-constant' (scipy's
+/// _prepad_for_spline_filter).
+struct SplineSource {
+  Array data;
+  std::int64_t npad = 0;
+  bool filtered = false;
+};
+
+/// scipy's prefilter step: spline_filter(float64, mode) of `input` along `axes` (empty: every axis;
+/// rotate filters each plane on its own) when prefilter and order > 1.
+SplineSource spline_source(const Array& input, int order, InterpMode mode, double cval, bool prefilter,
+                           std::string_view fn, const Stream& stream, const std::vector<int>& axes = {});
+
+/// Which coordinate functor a sampling uses, with its parameters (host values; the functors above
+/// are built from it for the backend and the number of axes).
+struct GeomMap {
+  enum class Kind { coords, zoom_shift, affine, plane } kind = Kind::coords;
+  Array coords;                        // coords: (nd, *out_shape), on the input's device
+  std::vector<double> zoom, shift;     // zoom_shift: one per axis, empty = none
+  bool grid_mode = false;              // zoom_shift
+  std::vector<double> matrix, offset;  // affine: nd x nd row-major + nd; plane: 2 x 2 + 2
+  int p0 = 0, p1 = 1;                  // plane: the rotated axes of the output
+};
+
+/// out (contiguous, on the input's device; its shape is the output shape; dtype the input's,
+/// float32 or float64, or any with a filtered source) = the samples of `src` at g's coordinates.
+/// NotSupported on a CUDA device beyond 3 axes.
+void sample_into(const Array& input, const SplineSource& src, const GeomMap& g, Array& out, int order, InterpMode mode,
+                 double cval, std::string_view fn, const Stream& stream);
 
 }  // namespace cuskimage::ndimage::detail
