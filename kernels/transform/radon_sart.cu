@@ -23,7 +23,7 @@ __global__ void sart_deviation_kernel(const F* img, std::int64_t n, const F* val
                                       double s, F shift, F* dev) {
   const std::int64_t p = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (p >= n) return;
-  const SartRay<F> g = sart_ray<F>(n, util::detail::add_rn(static_cast<F>(p), shift), c, s);
+  const SartRay<F> g = sart_ray<F>(n, cuskimage::detail::add_rn(static_cast<F>(p), shift), c, s);
   dev[p] = sart_deviation(img, n, g, values[p * stride]);
 }
 
@@ -35,7 +35,7 @@ __global__ void sart_apply_kernel(F* img, std::int64_t n, double c, double s, F 
        q += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t a = q / n, b = q - a * n;
     const F u = sart_pixel_update<F>(n, a, b, c, s, shift, dev);
-    F v = util::detail::add_rn(img[q], util::detail::mul_rn(relax, u));
+    F v = cuskimage::detail::add_rn(img[q], cuskimage::detail::mul_rn(relax, u));
     if (clip) v = min(max(v, lo), hi);
     img[q] = v;
   }

@@ -20,8 +20,8 @@ CUSK_HD std::int64_t hough_round(double r) {
 /// The distance bin of pixel (x, y) at an angle of cosine c and sine s: round(c x + s y) + offset,
 /// each operation rounded separately as scikit-image's compiled loop does (no fused multiply-add).
 CUSK_HD std::int64_t rho_index(double c, double s, std::int64_t x, std::int64_t y, std::int64_t offset) {
-  using util::detail::add_rn;
-  using util::detail::mul_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::mul_rn;
   return hough_round(add_rn(mul_rn(c, static_cast<double>(x)), mul_rn(s, static_cast<double>(y)))) + offset;
 }
 

@@ -26,8 +26,8 @@ struct RadonAngle {
 /// image's (r, c), accumulated in F in row order (numpy's axis-0 sum).
 template <class F, class J>
 CUSK_HD F radon_column(const F* img, J n, const RadonAngle<F>& a, J c) {
-  using util::detail::add_rn;
-  using util::detail::mul_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::mul_rn;
   const F x = static_cast<F>(c);
   const F xm = mul_rn(a.m[0], x), ym = mul_rn(a.m[3], x);
   F s = F(0);

@@ -19,8 +19,8 @@ namespace cuskimage::transform::detail {
 template <class F>
 CUSK_HD double iradon_filtered(const F* sino, std::int64_t rows, std::int64_t na, std::int64_t a, std::int64_t i,
                                const double* h, std::int64_t p) {
-  using util::detail::add_rn;
-  using util::detail::mul_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::mul_rn;
   double s = 0.0;
   for (std::int64_t j = 0; j < rows; ++j)
     s = add_rn(s, mul_rn(static_cast<double>(sino[j * na + a]), h[((i - j) % p + p) % p]));
@@ -29,9 +29,9 @@ CUSK_HD double iradon_filtered(const F* sino, std::int64_t rows, std::int64_t na
 
 /// numpy.interp(t, arange(n) - n // 2, col, left=0, right=0).
 CUSK_HD double iradon_linear(const double* col, std::int64_t n, double t) {
-  using util::detail::add_rn;
-  using util::detail::mul_rn;
-  using util::detail::sub_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
   const std::int64_t x0 = -(n / 2);
   if (!(t >= static_cast<double>(x0)) || t > static_cast<double>(x0 + n - 1)) return 0.0;
   const std::int64_t j = static_cast<std::int64_t>(std::floor(t)) - x0;
@@ -60,10 +60,10 @@ CUSK_HD double iradon_nearest(const double* col, std::int64_t n, double t) {
 /// Not-a-knot fixes m[1] and m[n-2] from the data; the rest is a tridiagonal solve. Every step
 /// rounded once (rn helpers), so both backends agree bit for bit.
 CUSK_HD void iradon_cubic_prepare(const double* col, std::int64_t n, double* m, double* w) {
-  using util::detail::add_rn;
-  using util::detail::div_rn;
-  using util::detail::mul_rn;
-  using util::detail::sub_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::div_rn;
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
   // 6 (y[i+1] - 2 y[i] + y[i-1]) for unit spacing.
   const auto d = [&](std::int64_t i) { return mul_rn(6.0, add_rn(sub_rn(col[i + 1], mul_rn(2.0, col[i])), col[i - 1])); };
   m[1] = div_rn(d(1), 6.0);
@@ -85,10 +85,10 @@ CUSK_HD void iradon_cubic_prepare(const double* col, std::int64_t n, double* m, 
 
 /// The cubic spline of iradon_cubic_prepare at t (0 outside [x0, x0 + n - 1]).
 CUSK_HD double iradon_cubic(const double* col, const double* m, std::int64_t n, double t) {
-  using util::detail::add_rn;
-  using util::detail::div_rn;
-  using util::detail::mul_rn;
-  using util::detail::sub_rn;
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::div_rn;
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
   const std::int64_t x0 = -(n / 2);
   if (!(t >= static_cast<double>(x0)) || t > static_cast<double>(x0 + n - 1)) return 0.0;
   std::int64_t j = static_cast<std::int64_t>(std::floor(t)) - x0;
@@ -106,9 +106,9 @@ CUSK_HD double iradon_cubic(const double* col, const double* m, std::int64_t n, 
 template <class F>
 CUSK_HD F iradon_pixel(const double* filt, const double* m, std::int64_t n, const double* cs, const double* sn,
                        std::int64_t na, std::int64_t i, std::int64_t k, std::int64_t radius, int interp, bool circle) {
-  using util::detail::div_rn;
-  using util::detail::mul_rn;
-  using util::detail::sub_rn;
+  using cuskimage::detail::div_rn;
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
   const std::int64_t xpr = i - radius, ypr = k - radius;
   if (circle && xpr * xpr + ypr * ypr > radius * radius) return F(0);
   F r = F(0);
@@ -118,7 +118,7 @@ CUSK_HD F iradon_pixel(const double* filt, const double* m, std::int64_t n, cons
     const double v = interp == 0   ? iradon_linear(col, n, t)
                      : interp == 1 ? iradon_nearest(col, n, t)
                                    : iradon_cubic(col, m + a * n, n, t);
-    r = static_cast<F>(util::detail::add_rn(static_cast<double>(r), v));
+    r = static_cast<F>(cuskimage::detail::add_rn(static_cast<double>(r), v));
   }
   return div_rn(mul_rn(r, static_cast<F>(3.141592653589793)), static_cast<F>(2 * na));
 }

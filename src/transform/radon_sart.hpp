@@ -24,7 +24,7 @@ struct SartRay {
 /// The ray at `pos` of an n x n image at the angle of cosine c and sine s (of the F-rounded angle).
 template <class F>
 CUSK_HD SartRay<F> sart_ray(std::int64_t n, F pos, double c, double s) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   SartRay<F> g;
   const F radius = static_cast<F>(n / 2 - 1);
   g.center = static_cast<F>(n / 2);
@@ -45,7 +45,7 @@ CUSK_HD SartRay<F> sart_ray(std::int64_t n, F pos, double c, double s) {
 /// Sample k of a ray: the cell (i, j) and its fractions (di, dj).
 template <class F>
 CUSK_HD void sart_sample(const SartRay<F>& g, std::int64_t k, std::int64_t& i, std::int64_t& j, F& di, F& dj) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   const F x = add_rn(g.x0, mul_rn(static_cast<F>(k), g.dx)), y = add_rn(g.y0, mul_rn(static_cast<F>(k), g.dy));
   const F ii = add_rn(x, g.center), jj = add_rn(y, g.center);
   const double fi = std::floor(static_cast<double>(ii)), fj = std::floor(static_cast<double>(jj));
@@ -59,7 +59,7 @@ CUSK_HD void sart_sample(const SartRay<F>& g, std::int64_t k, std::int64_t& i, s
 /// sum computes it (the first two in double, the last two in F).
 template <class F>
 CUSK_HD F sart_weight(int q, F di, F dj, F ds) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   const double odi = sub_rn(1.0, static_cast<double>(di)), odj = sub_rn(1.0, static_cast<double>(dj));
   switch (q) {
     case 0: return static_cast<F>(mul_rn(mul_rn(odi, odj), static_cast<double>(ds)));
@@ -78,7 +78,7 @@ CUSK_HD bool sart_corner_in(int q, std::int64_t i, std::int64_t j, std::int64_t 
 /// bilinear_ray_sum then the deviation -(sum - value) / norm (0 when the norm is 0).
 template <class F>
 CUSK_HD F sart_deviation(const F* img, std::int64_t n, const SartRay<F>& g, F value) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   F sum = 0, norm = 0;
   for (std::int64_t k = 0; g.ns > 0 && k <= g.ns; ++k) {
     std::int64_t i, j;
@@ -97,7 +97,7 @@ CUSK_HD F sart_deviation(const F* img, std::int64_t n, const SartRay<F>& g, F va
 /// The Hamming window at sample k of a ray of ns + 1 samples.
 template <class F>
 CUSK_HD F sart_hamming(std::int64_t k, std::int64_t ns) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   const F beta = static_cast<F>(0.46164);
   const double arg = div_rn(mul_rn(6.283185307179586, static_cast<double>(k)), static_cast<double>(ns - 1));
   return static_cast<F>(sub_rn(static_cast<double>(sub_rn(F(1), beta)), mul_rn(static_cast<double>(beta), std::cos(arg))));
@@ -106,7 +106,7 @@ CUSK_HD F sart_hamming(std::int64_t k, std::int64_t ns) {
 /// The value bilinear_ray_update adds at corner q (in double; the last two products in F).
 template <class F>
 CUSK_HD double sart_update_value(int q, F dev, F di, F dj, F ds, F hw) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   const double dv = static_cast<double>(dev);
   const double odi = sub_rn(1.0, static_cast<double>(di)), odj = sub_rn(1.0, static_cast<double>(dj));
   switch (q) {
@@ -126,7 +126,7 @@ CUSK_HD double sart_update_value(int q, F dev, F di, F dj, F ds, F hw) {
 template <class F>
 CUSK_HD F sart_pixel_update(std::int64_t n, std::int64_t a, std::int64_t b, double c, double s, F shift,
                             const F* dev) {
-  using namespace util::detail;
+  using namespace cuskimage::detail;
   const double center = static_cast<double>(n / 2);
   const double x = static_cast<double>(a) - center, y = static_cast<double>(b) - center;
   const double tp = -x * s + y * c, sp = x * c + y * s;

@@ -70,8 +70,8 @@ void cuda_zoom_coords(const Shape& in_shape, Array& coords, const Stream& stream
 
 /// One coordinate of the grid-mode zoom.
 CUSK_HD double zoom_coordinate(std::int64_t i, std::int64_t in_len, std::int64_t out_len) {
-  const double z = util::detail::div_rn(static_cast<double>(in_len), static_cast<double>(out_len));
-  return util::detail::sub_rn(util::detail::mul_rn(util::detail::add_rn(static_cast<double>(i), 0.5), z), 0.5);
+  const double z = cuskimage::detail::div_rn(static_cast<double>(in_len), static_cast<double>(out_len));
+  return cuskimage::detail::sub_rn(cuskimage::detail::mul_rn(cuskimage::detail::add_rn(static_cast<double>(i), 0.5), z), 0.5);
 }
 
 /// out = a - b elementwise (contiguous F arrays of one size; pyramid_laplacian's layers).
