@@ -348,6 +348,11 @@ Array map_coordinates(const Array& input, const Array& coordinates, const MapCoo
 // 3-D (more axes raise NotSupported on a device). geometric_transform calls the C++ mapping on the
 // host for every output point; on a CUDA array the coordinates are computed on the host by the
 // callable, copied to the device and sampled there.
+// rotate's offset is formed as numpy's matmul forms it on x86-64 (one fused multiply-add per row),
+// so its bits, and so every sample's, are scipy's there. Deviations: scipy's grid_mode warnings for
+// 'constant'/'wrap' are not emitted; rotate refuses two equal axes; zoom refuses negative factors
+// (scipy fails later on the negative shape); any output dtype other than the input's, float32 and
+// float64 is refused (scipy allows every dtype).
 
 struct ZoomOptions {
   /// Output dtype: unset = the input's; else the input's dtype, float32 or float64.

@@ -20,26 +20,20 @@
 //   ~5 ms. scikit-image's full complex transforms are kept (a K array need not be Hermitian-
 //   symmetric); the impulse response's spectrum is cached by LPIFilter2D, as scikit-image caches it.
 //
-// cuFFT plans are cached per (device, type, extents, batch) for the process's life, made with auto
-// allocation off: each call takes its work area from the stream-ordered pool, so nothing is
-// cudaMalloc'ed or freed (freeing would synchronize the device) once a shape has been planned.
+// cuFFT plans come from the shared FFT layer (src/core/fft.hpp): cached per shape, work areas from
+// the stream-ordered pool.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
+#include "src/core/fft.hpp"
 #include "src/filters/frequency.hpp"
-
-#if CUSK_HAVE_CUFFT
-#include <cufft.h>
-#endif
 
 namespace cuskimage::filters::detail {
 namespace {
@@ -57,105 +51,18 @@ using cuskimage::detail::dispatch;
 using cuskimage::detail::Types;
 using InTypes = Types<std::uint8_t, std::uint16_t, std::int16_t, std::int32_t, float, double>;
 
-void cufft_check(cufftResult r, const char* what) {
-  if (r != CUFFT_SUCCESS) throw CudaError(std::string("filters: cuFFT ") + what + " failed (cufftResult " +
-                                              std::to_string(static_cast<int>(r)) + ")",
-                                          static_cast<int>(r));
-}
+using cuskimage::detail::fft::cufft_check;
+using cuskimage::detail::fft::Cufft;
+using CachedPlan = cuskimage::detail::fft::CufftPlan;
 
-struct CachedPlan {
-  cufftHandle handle = 0;
-  std::size_t work_size = 0;
-  std::mutex mutex;  // a plan holds its stream and work area: set + exec under this lock
-};
-
-// device, type, extents, batch, element stride (0: packed batches; else batches 1 apart, see plan_for)
-using PlanKey = std::tuple<int, int, std::vector<long long>, long long, long long>;
-
-/// Extents of length 1 add nothing to a transform but may be refused by cuFFT's planner: they are
-/// dropped (for R2C/C2R not the last, which sets the half-spectrum layout; at least one stays).
-std::vector<long long> squeeze(const std::vector<long long>& n, bool keep_last) {
-  std::vector<long long> out;
-  for (std::size_t d = 0; d < n.size(); ++d)
-    if (n[d] != 1 || (keep_last && d + 1 == n.size())) out.push_back(n[d]);
-  if (out.empty()) out.push_back(1);
-  return out;
-}
-
-/// stride 0: `batch` packed transforms one after another. stride > 0 (complex only): the element
-/// stride of the transform's last axis, with the `batch` transforms 1 element apart (every column
-/// of a row-major block at once, the layout of leading axes whose inner extents multiply to stride).
 CachedPlan& plan_for(cufftType type, const std::vector<long long>& extents, long long batch, long long stride = 0) {
-  const bool real = type == CUFFT_R2C || type == CUFFT_C2R || type == CUFFT_D2Z || type == CUFFT_Z2D;
-  const std::vector<long long> n = squeeze(extents, real);
-  static std::mutex m;
-  static std::map<PlanKey, std::unique_ptr<CachedPlan>> cache;
-  int dev = 0;
-  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  std::lock_guard<std::mutex> lock(m);
-  auto& slot = cache[PlanKey{dev, static_cast<int>(type), n, batch, stride}];
-  if (!slot) {
-    auto p = std::make_unique<CachedPlan>();
-    cufft_check(cufftCreate(&p->handle), "cufftCreate");
-    cufft_check(cufftSetAutoAllocation(p->handle, 0), "cufftSetAutoAllocation");
-    std::vector<long long> dims = n, embed = n;
-    const int rank = static_cast<int>(dims.size());
-    if (stride > 0)
-      cufft_check(cufftMakePlanMany64(p->handle, rank, dims.data(), embed.data(), stride, 1, embed.data(), stride, 1,
-                                      type, batch, &p->work_size),
-                  "plan (strided)");
-    else
-      cufft_check(cufftMakePlanMany64(p->handle, rank, dims.data(), nullptr, 1, 0, nullptr, 1, 0, type, batch,
-                                      &p->work_size),
-                  "plan");
-    slot = std::move(p);
-  }
-  return *slot;
+  return cuskimage::detail::fft::cufft_plan(type, extents, batch, stride);
 }
 
-/// Runs `exec(handle)` on `stream` with a work area from the pool.
 template <class Exec>
 void run_plan(CachedPlan& plan, const Stream& s, Exec&& exec) {
-  int dev = 0;
-  CUSK_CUDA_CHECK(cudaGetDevice(&dev));
-  Array work = Array::empty({static_cast<std::int64_t>(plan.work_size ? plan.work_size : 1)}, DType::uint8,
-                            Device::cuda(dev), s);
-  std::lock_guard<std::mutex> lock(plan.mutex);
-  cufft_check(cufftSetStream(plan.handle, s.handle()), "cufftSetStream");
-  cufft_check(cufftSetWorkArea(plan.handle, work.data()), "cufftSetWorkArea");
-  exec(plan.handle);
+  cuskimage::detail::fft::cufft_run(plan, s, std::forward<Exec>(exec));
 }
-
-template <class T>
-struct Cufft;
-template <>
-struct Cufft<float> {
-  static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R, c2c = CUFFT_C2C;
-  static cufftResult fwd(cufftHandle h, float* in, float* out) {
-    return cufftExecR2C(h, in, reinterpret_cast<cufftComplex*>(out));
-  }
-  static cufftResult inv(cufftHandle h, float* in, float* out) {
-    return cufftExecC2R(h, reinterpret_cast<cufftComplex*>(in), out);
-  }
-  static cufftResult cc(cufftHandle h, float* io, int dir) {
-    auto* p = reinterpret_cast<cufftComplex*>(io);
-    return cufftExecC2C(h, p, p, dir);
-  }
-};
-template <>
-struct Cufft<double> {
-  static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D, c2c = CUFFT_Z2Z;
-  static cufftResult fwd(cufftHandle h, double* in, double* out) {
-    return cufftExecD2Z(h, in, reinterpret_cast<cufftDoubleComplex*>(out));
-  }
-  static cufftResult inv(cufftHandle h, double* in, double* out) {
-    return cufftExecZ2D(h, reinterpret_cast<cufftDoubleComplex*>(in), out);
-  }
-  static cufftResult cc(cufftHandle h, double* io, int dir) {
-    auto* p = reinterpret_cast<cufftDoubleComplex*>(io);
-    return cufftExecZ2Z(h, p, p, dir);
-  }
-};
 
 // ---- kernels ------------------------------------------------------------------------------------
 

@@ -79,11 +79,11 @@ template <class In>
 CUSK_HD double unsigned_unit(In x) {
   static_assert(std::is_same_v<In, std::uint8_t> || std::is_same_v<In, std::uint16_t>);
   constexpr double s = 1.0 / static_cast<double>(std::numeric_limits<In>::max());
-  const double big = cuskimage::util::detail::double_of(0x4330000000000000ull | static_cast<std::uint64_t>(x));
+  const double big = cuskimage::detail::double_of(0x4330000000000000ull | static_cast<std::uint64_t>(x));
 #if defined(__CUDA_ARCH__)
   return __fma_rn(big, s, -0x1p52 * s);
 #else
-  return cuskimage::util::detail::mul_rn(cuskimage::util::detail::sub_rn(big, 0x1p52), s);
+  return cuskimage::detail::mul_rn(cuskimage::detail::sub_rn(big, 0x1p52), s);
 #endif
 }
 
@@ -204,7 +204,7 @@ CUSK_HD float float_of(std::uint32_t u) {
 #endif
 }
 /// Single-precision a*b and a*b+c rounded once on both backends.
-CUSK_HD float fmul_rn(float a, float b) { return cuskimage::util::detail::mul_rn(a, b); }
+CUSK_HD float fmul_rn(float a, float b) { return cuskimage::detail::mul_rn(a, b); }
 CUSK_HD float ffma_rn(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(a, b, c);
@@ -224,8 +224,8 @@ struct LabConsts {
 /// cbrt(v) for 2^-126 < v < 2^127; other v (zero, negative, NaN, subnormal, larger) give an
 /// unspecified value without trapping (callers select it away).
 CUSK_HD double cbrt_core(double v, const LabConsts& k = {}) {
-  using cuskimage::util::detail::fma_rn;
-  using cuskimage::util::detail::mul_rn;
+  using cuskimage::detail::fma_rn;
+  using cuskimage::detail::mul_rn;
   // The seed from v rounded to float (exact IEEE conversions, the same on both backends).
   const float x = static_cast<float>(v);
   float s = float_of(0x54a21409u - fbits(x) / 3u);  // x^(-1/3) within 3.4%
@@ -243,10 +243,10 @@ CUSK_HD double cbrt_core(double v, const LabConsts& k = {}) {
 /// cbrt(v) for every v > 2^-126 (+inf included): cbrt_core, after exact scaling by 2^-252 steps
 /// from 2^127 up; other v unspecified as in cbrt_core.
 CUSK_HD double cbrt_pos(double v, const LabConsts& k = {}) {
-  const std::uint32_t hi = static_cast<std::uint32_t>(cuskimage::util::detail::bits_of(v) >> 32);
+  const std::uint32_t hi = static_cast<std::uint32_t>(cuskimage::detail::bits_of(v) >> 32);
   if (hi - 0x47E00000u < 0x80000000u - 0x47E00000u) {  // v >= 2^127, inf, NaN (rare)
     if (!(v < INFINITY)) return v;
-    using cuskimage::util::detail::mul_rn;
+    using cuskimage::detail::mul_rn;
     double scale = 1.0;
     do {
       v = mul_rn(v, 0x1p-252);
@@ -279,7 +279,7 @@ CUSK_HD void lab_f(const double* t, double* f, const LabConsts& k) {
   }
   if (any_in_warp(lin))
     for (int c = 0; c < 3; ++c)
-      if (!(t[c] > k.thr)) f[c] = cuskimage::util::detail::fma_rn(t[c], k.lin_a, k.lin_b);
+      if (!(t[c] > k.thr)) f[c] = cuskimage::detail::fma_rn(t[c], k.lin_a, k.lin_b);
 }
 template <bool kBounded = false>
 CUSK_HD void lab_f(const float* t, float* f, const LabConsts&) {
@@ -294,9 +294,9 @@ CUSK_HD void lab_from_ratio(const T* t, T* lab, const LabConsts& k) {
   T f[3];
   lab_f<kBounded>(t, f, k);
   if constexpr (std::is_same_v<T, double>) {
-    using cuskimage::util::detail::fma_rn;
-    using cuskimage::util::detail::mul_rn;
-    using cuskimage::util::detail::sub_rn;
+    using cuskimage::detail::fma_rn;
+    using cuskimage::detail::mul_rn;
+    using cuskimage::detail::sub_rn;
     lab[0] = fma_rn(k.l116, f[1], -16.0);
     lab[1] = mul_rn(500.0, sub_rn(f[0], f[1]));
     lab[2] = mul_rn(200.0, sub_rn(f[1], f[2]));
@@ -311,8 +311,8 @@ CUSK_HD void lab_from_ratio(const T* t, T* lab, const LabConsts& k) {
 template <class T>
 CUSK_HD void matvec_rn(const double (&m)[3][3], const T* x, T* y) {
   if constexpr (std::is_same_v<T, double>) {
-    using cuskimage::util::detail::fma_rn;
-    using cuskimage::util::detail::mul_rn;
+    using cuskimage::detail::fma_rn;
+    using cuskimage::detail::mul_rn;
     for (int i = 0; i < 3; ++i) y[i] = fma_rn(m[i][2], x[2], fma_rn(m[i][1], x[1], mul_rn(m[i][0], x[0])));
   } else {
     matvec(m, x, y);
@@ -434,7 +434,7 @@ struct XyzToLabOp : OpBase {
   CUSK_HD void operator()(const T* x, T* y) const {
     // x * (1 / white) rather than scikit-image's x / white: within an ulp, no division per pixel.
     T t[3];
-    for (int c = 0; c < 3; ++c) t[c] = cuskimage::util::detail::mul_rn(x[c], T(p.inv_white[c]));
+    for (int c = 0; c < 3; ++c) t[c] = cuskimage::detail::mul_rn(x[c], T(p.inv_white[c]));
     lab_from_ratio(t, y, k);
   }
 };
@@ -585,16 +585,16 @@ struct RgbToHsvOp : OpBase {
   }
   /// a / b as Markstein's correction of q = a y (y = RN(1 / b)); exact for the operands here.
   CUSK_HD static double div_by(double a, double b, double y) {
-    using cuskimage::util::detail::fma_rn;
-    const double q = cuskimage::util::detail::mul_rn(a, y);
+    using cuskimage::detail::fma_rn;
+    const double q = cuskimage::detail::mul_rn(a, y);
     return fma_rn(fma_rn(-b, q, a), y, q);
   }
   template <bool kMarkstein, class T>
   CUSK_HD void u8_impl(const std::uint8_t* px, const double* tab, T* y) const {
-    using cuskimage::util::detail::add_rn;
-    using cuskimage::util::detail::div_rn;
-    using cuskimage::util::detail::fma_rn;
-    using cuskimage::util::detail::sub_rn;
+    using cuskimage::detail::add_rn;
+    using cuskimage::detail::div_rn;
+    using cuskimage::detail::fma_rn;
+    using cuskimage::detail::sub_rn;
     const double* X = tab;
     const double* RX = tab + 256;
     const int r = px[0], g = px[1], b = px[2];

@@ -13,7 +13,7 @@
 
 #include "src/core/hd.hpp"
 
-namespace cuskimage::util::detail {
+namespace cuskimage::detail {
 
 CUSK_HD float mul_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
@@ -134,4 +134,4 @@ struct Rn {
   CUSK_HD Rn operator-() const { return -v; }
 };
 
-}  // namespace cuskimage::util::detail
+}  // namespace cuskimage::detail

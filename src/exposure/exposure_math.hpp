@@ -17,12 +17,12 @@
 
 namespace cuskimage::exposure::detail {
 
-using util::detail::add_rn;
-using util::detail::div_rn;
-using util::detail::floor_rn;
-using util::detail::mul_rn;
-using util::detail::rint_rn;
-using util::detail::sub_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::div_rn;
+using cuskimage::detail::floor_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::rint_rn;
+using cuskimage::detail::sub_rn;
 
 /// The computation type of an image of T: float for float32, else double.
 template <class T>

@@ -1,7 +1,8 @@
 // skimage.filters frequency-domain filters: butterworth (N-d, rfftn/irfftn) and the LPIFilter2D
 // family (filter_forward, filter_inverse, wiener; 2-D fftn/ifftn on a (2M-1, 2N-1) zero-padded
 // grid). Validation and the plans (index maps, gains) are host code here; the FFTs run in FFTW3 for
-// CPU arrays (below) and in cuFFT for CUDA arrays (kernels/filters/frequency.cu).
+// CPU arrays (below) and in cuFFT for CUDA arrays (kernels/filters/frequency.cu), both through the
+// shared FFT layer (src/core/fft.hpp).
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -12,12 +13,9 @@
 #include "src/core/cuda_check.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/dispatch.hpp"
+#include "src/core/fft.hpp"
 #include "src/core/validate.hpp"
 #include "src/filters/frequency.hpp"
-
-#if CUSK_HAVE_FFTW
-#include <fftw3.h>
-#endif
 
 namespace cuskimage::filters {
 
@@ -29,70 +27,15 @@ using cuskimage::detail::Types;
 using InTypes = Types<std::uint8_t, std::uint16_t, std::int16_t, std::int32_t, float, double>;
 
 #if CUSK_HAVE_FFTW
-// FFTW's planner is not thread-safe (execution is): plans are made and destroyed under this lock.
-// FFTW_ESTIMATE plans are cheap and never touch the arrays, so each call plans on its own buffers.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
+using cuskimage::detail::fft::Fftw;
 
-template <class T>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  static plan r2c(int rank, const int* n, int howmany, double* in, int idist, double* out, int odist) {
-    return fftw_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist, reinterpret_cast<fftw_complex*>(out),
-                                  nullptr, 1, odist, FFTW_ESTIMATE);
-  }
-  static plan c2r(int rank, const int* n, int howmany, double* in, int idist, double* out, int odist) {
-    return fftw_plan_many_dft_c2r(rank, n, howmany, reinterpret_cast<fftw_complex*>(in), nullptr, 1, idist, out,
-                                  nullptr, 1, odist, FFTW_ESTIMATE);
-  }
-  static plan c2c(int n0, int n1, double* io, int sign) {
-    auto* p = reinterpret_cast<fftw_complex*>(io);
-    return fftw_plan_dft_2d(n0, n1, p, p, sign, FFTW_ESTIMATE);
-  }
-  static void execute(plan p) { fftw_execute(p); }
-  static void destroy(plan p) { fftw_destroy_plan(p); }
-};
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  static plan r2c(int rank, const int* n, int howmany, float* in, int idist, float* out, int odist) {
-    return fftwf_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist, reinterpret_cast<fftwf_complex*>(out),
-                                   nullptr, 1, odist, FFTW_ESTIMATE);
-  }
-  static plan c2r(int rank, const int* n, int howmany, float* in, int idist, float* out, int odist) {
-    return fftwf_plan_many_dft_c2r(rank, n, howmany, reinterpret_cast<fftwf_complex*>(in), nullptr, 1, idist, out,
-                                   nullptr, 1, odist, FFTW_ESTIMATE);
-  }
-  static plan c2c(int n0, int n1, float* io, int sign) {
-    auto* p = reinterpret_cast<fftwf_complex*>(io);
-    return fftwf_plan_dft_2d(n0, n1, p, p, sign, FFTW_ESTIMATE);
-  }
-  static void execute(plan p) { fftwf_execute(p); }
-  static void destroy(plan p) { fftwf_destroy_plan(p); }
-};
-
-/// Plans (under the planner lock), executes and destroys one FFTW plan.
+/// Plans, executes and destroys one FFTW plan (the shared layer's planner lock).
 template <class T, class Make>
 void run_plan(const char* what, Make&& make) {
-  typename Fftw<T>::plan p;
-  {
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    p = make();
-  }
-  if (!p) throw NotSupported(std::string("filters: FFTW could not plan the ") + what);
-  Fftw<T>::execute(p);
-  std::lock_guard<std::mutex> lock(planner_mutex());
-  Fftw<T>::destroy(p);
+  cuskimage::detail::fft::fftw_run<T>("filters", what, std::forward<Make>(make));
 }
 
-int as_int(std::int64_t v) {
-  if (v > 0x7fffffff) throw NotSupported("filters: FFT extent " + std::to_string(v) + " exceeds FFTW's int range");
-  return static_cast<int>(v);
-}
+int as_int(std::int64_t v) { return cuskimage::detail::fft::as_int(v, "filters"); }
 
 template <class T>
 void cpu_butterworth_t(const Array& image, Array& out, const ButterworthPlan& p) {

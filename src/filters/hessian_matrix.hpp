@@ -40,7 +40,7 @@ CUSK_HD constexpr int hessian_elems(int n) { return n * (n + 1) / 2; }
 /// in T, each operation rounded as NumPy does. e[0] >= e[1].
 template <class T>
 CUSK_HD void sym_eig2(T m00, T m01, T m11, T* e) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   const T half = div_rn(add_rn(m00, m11), T(2));
   const T d = div_rn(sub_rn(m00, m11), T(2));
   const T h = sqrt(add_rn(mul_rn(m01, m01), mul_rn(d, d)));

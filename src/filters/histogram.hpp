@@ -18,8 +18,8 @@ namespace cuskimage::filters::detail {
 
 // NumPy rounds every operation; a fused multiply-add would change the last bit and with it a
 // tie-break (src/core/rn.hpp).
-using util::detail::add_rn;
-using util::detail::mul_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::mul_rn;
 
 /// Number of bins of the full-range histogram of an integer dtype (8/16-bit only).
 template <class T>

@@ -17,8 +17,8 @@
 
 namespace cuskimage::filters::detail {
 
-using util::detail::add_rn;  // rounded once on both backends (src/core/rn.hpp)
-using util::detail::mul_rn;
+using cuskimage::detail::add_rn;  // rounded once on both backends (src/core/rn.hpp)
+using cuskimage::detail::mul_rn;
 
 constexpr int kLocalMaxDims = 3;  // CUDA paths (the CPU backend takes any ndim)
 

@@ -37,7 +37,7 @@ CUSK_HD T exp_t(T x) {
 /// Frangi's s = sqrt(sum of squared eigenvalues), summed in the |.|-sorted order as NumPy does.
 template <class T>
 CUSK_HD T frangi_norm(const T* m, int n) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   T acc = mul_rn(m[0], m[0]);
   for (int i = 1; i < n; ++i) acc = add_rn(acc, mul_rn(m[i], m[i]));
   return sqrt(acc);
@@ -62,7 +62,7 @@ CUSK_HD void sort_by_magnitude(T* m, int n) {
 /// two_a2 = 2 alpha^2, two_b2 = 2 beta^2, two_g2 = 2 gamma^2 already in T.
 template <class T>
 CUSK_HD T frangi_response(const T* m, int n, T two_a2, T two_b2, T two_g2) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   const T floor_ = T(1e-10);
   T plate = T(1);  // 2-D: r_a = inf, 1 - exp(-inf) = 1
   T r_b;
@@ -85,7 +85,7 @@ CUSK_HD T frangi_response(const T* m, int n, T two_a2, T two_b2, T two_g2) {
 /// the geometric mean of all but the lowest eigenvalue, each clipped at 0.
 template <class T>
 CUSK_HD T sato_response(const T* e, int n, T sigma2) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   if (n == 2) return mul_rn(sigma2, nan_max(e[0], T(0)));
   return mul_rn(sigma2, T(sqrt(mul_rn(nan_max(e[0], T(0)), nan_max(e[1], T(0))))));
 }
@@ -94,7 +94,7 @@ CUSK_HD T sato_response(const T* e, int n, T sigma2) {
 /// sum_{j != i} e_j, the first l of largest magnitude, clipped at 0.
 template <class T>
 CUSK_HD T meijering_response(const T* e, int n, T alpha) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   T best = T(0), best_abs = T(-1);
   bool nan = false;
   for (int i = 0; i < n; ++i) {
@@ -116,9 +116,9 @@ CUSK_HD T meijering_response(const T* e, int n, T alpha) {
 CUSK_HD unsigned long long max_key(double v) {
   if (v != v) return 0x7ff8000000000000ull;
   if (!(v > 0)) return 0;
-  return cuskimage::util::detail::bits_of(v);
+  return cuskimage::detail::bits_of(v);
 }
-CUSK_HD double from_max_key(unsigned long long k) { return cuskimage::util::detail::double_of(k); }
+CUSK_HD double from_max_key(unsigned long long k) { return cuskimage::detail::double_of(k); }
 
 /// Where frangi's gamma comes from in one scale.
 enum class GammaFrom : int {
@@ -174,7 +174,7 @@ RidgeCoeffs<T> ridge_coeffs(const RidgeScale& p) {
 /// scalar, so gamma**2 and 2 * gamma**2 stay in T), and gamma = 1 when that is 0.
 template <class T>
 CUSK_HD T frangi_auto_two_g2(T smax) {
-  using namespace cuskimage::util::detail;
+  using namespace cuskimage::detail;
   const T g = div_rn(smax, T(2));
   if (g == T(0)) return T(2);
   return mul_rn(T(2), mul_rn(g, g));
@@ -225,7 +225,7 @@ CUSK_HD T hessian_finish(T v) {
 /// Meijering's normalization of one scale: vals / max when max > 0 (NaN max: left alone).
 template <class T>
 CUSK_HD T meijering_normalize(T v, T vmax) {
-  return vmax > T(0) ? cuskimage::util::detail::div_rn(v, vmax) : v;
+  return vmax > T(0) ? cuskimage::detail::div_rn(v, vmax) : v;
 }
 
 /// Folds one scale into `out` (running max, NaN-propagating as np.maximum): `h` are the scale's

@@ -15,8 +15,8 @@ namespace cuskimage::filters::detail {
 constexpr int kWindowMaxDims = 8;
 
 // Products and sums rounded separately (no FMA contraction on the device), as NumPy computes.
-using util::detail::add_rn;
-using util::detail::mul_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::mul_rn;
 
 struct WindowGeom {
   int ndim = 1;

@@ -34,7 +34,7 @@
 
 namespace cuskimage::measure::detail {
 
-using util::detail::Rn;
+using cuskimage::detail::Rn;
 
 /// np.spacing(1.0): Lewiner's FLT_EPSILON in scikit-image's port.
 constexpr double kMcEps = 2.220446049250313e-16;
@@ -630,7 +630,7 @@ CUSK_HD McVertex mc_vertex(const McGrid& g, std::int64_t i, std::int64_t j, std:
         gc[ax] = static_cast<float>(s.v);
       }
       for (int r = 0; r < refs; ++r)
-        for (int ax = 0; ax < 3; ++ax) n[ax] = util::detail::add_rn(n[ax], gc[ax]);
+        for (int ax = 0; ax < 3; ++ax) n[ax] = cuskimage::detail::add_rn(n[ax], gc[ax]);
       continue;
     }
     const int ca = mc_nib(kEdgeA, le[q]), cb = mc_nib(kEdgeB, le[q]);
@@ -654,8 +654,8 @@ CUSK_HD McVertex mc_vertex(const McGrid& g, std::int64_t i, std::int64_t j, std:
       g2[ax] = static_cast<float>((Rn(vg[3 * bb + ax]) * Rn(s2)).v);
     }
     for (int r = 0; r < refs; ++r) {
-      for (int ax = 0; ax < 3; ++ax) n[ax] = util::detail::add_rn(n[ax], g1[ax]);
-      for (int ax = 0; ax < 3; ++ax) n[ax] = util::detail::add_rn(n[ax], g2[ax]);
+      for (int ax = 0; ax < 3; ++ax) n[ax] = cuskimage::detail::add_rn(n[ax], g1[ax]);
+      for (int ax = 0; ax < 3; ++ax) n[ax] = cuskimage::detail::add_rn(n[ax], g2[ax]);
     }
   }
   McVertex out{};
@@ -666,7 +666,7 @@ CUSK_HD McVertex mc_vertex(const McGrid& g, std::int64_t i, std::int64_t j, std:
   Rn len = 0.0;
   for (int ax = 0; ax < 3; ++ax) len = len + Rn(static_cast<double>(n[ax])) * Rn(static_cast<double>(n[ax]));
   double inv = len.v;
-  if (inv > 0.0) inv = (Rn(1.0) / Rn(util::detail::sqrt_rn(inv))).v;
+  if (inv > 0.0) inv = (Rn(1.0) / Rn(cuskimage::detail::sqrt_rn(inv))).v;
   for (int ax = 0; ax < 3; ++ax) out.normal[2 - ax] = static_cast<float>((Rn(static_cast<double>(n[ax])) * Rn(inv)).v);
   out.value = value;
   return out;

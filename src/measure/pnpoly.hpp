@@ -14,7 +14,7 @@ namespace cuskimage::measure::detail {
 /// 0 outside, 1 inside, 2 on a vertex (1e-12 tolerance), 3 on an edge. Products rounded once (no
 /// FMA contraction on the device, as NumPy computes).
 CUSK_HD unsigned char point_in_polygon(const double* xp, const double* yp, std::int64_t n, double x, double y) {
-  using cuskimage::util::detail::mul_rn;
+  using cuskimage::detail::mul_rn;
   constexpr double eps = 1e-12;
   if (n == 0) return 0;
   double x1 = xp[n - 1] - x, y1 = yp[n - 1] - y;

@@ -35,7 +35,7 @@ struct HShiftFloat {
   F h;
   bool maxima;
   CUSK_HD F operator()(F x) const {
-    using namespace cuskimage::util::detail;  // once-rounded steps: no fused multiply-add on the GPU
+    using namespace cuskimage::detail;  // once-rounded steps: no fused multiply-add on the GPU
     const F two_res = sizeof(F) == 4 ? F(2e-6f) : F(2e-15);
     const F res = mul_rn(two_res, x < F(0) ? -x : x);
     return maxima ? sub_rn(sub_rn(x, h), res) : add_rn(add_rn(x, h), res);

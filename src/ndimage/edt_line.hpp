@@ -25,9 +25,9 @@
 
 namespace cuskimage::ndimage::detail {
 
-using cuskimage::util::detail::add_rn;
-using cuskimage::util::detail::mul_rn;
-using cuskimage::util::detail::sub_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::sub_rn;
 
 /// ((f - c) * s)^2 as scipy computes it (integer difference, then double).
 CUSK_HD double edt_term(std::int64_t f, std::int64_t c, double s) {

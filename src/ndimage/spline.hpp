@@ -19,10 +19,10 @@
 
 namespace cuskimage::ndimage::detail {
 
-using util::detail::add_rn;
-using util::detail::div_rn;
-using util::detail::mul_rn;
-using util::detail::sub_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::div_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::sub_rn;
 
 /// The filter poles of a spline order (none for 0 and 1) and the overall gain scipy applies first.
 struct SplinePoles {

@@ -17,16 +17,16 @@
 
 namespace cuskimage::pathology::detail {
 
-using util::detail::add_rn;
-using util::detail::bits_of;
-using util::detail::div_rn;
-using util::detail::double_of;
-using util::detail::fma_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::bits_of;
+using cuskimage::detail::div_rn;
+using cuskimage::detail::double_of;
+using cuskimage::detail::fma_rn;
 using util::detail::log_hd;
-using util::detail::mul_rn;
-using util::detail::rint_rn;
-using util::detail::sqrt_rn;
-using util::detail::sub_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::rint_rn;
+using cuskimage::detail::sqrt_rn;
+using cuskimage::detail::sub_rn;
 
 inline constexpr double kPi = 3.14159265358979311600;
 inline constexpr double kPio2Hi = 1.57079632679489655800;    // pi/2 rounded
@@ -263,7 +263,7 @@ CUSK_HD double lerp_percentile(float a, float b, double t) {
 /// Rank of the lower neighbour and interpolation weight of percentile q of n values.
 CUSK_HD void percentile_rank(double q, std::int64_t n, std::int64_t& lo, double& t) {
   const double vi = mul_rn(div_rn(q, 100.0), static_cast<double>(n - 1));
-  const double f = util::detail::floor_rn(vi);
+  const double f = cuskimage::detail::floor_rn(vi);
   lo = static_cast<std::int64_t>(f);
   if (lo < 0) lo = 0;
   if (lo > n - 1) lo = n - 1;
@@ -513,12 +513,12 @@ CUSK_HD void saturation_px(std::uint8_t rgb[3], float f) {
 }
 CUSK_HD float roundf_hd(float x) {  // half away from zero
   const float a = fabs_f(x);
-  const float r = util::detail::floor_rn(add_rn(a, 0.5f));
+  const float r = cuskimage::detail::floor_rn(add_rn(a, 0.5f));
   // floor(a + 0.5) is wrong only when a + 0.5 rounds up (a = 0.49999997); guard it.
   const float rr = sub_rn(r, a) > 0.5f ? sub_rn(r, 1.0f) : r;
   return x < 0 ? -rr : rr;
 }
-CUSK_HD std::uint8_t u8_rn(float v) { return static_cast<std::uint8_t>(util::detail::rint_rn(v)); }
+CUSK_HD std::uint8_t u8_rn(float v) { return static_cast<std::uint8_t>(cuskimage::detail::rint_rn(v)); }
 
 /// cuCIM's huejitter kernel: RGB -> 8-bit HSV, hue + hue_factor * 255 (wrapping in 8 bits), back.
 CUSK_HD void hue_px(std::uint8_t rgb[3], float hue_factor) {
@@ -555,7 +555,7 @@ CUSK_HD void hue_px(std::uint8_t rgb[3], float hue_factor) {
     return;
   }
   float i = div_rn(mul_rn(h, 6.0f), 255.0f);
-  const float fl = util::detail::floor_rn(i);
+  const float fl = cuskimage::detail::floor_rn(i);
   const float fr = sub_rn(i, fl);
   const float fs = div_rn(s, 255.0f);
   i = fl;
@@ -601,13 +601,13 @@ CUSK_HD float zoom_sample(const Plane& in, std::int64_t zy, std::int64_t zx, std
                           int interp) {
   if (interp == 0) {  // area, as cuCIM's zoom kernels (float32 bounds, row-major sum, two divisions)
     const std::int64_t y0 = static_cast<std::int64_t>(
-        util::detail::floor_rn(div_rn(static_cast<float>(zy * in.h), static_cast<float>(zh))));
+        cuskimage::detail::floor_rn(div_rn(static_cast<float>(zy * in.h), static_cast<float>(zh))));
     const std::int64_t y1 = static_cast<std::int64_t>(
-        -util::detail::floor_rn(-div_rn(static_cast<float>((zy + 1) * in.h), static_cast<float>(zh))));
+        -cuskimage::detail::floor_rn(-div_rn(static_cast<float>((zy + 1) * in.h), static_cast<float>(zh))));
     const std::int64_t x0 = static_cast<std::int64_t>(
-        util::detail::floor_rn(div_rn(static_cast<float>(zx * in.w), static_cast<float>(zw))));
+        cuskimage::detail::floor_rn(div_rn(static_cast<float>(zx * in.w), static_cast<float>(zw))));
     const std::int64_t x1 = static_cast<std::int64_t>(
-        -util::detail::floor_rn(-div_rn(static_cast<float>((zx + 1) * in.w), static_cast<float>(zw))));
+        -cuskimage::detail::floor_rn(-div_rn(static_cast<float>((zx + 1) * in.w), static_cast<float>(zw))));
     float sum = 0.0f;
     for (std::int64_t y = y0; y < y1; ++y)
       for (std::int64_t x = x0; x < x1; ++x) sum = add_rn(sum, (y < in.h && x < in.w) ? in.at(y, x) : 0.0f);
@@ -625,7 +625,7 @@ CUSK_HD float zoom_sample(const Plane& in, std::int64_t zy, std::int64_t zx, std
   float fx = sub_rn(div_rn(static_cast<float>((2 * zx + 1) * in.w), static_cast<float>(2 * zw)), 0.5f);
   fy = fy < 0 ? 0.0f : (fy > static_cast<float>(in.h - 1) ? static_cast<float>(in.h - 1) : fy);
   fx = fx < 0 ? 0.0f : (fx > static_cast<float>(in.w - 1) ? static_cast<float>(in.w - 1) : fx);
-  const float ly = util::detail::floor_rn(fy), lx = util::detail::floor_rn(fx);
+  const float ly = cuskimage::detail::floor_rn(fy), lx = cuskimage::detail::floor_rn(fx);
   const std::int64_t y0 = static_cast<std::int64_t>(ly), x0 = static_cast<std::int64_t>(lx);
   const std::int64_t y1 = y0 + 1 < in.h ? y0 + 1 : y0, x1 = x0 + 1 < in.w ? x0 + 1 : x0;
   const float wy = sub_rn(fy, ly), wx = sub_rn(fx, lx);

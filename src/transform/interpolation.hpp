@@ -19,9 +19,9 @@
 
 namespace cuskimage::transform::detail {
 
-using util::detail::add_rn;
-using util::detail::mul_rn;
-using util::detail::sub_rn;
+using cuskimage::detail::add_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::sub_rn;
 
 /// The sample index scikit-image's `<long>floor(x)` gives, made total in the integer type J: NaN
 /// and values beyond +-2^62 (+-2^30 for a 32-bit J; the caller keeps coordinates inside that)

@@ -43,8 +43,8 @@ CUSK_HD void apply_homography(const Homography<F>& h, F x, F y, F& xs, F& ys) {
       return;
     default: {
       const F z = add_rn(add_rn(mul_rn(m[6], x), mul_rn(m[7], y)), m[8]);
-      xs = util::detail::div_rn(add_rn(add_rn(mul_rn(m[0], x), mul_rn(m[1], y)), m[2]), z);
-      ys = util::detail::div_rn(add_rn(add_rn(mul_rn(m[3], x), mul_rn(m[4], y)), m[5]), z);
+      xs = cuskimage::detail::div_rn(add_rn(add_rn(mul_rn(m[0], x), mul_rn(m[1], y)), m[2]), z);
+      ys = cuskimage::detail::div_rn(add_rn(add_rn(mul_rn(m[3], x), mul_rn(m[4], y)), m[5]), z);
     }
   }
 }
@@ -62,8 +62,8 @@ CUSK_HD double homogeneous_row(double x, double y, const double* mr) {
 CUSK_HD void homogeneous_source(const double m[9], double row, double col, double& sr, double& sc) {
   double z = homogeneous_row(col, row, m + 6);
   if (z == 0.0) z = 2.220446049250313e-16;
-  sc = util::detail::div_rn(homogeneous_row(col, row, m), z);
-  sr = util::detail::div_rn(homogeneous_row(col, row, m + 3), z);
+  sc = cuskimage::detail::div_rn(homogeneous_row(col, row, m), z);
+  sr = cuskimage::detail::div_rn(homogeneous_row(col, row, m + 3), z);
 }
 
 /// The inverse maps warp evaluates on the device as well as the host: a homogeneous matrix, and
@@ -84,15 +84,15 @@ CUSK_HD void map_source(const SourceMap& q, double row, double col, double& sr, 
     case SourceMapKind::swirl: {
       const double dx = sub_rn(col, p[0]), dy = sub_rn(row, p[1]);
       const double rho = std::sqrt(add_rn(mul_rn(dx, dx), mul_rn(dy, dy)));
-      const double theta = add_rn(add_rn(p[2], mul_rn(p[3], std::exp(util::detail::div_rn(-rho, p[4])))),
+      const double theta = add_rn(add_rn(p[2], mul_rn(p[3], std::exp(cuskimage::detail::div_rn(-rho, p[4])))),
                                   std::atan2(dy, dx));
       sc = add_rn(p[0], mul_rn(rho, std::cos(theta)));
       sr = add_rn(p[1], mul_rn(rho, std::sin(theta)));
       return;
     }
     default: {
-      const double angle = util::detail::div_rn(row, p[0]);
-      const double rad = util::detail::div_rn(col, p[1]);
+      const double angle = cuskimage::detail::div_rn(row, p[0]);
+      const double rad = cuskimage::detail::div_rn(col, p[1]);
       const double f = q.kind == SourceMapKind::log_polar ? std::exp(rad) : rad;
       sr = add_rn(mul_rn(f, std::sin(angle)), p[2]);
       sc = add_rn(mul_rn(f, std::cos(angle)), p[3]);

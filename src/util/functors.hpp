@@ -13,6 +13,19 @@
 
 namespace cuskimage::util::detail {
 
+// The once-rounded operations (src/core/rn.hpp) by their short names.
+using cuskimage::detail::add_rn;
+using cuskimage::detail::bits_of;
+using cuskimage::detail::div_rn;
+using cuskimage::detail::double_of;
+using cuskimage::detail::floor_rn;
+using cuskimage::detail::fma_rn;
+using cuskimage::detail::mul_rn;
+using cuskimage::detail::Rn;
+using cuskimage::detail::rint_rn;
+using cuskimage::detail::sqrt_rn;
+using cuskimage::detail::sub_rn;
+
 // ---- random_noise --------------------------------------------------------------------------------
 
 enum class NoiseKind : std::int32_t { gaussian, poisson, salt_pepper, speckle };

@@ -184,6 +184,18 @@ TEST(GeometricCli, EstimateAndMatrixTransform) {
   const auto rot = run_cli_cpu({"transform.matrix_transform", src, "--rotation", "1.5707963267948966",
                                 "--transform", "euclidean"});
   ASSERT_EQ(rot.rc, 0) << cuskclitest::describe(rot);
+  // 3-D: a 4x4 matrix, and three Euler angles (a SimilarityTransform by default).
+  const std::string p3 = cusktest::temp_path("p3.txt");
+  std::ofstream(p3) << "1 2 3\n";
+  const auto m4 = run_cli_cpu({"transform.matrix_transform", p3, "--matrix", "2,0,0,1,0,2,0,1,0,0,2,1,0,0,0,1"});
+  ASSERT_EQ(m4.rc, 0) << cuskclitest::describe(m4);
+  EXPECT_TRUE(cuskclitest::contains(m4.out, "x,y,z\n3.0,5.0,7.0")) << m4.out;
+  const auto r3 = run_cli_cpu({"transform.matrix_transform", p3, "--rotation", "0,0,0", "--translation", "1,1,1",
+                               "--scale", "3"});
+  ASSERT_EQ(r3.rc, 0) << cuskclitest::describe(r3);
+  EXPECT_TRUE(cuskclitest::contains(r3.out, "4.0,7.0,10.0")) << r3.out;
+  const auto bad = run_cli_cpu({"transform.matrix_transform", p3, "--matrix", "1,2,3,4,5"});
+  EXPECT_EQ(bad.rc, 2);  // neither 3x3, 4x4, 2x3 nor 3x4
   const auto both = run_cli_cpu({"transform.matrix_transform", src, "--matrix", "1,0,0,0,1,0,0,0,1", "--scale", "2"});
   EXPECT_EQ(both.rc, 2);  // UsageError
 }
