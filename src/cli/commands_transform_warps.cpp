@@ -1,6 +1,8 @@
-// skimage.transform._warps on the command line. The inverse map of transform.warp is a 3x3 matrix
-// given row-major with --matrix (9 values, or 6 for the top two rows of an affine map).
+// skimage.transform._warps on the command line. The inverse map of transform.warp is a transform
+// given as --matrix (row-major, 9 values or the 6 of an affine) or as --scale / --rotation /
+// --shear / --translation (src/cli/transform_args.hpp).
 //   cuskimage transform.warp img.png out.npy --matrix 1,0,5,0,1,-3 --order 3 --mode reflect
+//   cuskimage transform.warp img.png out.npy --rotation 0.3 --translation 2,-3
 //   cuskimage transform.rotate img.png out.png --angle 30 --resize true
 //   cuskimage transform.swirl img.png out.png --strength 5 --radius 120
 //   cuskimage transform.warp_polar img.png out.npy --scaling log
@@ -18,20 +20,12 @@
 #include "cuskimage/transform/pyramids.hpp"
 #include "cuskimage/transform/warps.hpp"
 #include "src/cli/registry.hpp"
+#include "src/cli/transform_args.hpp"
 #include "src/core/validate.hpp"
 
 namespace cuskimage::cli {
 
 namespace {
-
-Array matrix_param(Invocation& inv) {
-  std::vector<double> m = inv.numbers("matrix");
-  if (m.size() == 6) m.insert(m.end(), {0.0, 0.0, 1.0});
-  if (m.size() != 9)
-    cuskimage::detail::fail(inv.name(), "argument 'matrix' must have 9 values (or 6: the top two rows), got ",
-                            m.size());
-  return Array::from_vector(m, {3, 3});
-}
 
 Shape shape_param(Invocation& inv, const std::string& name) {
   const std::vector<std::int64_t> v = inv.ints(name);
@@ -117,13 +111,13 @@ CUSK_CLI_COMMANDS(transform_pyramids) {
 }
 
 CUSK_CLI_COMMANDS(transform_warps) {
-  reg.add(Command("transform.warp", "Warp the image through a 3x3 inverse map (output pixel -> input position).")
-              .input("image", "input image (2-D, or 2-D + channels)")
-              .param(Param::numbers("matrix", required, "the inverse map, row-major: 9 values or the 6 of an affine"))
+  reg.add(with_transform_params(Command("transform.warp",
+                                        "Warp the image through an inverse map (output pixel -> input position).")
+                                    .input("image", "input image (2-D, or 2-D + channels)"))
               .options<transform::WarpOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return transform::warp(inv.input(0), matrix_param(inv), inv.options<transform::WarpOptions>(),
+                return transform::warp(inv.input(0), *transform_from(inv), inv.options<transform::WarpOptions>(),
                                        inv.stream());
               }));
   reg.add(Command("transform.rotate", "Rotate the image counter-clockwise about its centre.")

@@ -271,7 +271,11 @@ TEST(TransformWarp, Cli) {
   r = cuskclitest::run_cli_cpu({"transform.pyramid_gaussian", path("in_f64"), "--levels", levels, "--max_layer", "2"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_TRUE(cuskclitest::contains(r.out, "pyr_cli_2.npy")) << r.out;
-  EXPECT_EQ(cuskclitest::run_cli_cpu({"transform.warp", path("in_f64"), out, "--matrix", "1,2,3"}).rc, 1);
+  r = cuskclitest::run_cli_cpu({"transform.warp", path("in_f64"), out, "--scale", "1.1,0.9", "--rotation", "0.3",
+                                "--shear", "0.1", "--translation", "2,-3", "--mode", "reflect"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(matches(golden("warp_obj_affine_o1"), cuskimage::io::imread(out)));
+  EXPECT_NE(cuskclitest::run_cli_cpu({"transform.warp", path("in_f64"), out, "--matrix", "1,2,3"}).rc, 0);
   EXPECT_EQ(cuskclitest::run_cli_cpu({"transform.rotate", path("in_f64"), out, "--angle", "3", "--order", "9"}).rc, 1);
 }
 
