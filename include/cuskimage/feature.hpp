@@ -1,0 +1,4 @@
+// cuskimage::feature — skimage.feature (0.26). One sub-header per scikit-image file.
+#pragma once
+
+#include "cuskimage/feature/peak.hpp"
