@@ -1,0 +1,185 @@
+// Private interface of segmentation.find_boundaries / mark_boundaries: the per-pixel rules both
+// backends run (CUSK_HD), and the CUDA entry points (kernels/segmentation/boundaries.cu).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
+#include "src/core/hd.hpp"
+#include "src/core/indexer.hpp"
+
+namespace cuskimage::segmentation::detail {
+
+/// A label value compared with an int64 as NumPy compares them (by value, any sign).
+template <class T>
+CUSK_HD bool label_equals(T v, std::int64_t b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return static_cast<std::int64_t>(v) == b;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(v) == static_cast<double>(b);
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return b >= 0 && static_cast<std::uint64_t>(v) == static_cast<std::uint64_t>(b);
+  } else {
+    return static_cast<std::int64_t>(v) == b;
+  }
+}
+
+/// The label grid: its extents and element strides (up to kMaxDims axes).
+struct Grid {
+  int nd = 0;
+  std::int64_t shape[cuskimage::detail::kMaxDims] = {};
+  std::int64_t stride[cuskimage::detail::kMaxDims] = {};
+};
+
+/// find_boundaries for one output element (`lin`: its C-order number in the output grid).
+/// thick: some neighbour under `conn` hops differs (the dilation != erosion of scikit-image; pixels
+/// outside the image never count, which is what its 'reflect' edge gives for a 3^n footprint).
+/// inner: thick and not background. outer: thick and (background, or the full-neighbourhood
+/// maximum of the labels differs from the minimum with background read as the dtype's maximum).
+/// subpixel: `lin` counts the (2s - 1) grid; an in-between element is a boundary when the original
+/// pixels around it hold two labels other than the dtype's maximum (scikit-image's filler value).
+template <class T>
+struct BoundaryRule {
+  const T* img = nullptr;
+  Grid g;
+  int conn = 1;
+  int mode = 0;  // 0 thick, 1 inner, 2 outer, 3 subpixel
+  std::int64_t background = 0;
+
+  using Big = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
+
+  CUSK_HD static Big top() {
+    if constexpr (std::is_floating_point_v<T>) return Big(0);  // unused: outer/subpixel need integers
+    else return std::numeric_limits<Big>::max();
+  }
+
+  CUSK_HD bool operator()(std::int64_t lin) const {
+    std::int64_t c[cuskimage::detail::kMaxDims];
+    const int nd = g.nd;
+    if (mode == 3) {
+      for (int a = nd - 1; a >= 0; --a) {
+        const std::int64_t n = 2 * g.shape[a] - 1;
+        c[a] = lin % n;
+        lin /= n;
+      }
+      return subpixel(c);
+    }
+    std::int64_t off = 0;
+    for (int a = nd - 1; a >= 0; --a) {
+      c[a] = lin % g.shape[a];
+      lin /= g.shape[a];
+      off += c[a] * g.stride[a];
+    }
+    const Big v = static_cast<Big>(img[off]);
+    const bool is_bg = label_equals(v, background);
+    if (mode == 1 && is_bg) return false;
+    bool thick = false;
+    Big hi = v, lo = is_bg ? top() : v;
+    const int steps = mode == 2 ? nd : conn;  // outer needs the full neighbourhood
+    walk(c, off, steps, [&](Big u, int hops) {
+      if (hops <= conn && u != v) thick = true;
+      if (mode == 2) {
+        hi = u > hi ? u : hi;
+        const Big w = label_equals(u, background) ? top() : u;
+        lo = w < lo ? w : lo;
+      }
+    });
+    if (mode != 2) return thick;
+    return thick && (is_bg || hi != lo);
+  }
+
+  /// Calls f(value, hops) for every in-image neighbour within `steps` orthogonal hops.
+  template <class F>
+  CUSK_HD void walk(const std::int64_t* c, std::int64_t off, int steps, F&& f) const {
+    int d[cuskimage::detail::kMaxDims];
+    const int nd = g.nd;
+    for (int a = 0; a < nd; ++a) d[a] = -1;
+    for (;;) {
+      int hops = 0;
+      bool inside = true;
+      std::int64_t o = off;
+      for (int a = 0; a < nd; ++a) {
+        hops += d[a] != 0;
+        const std::int64_t q = c[a] + d[a];
+        inside = inside && q >= 0 && q < g.shape[a];
+        o += d[a] * g.stride[a];
+      }
+      if (inside && hops > 0 && hops <= steps) f(static_cast<Big>(img[o]), hops);
+      int a = nd - 1;
+      while (a >= 0 && d[a] == 1) d[a--] = -1;
+      if (a < 0) break;
+      ++d[a];
+    }
+  }
+
+  CUSK_HD bool subpixel(const std::int64_t* c) const {
+    const int nd = g.nd;
+    bool odd_any = false;
+    for (int a = 0; a < nd; ++a) odd_any = odd_any || (c[a] & 1);
+    if (!odd_any) return false;
+    // The original pixels around: per odd axis (c-1)/2 and (c+1)/2, per even axis c/2.
+    bool have = false;
+    Big first = Big(0);
+    for (unsigned m = 0; m < (1u << nd); ++m) {
+      std::int64_t o = 0;
+      bool skip = false;
+      for (int a = 0; a < nd; ++a) {
+        const unsigned bit = (m >> a) & 1u;
+        if (!(c[a] & 1) && bit) skip = true;
+        o += ((c[a] + (bit ? 1 : -1) * (c[a] & 1)) / 2) * g.stride[a];
+      }
+      if (skip) continue;
+      const Big u = static_cast<Big>(img[o]);
+      if (u == top()) continue;
+      if (!have) {
+        first = u;
+        have = true;
+      } else if (u != first) {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+/// mark_boundaries' painting of one pixel of the (H, W, 3) float image from the (H, W) bool
+/// boundaries: the colour on a boundary, else the outline colour where a boundary lies in the
+/// clamped 3x3 window (scikit-image's 3x3 dilation), else unchanged.
+template <class F>
+struct PaintRule {
+  F* rgb = nullptr;
+  const bool* bnd = nullptr;
+  std::int64_t h = 0, w = 0;
+  F color[3] = {};
+  F outline[3] = {};
+  bool has_outline = false;
+
+  CUSK_HD void operator()(std::int64_t i) const {
+    const std::int64_t r = i / w, c = i - r * w;
+    const F* src = nullptr;
+    if (bnd[i]) {
+      src = color;
+    } else if (has_outline) {
+      bool near = false;
+      for (std::int64_t y = r > 0 ? r - 1 : 0; y <= (r + 1 < h ? r + 1 : r); ++y)
+        for (std::int64_t x = c > 0 ? c - 1 : 0; x <= (c + 1 < w ? c + 1 : c); ++x) near = near || bnd[y * w + x];
+      if (near) src = outline;
+    }
+    if (src) {
+      rgb[3 * i] = src[0];
+      rgb[3 * i + 1] = src[1];
+      rgb[3 * i + 2] = src[2];
+    }
+  }
+};
+
+/// Writes the rule over the contiguous bool `out` (n elements) on `stream`.
+template <class T>
+void cuda_find_boundaries(const BoundaryRule<T>& rule, Array& out, const Stream& stream);
+template <class F>
+void cuda_paint(const PaintRule<F>& rule, std::int64_t n, const Stream& stream);
+
+}  // namespace cuskimage::segmentation::detail

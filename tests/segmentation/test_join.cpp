@@ -1,0 +1,101 @@
+// relabel_sequential (offsets 1, 5, 250; int32 / uint8 / 3-D uint16; the uint8 -> uint16 output
+// widening) and join_segmentations with return_mapping against scikit-image 0.26's goldens
+// (tests/golden/cases_segmentation_boundaries.py), exact; ArrayMap lookups; segmentation::flood is
+// morphology's. GPU tier: GPU == CPU exactly, strided views, a non-default stream.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuskimage/error.hpp"
+#include "cuskimage/segmentation.hpp"
+#include "tests/common/test_support.hpp"
+
+namespace {
+
+using cuskimage::Array;
+using cuskimage::Device;
+using cuskimage::DType;
+using cuskimage::Slice;
+using cuskimage::Stream;
+namespace seg = cuskimage::segmentation;
+
+Array golden(const std::string& name) { return cusktest::load_golden("segmentation_boundaries/" + name + ".npy"); }
+
+void check_goldens(const Device& dev, const Stream& s) {
+  for (std::string key : {"i32", "u8", "u16_3d"}) {
+    const Array lab = golden("rl_" + key).to(dev, s);
+    for (int off : {1, 5, 250}) {
+      const std::string p = "rs_" + key + "_o" + std::to_string(off);
+      const seg::RelabelResult r = seg::relabel_sequential(lab, {.offset = off}, s);
+      EXPECT_ARRAY_EQ(golden(p + "_out"), r.relabeled) << p;
+      EXPECT_ARRAY_EQ(golden(p + "_in"), r.forward.in_values) << p;
+      EXPECT_ARRAY_EQ(golden(p + "_map"), r.forward.out_values) << p;
+      EXPECT_ARRAY_EQ(golden(p + "_map"), r.inverse.in_values) << p;
+      EXPECT_ARRAY_EQ(golden(p + "_out"), r.forward(lab, s)) << p;  // the map applied = relabelled
+      EXPECT_ARRAY_EQ(lab, r.inverse(r.relabeled, s)) << p;         // and back
+    }
+  }
+  const Array s1 = golden("js_s1").to(dev, s), s2 = golden("js_s2").to(dev, s);
+  const seg::JoinResult j = seg::join_segmentations_with_mapping(s1, s2, s);
+  EXPECT_ARRAY_EQ(golden("js_out"), j.joined);
+  EXPECT_ARRAY_EQ(golden("js_out"), seg::join_segmentations(s1, s2, s));
+  EXPECT_ARRAY_EQ(golden("js_m1in"), j.map_to_s1.in_values);
+  EXPECT_ARRAY_EQ(golden("js_m1in"), j.map_to_s2.in_values);
+  EXPECT_ARRAY_EQ(golden("js_m1out"), j.map_to_s1.out_values);
+  EXPECT_ARRAY_EQ(golden("js_m2out"), j.map_to_s2.out_values);
+}
+
+TEST(SegmentationJoin, Goldens) { check_goldens(Device::cpu(), Stream()); }
+
+TEST(SegmentationJoin, BadArguments) {
+  const Array lab = golden("rl_i32");
+  EXPECT_THROW(seg::relabel_sequential(lab, {.offset = 0}), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::relabel_sequential(lab.astype(DType::float32)), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::relabel_sequential(Array::full({3, 3}, -2, DType::int16)), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::join_segmentations(lab, golden("js_s1")), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::join_segmentations(lab.astype(DType::uint64), lab.astype(DType::int8)), cuskimage::InvalidArgument);
+}
+
+TEST(SegmentationJoin, FloodIsMorphologys) {
+  const Array img = golden("js_s1");
+  EXPECT_ARRAY_EQ(cuskimage::morphology::flood(img, {3, 4}), seg::flood(img, {3, 4}));
+  EXPECT_ARRAY_EQ(cuskimage::morphology::flood_fill(img, {3, 4}, 9.0), seg::flood_fill(img, {3, 4}, 9.0));
+}
+
+TEST(SegmentationJoin, StridedViewEqualsCopy) {
+  const Array big = cusktest::random_array({50, 60}, DType::int32, 3, 0, 1000);
+  const Array view = big.slice({Slice{1, 49, 2}, Slice{59, 0, -3}});
+  EXPECT_ARRAY_EQ(seg::relabel_sequential(view.copy(), {.offset = 3}).relabeled,
+                  seg::relabel_sequential(view, {.offset = 3}).relabeled);
+}
+
+TEST(GpuSegmentationJoin, GoldensOnDevice) {
+  CUSK_REQUIRE_GPU();
+  check_goldens(Device::cuda(), Stream::create());
+}
+
+TEST(GpuSegmentationJoin, MatchesCpuStridedAndStream) {
+  CUSK_REQUIRE_GPU();
+  for (DType dt : {DType::uint8, DType::int32, DType::uint64}) {
+    const Array h = cusktest::random_array({300, 211}, dt, 41, 0, 200);
+    const Array h2 = cusktest::random_array({300, 211}, DType::uint16, 42, 0, 7);
+    const Array hv = h.slice({Slice{1, 299, 2}, Slice{210, 0, -1}});
+    const seg::RelabelResult expected = seg::relabel_sequential(hv.copy(), {.offset = 4});
+    const Array ej = seg::join_segmentations(hv.copy(), h2.slice({Slice{1, 299, 2}, Slice{210, 0, -1}}).copy());
+    seg::RelabelResult got;
+    Array gj;
+    EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+      const Array d = h.to(Device::cuda(), s), d2 = h2.to(Device::cuda(), s);
+      got = seg::relabel_sequential(d.slice({Slice{1, 299, 2}, Slice{210, 0, -1}}), {.offset = 4}, s);
+      gj = seg::join_segmentations(d.slice({Slice{1, 299, 2}, Slice{210, 0, -1}}),
+                                   d2.slice({Slice{1, 299, 2}, Slice{210, 0, -1}}), s);
+      s.synchronize();
+    }));
+    EXPECT_ARRAY_EQ(expected.relabeled, got.relabeled);
+    EXPECT_ARRAY_EQ(expected.forward.in_values, got.forward.in_values);
+    EXPECT_ARRAY_EQ(expected.forward.out_values, got.forward.out_values);
+    EXPECT_ARRAY_EQ(ej, gj);
+  }
+}
+
+}  // namespace
