@@ -52,6 +52,19 @@ Array boundaries_impl(const Array& label_img, const FindBoundariesOptions& opts,
         [&] {
           bool* o = static_cast<bool*>(out.data());
           const std::int64_t n = out.size();
+          if (nd == 2 && rule.mode != 3) {  // the common case without per-pixel divisions
+            detail::BoundaryRule<T, 2> r2;
+            r2.img = rule.img;
+            r2.g = rule.g;
+            r2.conn = rule.conn;
+            r2.mode = rule.mode;
+            r2.background = rule.background;
+            std::int64_t c[2], i = 0;
+            for (c[0] = 0; c[0] < rule.g.shape[0]; ++c[0])
+              for (c[1] = 0; c[1] < rule.g.shape[1]; ++c[1])
+                o[i++] = r2.at(c, c[0] * rule.g.stride[0] + c[1] * rule.g.stride[1]);
+            return;
+          }
           for (std::int64_t i = 0; i < n; ++i) o[i] = rule(i);
         },
         [&](auto) { detail::cuda_find_boundaries<T>(rule, out, stream); });

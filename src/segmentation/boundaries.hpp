@@ -41,7 +41,7 @@ struct Grid {
 /// maximum of the labels differs from the minimum with background read as the dtype's maximum).
 /// subpixel: `lin` counts the (2s - 1) grid; an in-between element is a boundary when the original
 /// pixels around it hold two labels other than the dtype's maximum (scikit-image's filler value).
-template <class T>
+template <class T, int ND = 0>  // ND > 0: the number of dimensions fixed at compile time
 struct BoundaryRule {
   const T* img = nullptr;
   Grid g;
@@ -51,6 +51,8 @@ struct BoundaryRule {
 
   using Big = std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>;
 
+  CUSK_HD int dims() const { return ND > 0 ? ND : g.nd; }
+
   CUSK_HD static Big top() {
     if constexpr (std::is_floating_point_v<T>) return Big(0);  // unused: outer/subpixel need integers
     else return std::numeric_limits<Big>::max();
@@ -58,7 +60,7 @@ struct BoundaryRule {
 
   CUSK_HD bool operator()(std::int64_t lin) const {
     std::int64_t c[cuskimage::detail::kMaxDims];
-    const int nd = g.nd;
+    const int nd = dims();
     if (mode == 3) {
       for (int a = nd - 1; a >= 0; --a) {
         const std::int64_t n = 2 * g.shape[a] - 1;
@@ -73,12 +75,17 @@ struct BoundaryRule {
       lin /= g.shape[a];
       off += c[a] * g.stride[a];
     }
+    return at(c, off);
+  }
+
+  /// The thick / inner / outer rule at coordinates `c` (element offset `off`).
+  CUSK_HD bool at(const std::int64_t* c, std::int64_t off) const {
     const Big v = static_cast<Big>(img[off]);
     const bool is_bg = label_equals(v, background);
     if (mode == 1 && is_bg) return false;
     bool thick = false;
     Big hi = v, lo = is_bg ? top() : v;
-    const int steps = mode == 2 ? nd : conn;  // outer needs the full neighbourhood
+    const int steps = mode == 2 ? dims() : conn;  // outer needs the full neighbourhood
     walk(c, off, steps, [&](Big u, int hops) {
       if (hops <= conn && u != v) thick = true;
       if (mode == 2) {
@@ -91,32 +98,34 @@ struct BoundaryRule {
     return thick && (is_bg || hi != lo);
   }
 
-  /// Calls f(value, hops) for every in-image neighbour within `steps` orthogonal hops.
+  /// Calls f(value, hops) for every in-image neighbour within `steps` orthogonal hops (the 3^nd
+  /// offsets in order; unrolled to constants when ND is fixed).
   template <class F>
   CUSK_HD void walk(const std::int64_t* c, std::int64_t off, int steps, F&& f) const {
-    int d[cuskimage::detail::kMaxDims];
-    const int nd = g.nd;
-    for (int a = 0; a < nd; ++a) d[a] = -1;
-    for (;;) {
-      int hops = 0;
+    const int nd = dims();
+    int total = 1;
+    for (int a = 0; a < nd; ++a) total *= 3;
+CUSK_UNROLL
+    for (int m = 0; m < (ND > 0 ? pow3(ND) : total); ++m) {
+      int r = m, hops = 0;
       bool inside = true;
       std::int64_t o = off;
-      for (int a = 0; a < nd; ++a) {
-        hops += d[a] != 0;
-        const std::int64_t q = c[a] + d[a];
+      for (int a = nd - 1; a >= 0; --a) {
+        const int d = r % 3 - 1;
+        r /= 3;
+        hops += d != 0;
+        const std::int64_t q = c[a] + d;
         inside = inside && q >= 0 && q < g.shape[a];
-        o += d[a] * g.stride[a];
+        o += d * g.stride[a];
       }
       if (inside && hops > 0 && hops <= steps) f(static_cast<Big>(img[o]), hops);
-      int a = nd - 1;
-      while (a >= 0 && d[a] == 1) d[a--] = -1;
-      if (a < 0) break;
-      ++d[a];
     }
   }
 
+  CUSK_HD static constexpr int pow3(int n) { return n == 0 ? 1 : 3 * pow3(n - 1); }
+
   CUSK_HD bool subpixel(const std::int64_t* c) const {
-    const int nd = g.nd;
+    const int nd = dims();
     bool odd_any = false;
     for (int a = 0; a < nd; ++a) odd_any = odd_any || (c[a] & 1);
     if (!odd_any) return false;
@@ -176,7 +185,8 @@ struct PaintRule {
   }
 };
 
-/// Writes the rule over the contiguous bool `out` (n elements) on `stream`.
+/// Writes the rule over the contiguous bool `out` (n elements) on `stream`; 2-D and 3-D images in
+/// modes thick / inner / outer take a fixed-dimension kernel without per-pixel divisions.
 template <class T>
 void cuda_find_boundaries(const BoundaryRule<T>& rule, Array& out, const Stream& stream);
 template <class F>
