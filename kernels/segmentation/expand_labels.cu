@@ -15,12 +15,7 @@ template <class T>
 __global__ void zero_mask_kernel(const T* label, Grid g, bool* zero, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    std::int64_t off = 0, lin = i;
-    for (int a = g.nd - 1; a >= 0; --a) {
-      off += (lin % g.shape[a]) * g.stride[a];
-      lin /= g.shape[a];
-    }
-    zero[i] = label[off] == T(0);
+    zero[i] = label[grid_offset(g, i)] == T(0);
   }
 }
 

@@ -2,9 +2,12 @@
 // the distinct values (the count is read back: it sizes the maps and picks the output dtype), then
 // one lookup pass (binary search in the sorted keys, which stay in L1/L2).
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -31,7 +34,86 @@ __global__ void combine_kernel(const T* a, const T* b, T factor, T* out, std::in
     out[i] = static_cast<T>(static_cast<U>(static_cast<U>(a[i]) * static_cast<U>(factor) + static_cast<U>(b[i])));
 }
 
+template <class T>
+__global__ void flag_values_kernel(const T* in, std::int32_t* flags, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    flags[static_cast<std::int64_t>(in[i])] = 1;  // racing stores of the same 1
+}
+
+template <class T>
+__global__ void gather_present_kernel(const std::int32_t* flags, const std::int32_t* rank, T* uniq, std::int64_t m) {
+  for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; v < m;
+       v += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    if (flags[v]) uniq[rank[v]] = static_cast<T>(v);
+}
+
+template <class T, class O>
+__global__ void dense_map_kernel(const T* in, const std::int32_t* rank, std::int64_t n, std::int64_t offset, bool has0,
+                                 O* out) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const T v = in[i];
+    out[i] = (has0 && v == T(0)) ? O(0) : static_cast<O>(offset + rank[static_cast<std::int64_t>(v)] - (has0 ? 1 : 0));
+  }
+}
+
 }  // namespace
+
+template <class T>
+DenseRanks cuda_dense_ranks(const Array& a, std::int64_t max_entries, const Stream& stream) {
+  const std::int64_t n = a.size();
+  const cudaStream_t s = stream.handle();
+  const T* in = static_cast<const T*>(a.data());
+  Array ext = Array::empty({2}, a.dtype(), a.device(), stream);
+  T* e = static_cast<T*>(ext.data());
+  std::size_t b1 = 0, b2 = 0;
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, b1, in, e, n, s));
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, b2, in, e + 1, n, s));
+  Array tmp = Array::empty({static_cast<std::int64_t>(std::max(b1, b2)) + 1}, DType::uint8, a.device(), stream);
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Min(tmp.data(), b1, in, e, n, s));
+  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(tmp.data(), b2, in, e + 1, n, s));
+  T h[2];
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(h, e, sizeof h, cudaMemcpyDeviceToHost, s));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(s));
+  DenseRanks r;
+  if constexpr (std::is_signed_v<T>) {
+    if (h[0] < 0) {
+      r.negative = true;
+      return r;
+    }
+  }
+  r.min = static_cast<std::int64_t>(h[0]);
+  if (static_cast<std::uint64_t>(h[1]) >= static_cast<std::uint64_t>(max_entries)) return r;
+  const std::int64_t m = static_cast<std::int64_t>(h[1]) + 1;
+  Array flags = Array::zeros({m + 1}, DType::int32, a.device(), stream);
+  r.rank = Array::empty({m + 1}, DType::int32, a.device(), stream);
+  auto* f = static_cast<std::int32_t*>(flags.data());
+  auto* rk = static_cast<std::int32_t*>(r.rank.data());
+  flag_values_kernel<T><<<cuskimage::detail::grid_blocks(n, 256, 1 << 20), 256, 0, s>>>(in, f, n);
+  CUSK_CUDA_CHECK_LAUNCH();
+  std::size_t b3 = 0;
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, b3, f, rk, m + 1, s));
+  Array tmp2 = Array::empty({static_cast<std::int64_t>(b3) + 1}, DType::uint8, a.device(), stream);
+  CUSK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp2.data(), b3, f, rk, m + 1, s));
+  std::int32_t k = 0;
+  CUSK_CUDA_CHECK(cudaMemcpyAsync(&k, rk + m, sizeof k, cudaMemcpyDeviceToHost, s));
+  CUSK_CUDA_CHECK(cudaStreamSynchronize(s));
+  r.uniq = Array::empty({k}, a.dtype(), a.device(), stream);
+  gather_present_kernel<T><<<cuskimage::detail::grid_blocks(m, 256, 1 << 20), 256, 0, s>>>(
+      f, rk, static_cast<T*>(r.uniq.data()), m);
+  CUSK_CUDA_CHECK_LAUNCH();
+  r.used = true;
+  return r;
+}
+
+template <class T, class O>
+void cuda_dense_map(const T* in, const std::int32_t* rank, std::int64_t n, std::int64_t offset, bool has0, O* out,
+                    const Stream& stream) {
+  dense_map_kernel<T, O><<<cuskimage::detail::grid_blocks(n, 256, 1 << 20), 256, 0, stream.handle()>>>(
+      in, rank, n, offset, has0, out);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
 
 template <class T>
 Array cuda_sorted_unique(const Array& a, const Stream& stream) {
@@ -71,6 +153,11 @@ void cuda_combine(const T* a, const T* b, T factor, T* out, std::int64_t n, cons
 
 #define CUSK_INST(T)                                                                                        \
   template Array cuda_sorted_unique<T>(const Array&, const Stream&);                                        \
+  template DenseRanks cuda_dense_ranks<T>(const Array&, std::int64_t, const Stream&);                       \
+  template void cuda_dense_map<T, T>(const T*, const std::int32_t*, std::int64_t, std::int64_t, bool, T*,   \
+                                     const Stream&);                                                        \
+  template void cuda_dense_map<T, std::uint64_t>(const T*, const std::int32_t*, std::int64_t, std::int64_t, \
+                                                 bool, std::uint64_t*, const Stream&);                      \
   template void cuda_sorted_map<T, T>(const SortedMap<T, T>&, std::int64_t, const Stream&);                 \
   template void cuda_sorted_map<T, std::uint64_t>(const SortedMap<T, std::uint64_t>&, std::int64_t,        \
                                                   const Stream&);                                           \
@@ -84,6 +171,14 @@ CUSK_INST(std::uint32_t)
 CUSK_INST(std::int32_t)
 #undef CUSK_INST
 template Array cuda_sorted_unique<std::int64_t>(const Array&, const Stream&);
+template DenseRanks cuda_dense_ranks<std::int64_t>(const Array&, std::int64_t, const Stream&);
+template DenseRanks cuda_dense_ranks<std::uint64_t>(const Array&, std::int64_t, const Stream&);
+template void cuda_dense_map<std::int64_t, std::int64_t>(const std::int64_t*, const std::int32_t*, std::int64_t,
+                                                         std::int64_t, bool, std::int64_t*, const Stream&);
+template void cuda_dense_map<std::int64_t, std::uint64_t>(const std::int64_t*, const std::int32_t*, std::int64_t,
+                                                          std::int64_t, bool, std::uint64_t*, const Stream&);
+template void cuda_dense_map<std::uint64_t, std::uint64_t>(const std::uint64_t*, const std::int32_t*, std::int64_t,
+                                                           std::int64_t, bool, std::uint64_t*, const Stream&);
 template void cuda_sorted_map<std::int64_t, std::int64_t>(const SortedMap<std::int64_t, std::int64_t>&, std::int64_t,
                                                           const Stream&);
 template void cuda_sorted_map<std::int64_t, std::uint64_t>(const SortedMap<std::int64_t, std::uint64_t>&,

@@ -39,11 +39,7 @@ Array boundaries_impl(const Array& label_img, const FindBoundariesOptions& opts,
   cuskimage::detail::dispatch<LabelTypes>(label_img.dtype(), fn, [&]<class T>() {
     detail::BoundaryRule<T> rule;
     rule.img = static_cast<const T*>(label_img.data());
-    rule.g.nd = nd;
-    for (int a = 0; a < nd; ++a) {
-      rule.g.shape[a] = label_img.shape(a);
-      rule.g.stride[a] = label_img.strides()[a];
-    }
+    rule.g = detail::grid_of(label_img);
     rule.conn = opts.connectivity;
     rule.mode = static_cast<int>(opts.mode);
     rule.background = opts.background;

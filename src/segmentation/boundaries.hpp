@@ -34,6 +34,27 @@ struct Grid {
   std::int64_t stride[cuskimage::detail::kMaxDims] = {};
 };
 
+/// Element offset of the C-order element number `lin` of the grid.
+CUSK_HD std::int64_t grid_offset(const Grid& g, std::int64_t lin) {
+  std::int64_t off = 0;
+  for (int a = g.nd - 1; a >= 0; --a) {
+    off += (lin % g.shape[a]) * g.stride[a];
+    lin /= g.shape[a];
+  }
+  return off;
+}
+
+/// The grid of an array (its extents and strides).
+inline Grid grid_of(const Array& a) {
+  Grid g;
+  g.nd = a.ndim();
+  for (int d = 0; d < g.nd; ++d) {
+    g.shape[d] = a.shape(d);
+    g.stride[d] = a.strides()[d];
+  }
+  return g;
+}
+
 /// find_boundaries for one output element (`lin`: its C-order number in the output grid).
 /// thick: some neighbour under `conn` hops differs (the dilation != erosion of scikit-image; pixels
 /// outside the image never count, which is what its 'reflect' edge gives for a 3^n footprint).

@@ -22,12 +22,7 @@ Array expand_labels(const Array& label_image, const ExpandLabelsOptions& opts, c
   Array out = Array::empty(label_image.shape(), label_image.dtype(), label_image.device(), stream);
   const std::int64_t n = out.size();
   if (n == 0) return out;
-  detail::Grid g;
-  g.nd = nd;
-  for (int a = 0; a < nd; ++a) {
-    g.shape[a] = label_image.shape(a);
-    g.stride[a] = label_image.strides()[a];
-  }
+  const detail::Grid g = detail::grid_of(label_image);
   cuskimage::detail::dispatch<cuskimage::detail::AllTypes>(label_image.dtype(), fn, [&]<class T>() {
     const T* lab = static_cast<const T*>(label_image.data());
     Array zero = Array::empty(label_image.shape(), DType::bool_, label_image.device(), stream);
@@ -35,16 +30,7 @@ Array expand_labels(const Array& label_image, const ExpandLabelsOptions& opts, c
     cuskimage::detail::on_backend(
         label_image, stream,
         [&] {
-          const cuskimage::detail::Indexer ix = [&] {
-            cuskimage::detail::Indexer x;
-            x.ndim = nd;
-            for (int a = 0; a < nd; ++a) {
-              x.shape[a] = g.shape[a];
-              x.stride[a] = g.stride[a];
-            }
-            return x;
-          }();
-          for (std::int64_t i = 0; i < n; ++i) z[i] = lab[ix.offset(i)] == T(0);
+          for (std::int64_t i = 0; i < n; ++i) z[i] = lab[detail::grid_offset(g, i)] == T(0);
         },
         [&](auto) { detail::cuda_zero_mask<T>(lab, g, z, n, stream); });
     const ndimage::EdtResult edt = ndimage::distance_transform_edt(

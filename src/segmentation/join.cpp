@@ -20,16 +20,7 @@ namespace {
 
 using cuskimage::detail::expect;
 using cuskimage::detail::IntegerTypes;
-
-detail::Grid grid_of(const Array& a) {
-  detail::Grid g;
-  g.nd = a.ndim();
-  for (int d = 0; d < g.nd; ++d) {
-    g.shape[d] = a.shape(d);
-    g.stride[d] = a.strides()[d];
-  }
-  return g;
-}
+using detail::grid_of;
 
 template <class T>
 Array sorted_unique(const Array& a, const Stream& stream) {
@@ -133,39 +124,52 @@ RelabelResult relabel_sequential(const Array& label_field, const RelabelSequenti
   expect_labels(label_field, fn, "label_field");
   RelabelResult r;
   cuskimage::detail::dispatch<IntegerTypes>(label_field.dtype(), fn, [&]<class T>() {
-    Array uniq = sorted_unique<T>(label_field, stream);
-    const T first = uniq.slice({Slice{0, 1}}).to(Device::cpu(), stream).template to_vector<T>()[0];
+    const std::int64_t n = label_field.size();
+    // CUDA, labels of a small range (measure.label's, typically): presence flags and their prefix
+    // sum give the distinct values and a rank table, no sort.
+    detail::DenseRanks dense;
+    Array contig;
+    if (label_field.device().is_cuda() && n < (std::int64_t{1} << 30)) {
+      cuskimage::detail::on_backend(label_field, stream, [] {}, [&](auto) {
+        contig = label_field.contiguous(stream);
+        dense = detail::cuda_dense_ranks<T>(contig, 2 * n + 1024, stream);
+      });
+      expect(!dense.negative, fn, "label_field", "cannot relabel an array that contains negative values");
+    }
+    Array uniq = dense.used ? std::move(dense.uniq) : sorted_unique<T>(label_field, stream);
+    const T first = dense.used ? static_cast<T>(dense.min)
+                               : uniq.slice({Slice{0, 1}}).to(Device::cpu(), stream).template to_vector<T>()[0];
     if constexpr (std::is_signed_v<T>)
       expect(first >= 0, fn, "label_field", "cannot relabel an array that contains negative values");
     const std::int64_t k = uniq.size();
     const bool has0 = first == T(0);
     const std::uint64_t last = static_cast<std::uint64_t>(has0 && k == 1 ? 0 : opts.offset + k - 1 - (has0 ? 1 : 0));
     const DType odt = relabel_dtype(label_field.dtype(), last);
-    detail::SortedMap<T, T> m;
-    m.in = static_cast<const T*>(label_field.data());
-    m.g = grid_of(label_field);
-    m.keys = static_cast<const T*>(uniq.data());
-    m.nkeys = k;
-    m.offset = opts.offset;
-    m.has0 = has0;
-    const std::int64_t n = label_field.size();
-    if (odt == label_field.dtype()) {
-      r.relabeled = Array::empty(label_field.shape(), odt, label_field.device(), stream);
-      m.out = static_cast<T*>(r.relabeled.data());
+    const bool direct = odt == label_field.dtype();  // else through uint64, then astype
+    Array res = Array::empty(label_field.shape(), direct ? odt : DType::uint64, label_field.device(), stream);
+    const auto map_into = [&]<class O>() {
+      O* out = static_cast<O*>(res.data());
+      if (dense.used) {
+        cuskimage::detail::on_backend(label_field, stream, [] {}, [&](auto) {
+          detail::cuda_dense_map<T, O>(static_cast<const T*>(contig.data()),
+                                       static_cast<const std::int32_t*>(dense.rank.data()), n, opts.offset, has0, out,
+                                       stream);
+        });
+        return;
+      }
+      detail::SortedMap<T, O> m;
+      m.in = static_cast<const T*>(label_field.data());
+      m.g = grid_of(label_field);
+      m.keys = static_cast<const T*>(uniq.data());
+      m.nkeys = k;
+      m.offset = opts.offset;
+      m.has0 = has0;
+      m.out = out;
       run_map(m, n, label_field, stream);
-    } else {
-      Array wide = Array::empty(label_field.shape(), DType::uint64, label_field.device(), stream);
-      detail::SortedMap<T, std::uint64_t> w;
-      w.in = m.in;
-      w.g = m.g;
-      w.keys = m.keys;
-      w.nkeys = k;
-      w.offset = m.offset;
-      w.has0 = has0;
-      w.out = static_cast<std::uint64_t*>(wide.data());
-      run_map(w, n, label_field, stream);
-      r.relabeled = wide.astype(odt, stream);
-    }
+    };
+    if (direct) map_into.template operator()<T>();
+    else map_into.template operator()<std::uint64_t>();
+    r.relabeled = direct ? std::move(res) : res.astype(odt, stream);
     std::vector<std::uint64_t> outv(static_cast<std::size_t>(k));
     for (std::int64_t i = 0; i < k; ++i)
       outv[i] = has0 && i == 0 ? 0 : static_cast<std::uint64_t>(opts.offset + i - (has0 ? 1 : 0));

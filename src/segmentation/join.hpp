@@ -25,12 +25,7 @@ struct SortedMap {
   O* out = nullptr;
 
   CUSK_HD void operator()(std::int64_t i) const {
-    std::int64_t off = 0, lin = i;
-    for (int a = g.nd - 1; a >= 0; --a) {
-      off += (lin % g.shape[a]) * g.stride[a];
-      lin /= g.shape[a];
-    }
-    const T v = in[off];
+    const T v = in[grid_offset(g, i)];
     std::int64_t lo = 0, hi = nkeys;
     while (lo < hi) {
       const std::int64_t mid = (lo + hi) / 2;
@@ -44,6 +39,25 @@ struct SortedMap {
     }
   }
 };
+
+/// The distinct values of a contiguous device array of small non-negative values, from presence
+/// flags and their prefix sum instead of a sort: `rank[v]` is v's position among them.
+struct DenseRanks {
+  bool negative = false;  // the minimum is < 0 (nothing else is set)
+  bool used = false;      // false: the range was too large, use the sort
+  std::int64_t min = 0;
+  Array uniq;  // the K sorted distinct values (the input's dtype)
+  Array rank;  // int32, max + 2 entries
+};
+
+/// Min and max (one reduction each, read back: synchronises), then the flags and ranks when
+/// max < `max_entries`.
+template <class T>
+DenseRanks cuda_dense_ranks(const Array& a, std::int64_t max_entries, const Stream& stream);
+/// out[i] = relabel_sequential's value of in[i] from the dense ranks (in contiguous).
+template <class T, class O>
+void cuda_dense_map(const T* in, const std::int32_t* rank, std::int64_t n, std::int64_t offset, bool has0, O* out,
+                    const Stream& stream);
 
 /// The sorted distinct values of the contiguous device array `a` (1-D, K values, a's device);
 /// reads K back (synchronises `stream`).
