@@ -116,7 +116,44 @@ struct BoundaryRule {
       }
     });
     if (mode != 2) return thick;
+    if constexpr (sizeof(Big) == 8 && !std::is_floating_point_v<T>) {
+      // scipy's separable minimum filter (a full footprint) runs per axis in double and stores each
+      // pass in the dtype: the dtype's maximum, scikit-image's background filler, is 2^63 or 2^64 in
+      // double and comes back as INT64_MIN or 0 wherever a first-axis window holds only filler;
+      // later passes then keep that value.
+      if (!is_bg && thick && axis0_all_filler(c, off)) lo = std::numeric_limits<Big>::min();
+    }
     return thick && (is_bg || hi != lo);
+  }
+
+  /// Whether some pixel p = c + (0, d1, ...) (in the image) has a first-axis window of background
+  /// (or the dtype's maximum) only.
+  CUSK_HD bool axis0_all_filler(const std::int64_t* c, std::int64_t off) const {
+    const int nd = dims();
+    int total = 1;
+    for (int a = 1; a < nd; ++a) total *= 3;
+    for (int m = 0; m < total; ++m) {
+      int r = m;
+      bool inside = true;
+      std::int64_t o = off;
+      for (int a = nd - 1; a >= 1; --a) {
+        const int d = r % 3 - 1;
+        r /= 3;
+        const std::int64_t q = c[a] + d;
+        inside = inside && q >= 0 && q < g.shape[a];
+        o += d * g.stride[a];
+      }
+      if (!inside) continue;
+      bool all = true;
+      for (int d = -1; d <= 1 && all; ++d) {
+        const std::int64_t q = c[0] + d;
+        if (q < 0 || q >= g.shape[0]) continue;
+        const Big u = static_cast<Big>(img[o + d * g.stride[0]]);
+        all = label_equals(u, background) || u == top();
+      }
+      if (all) return true;
+    }
+    return false;
   }
 
   /// Calls f(value, hops) for every in-image neighbour within `steps` orthogonal hops (the 3^nd
