@@ -33,9 +33,11 @@ CUSK_OPTIONS(FindBoundariesOptions,
 /// plus touching objects' pixels; subpixel returns the (2s - 1)-per-axis doubled grid whose
 /// in-between pixels separate two labels. Labels: bool or any integer dtype; floats for thick and
 /// inner (scikit-image needs np.iinfo for outer and subpixel). Up to 8 dimensions on both backends
-/// (one stencil pass; 2-D and 3-D take fixed-dimension kernels on a CUDA device). int64 / uint64 labels in mode outer reproduce
-/// scipy's double round trip of the dtype's maximum in scikit-image's erosion (objects next to a
-/// first-axis run of background are marked), as scikit-image 0.26 does. Does not synchronise.
+/// (one stencil pass; 2-D and 3-D take fixed-dimension kernels on a CUDA device). int64 / uint64
+/// labels in mode outer reproduce scipy's double round trip of the dtype's maximum in
+/// scikit-image's erosion (objects next to a first-axis run of background are marked), as
+/// scikit-image 0.26 does. Labels beyond 2^53 (rounded by scipy) are compared exactly.
+/// Does not synchronise.
 Array find_boundaries(const Array& label_img, const FindBoundariesOptions& opts = {}, const Stream& stream = {});
 
 struct MarkBoundariesOptions {
