@@ -1,7 +1,10 @@
-// CUDA backend of segmentation.clear_border: after measure.label, a flag pass over the border
-// (racing writes of the same 1 are benign) and a clearing pass; ~ label + 2 x value bytes per pixel.
+// CUDA backend of segmentation.clear_border: after measure.label, a flag pass over the border (the
+// band's slabs only, or every pixel against a mask; racing writes of the same 1 are benign) and a
+// pass writing the result from the labels (read once, strided views included): ~ label + 2 x value
+// bytes per pixel after measure.label.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/core/launch.cuh"
@@ -19,30 +22,62 @@ __global__ void flag_border_kernel(BorderRule rule, const L* label, std::uint8_t
     if (rule(i)) flags[label[i]] = 1;
 }
 
+/// The band without a mask: one launch per slab {c[axis] in [start, start + extent)}, so only the
+/// border is visited (slabs overlap at the corners; the flags are idempotent).
+template <class L>
+__global__ void flag_slab_kernel(Grid g, int axis, std::int64_t start, std::int64_t extent, const L* label,
+                                 std::uint8_t* flags, std::int64_t m) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < m;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::int64_t lin = i, idx = 0, step = 1;
+    for (int a = g.nd - 1; a >= 0; --a) {
+      const std::int64_t ext = a == axis ? extent : g.shape[a];
+      std::int64_t c = lin % ext;
+      lin /= ext;
+      if (a == axis) c += start;
+      idx += c * step;
+      step *= g.shape[a];
+    }
+    flags[label[idx]] = 1;
+  }
+}
+
 template <class T, class L>
-__global__ void clear_flagged_kernel(const L* label, const std::uint8_t* flags, T* out, T bgval, std::int64_t n) {
+__global__ void clear_flagged_kernel(const L* label, const std::uint8_t* flags, Source<T> src, T* out, T bgval,
+                                     std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    if (flags[label[i]]) out[i] = bgval;
+    out[i] = flags[label[i]] ? bgval : src(i);
 }
 
 }  // namespace
 
 template <class T, class L>
-void cuda_clear_border(const BorderRule& rule, const L* label, std::uint8_t* flags, T* out, T bgval, std::int64_t n,
-                       const Stream& stream) {
+void cuda_clear_border(const BorderRule& rule, const L* label, std::uint8_t* flags, const Source<T>& src, T* out,
+                       T bgval, std::int64_t n, const Stream& stream) {
   const unsigned blocks = cuskimage::detail::grid_blocks(n, 256, 1 << 20);
-  flag_border_kernel<L><<<blocks, 256, 0, stream.handle()>>>(rule, label, flags, n);
-  CUSK_CUDA_CHECK_LAUNCH();
-  clear_flagged_kernel<T, L><<<blocks, 256, 0, stream.handle()>>>(label, flags, out, bgval, n);
+  if (rule.mask) {
+    flag_border_kernel<L><<<blocks, 256, 0, stream.handle()>>>(rule, label, flags, n);
+    CUSK_CUDA_CHECK_LAUNCH();
+  } else {
+    for (int a = 0; a < rule.g.nd; ++a) {
+      const std::int64_t len = rule.g.shape[a], e = std::min(rule.ext, len), m = n / len * e;
+      for (const std::int64_t start : {std::int64_t{0}, len - e}) {
+        flag_slab_kernel<L><<<cuskimage::detail::grid_blocks(m, 256, 1 << 16), 256, 0, stream.handle()>>>(
+            rule.g, a, start, e, label, flags, m);
+        CUSK_CUDA_CHECK_LAUNCH();
+      }
+    }
+  }
+  clear_flagged_kernel<T, L><<<blocks, 256, 0, stream.handle()>>>(label, flags, src, out, bgval, n);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-#define CUSK_INST(T)                                                                                           \
-  template void cuda_clear_border<T, std::int32_t>(const BorderRule&, const std::int32_t*, std::uint8_t*, T*, T, \
-                                                   std::int64_t, const Stream&);                               \
-  template void cuda_clear_border<T, std::int64_t>(const BorderRule&, const std::int64_t*, std::uint8_t*, T*, T, \
-                                                   std::int64_t, const Stream&);
+#define CUSK_INST(T)                                                                                    \
+  template void cuda_clear_border<T, std::int32_t>(const BorderRule&, const std::int32_t*, std::uint8_t*, \
+                                                   const Source<T>&, T*, T, std::int64_t, const Stream&); \
+  template void cuda_clear_border<T, std::int64_t>(const BorderRule&, const std::int64_t*, std::uint8_t*, \
+                                                   const Source<T>&, T*, T, std::int64_t, const Stream&);
 CUSK_FOR_EACH_DTYPE(CUSK_INST)
 #undef CUSK_INST
 

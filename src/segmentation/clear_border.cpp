@@ -23,12 +23,11 @@ using cuskimage::detail::expect;
 constexpr std::string_view kFn = "segmentation.clear_border";
 
 template <class T, class L>
-void cpu_clear_border(const detail::BorderRule& rule, const L* label, std::uint8_t* flags, T* out, T bgval,
-                      std::int64_t n) {
+void cpu_clear_border(const detail::BorderRule& rule, const L* label, std::uint8_t* flags,
+                      const detail::Source<T>& src, T* out, T bgval, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i)
     if (rule(i)) flags[label[i]] = 1;
-  for (std::int64_t i = 0; i < n; ++i)
-    if (flags[label[i]]) out[i] = bgval;
+  for (std::int64_t i = 0; i < n; ++i) out[i] = flags[label[i]] ? bgval : src(i);
 }
 
 }  // namespace
@@ -49,7 +48,7 @@ Array clear_border(const Array& labels, const ClearBorderOptions& opts, const St
       expect(opts.buffer_size < labels.shape(a), kFn, "buffer_size", "may not be greater than labels size (",
              opts.buffer_size, " for shape ", shape_str(labels.shape()), ")");
   }
-  Array out = labels.copy(stream);
+  Array out = Array::empty(labels.shape(), labels.dtype(), labels.device(), stream);
   const std::int64_t n = out.size();
   if (n == 0) return out;
   const bool wide = n >= std::numeric_limits<std::int32_t>::max();
@@ -68,12 +67,16 @@ Array clear_border(const Array& labels, const ClearBorderOptions& opts, const St
     T bg;
     std::memcpy(&bg, bytes, sizeof(T));
     T* o = static_cast<T*>(out.data());
+    detail::Source<T> src;
+    src.in = static_cast<const T*>(labels.data());
+    src.g = detail::grid_of(labels);
+    src.contiguous = labels.is_contiguous();
     auto* f = static_cast<std::uint8_t*>(flags.data());
     auto run = [&]<class L>() {
       const L* l = static_cast<const L*>(lab.data());
       cuskimage::detail::on_backend(
-          labels, stream, [&] { cpu_clear_border<T, L>(rule, l, f, o, bg, n); },
-          [&](auto) { detail::cuda_clear_border<T, L>(rule, l, f, o, bg, n, stream); });
+          labels, stream, [&] { cpu_clear_border<T, L>(rule, l, f, src, o, bg, n); },
+          [&](auto) { detail::cuda_clear_border<T, L>(rule, l, f, src, o, bg, n, stream); });
     };
     if (wide) run.template operator()<std::int64_t>();
     else run.template operator()<std::int32_t>();

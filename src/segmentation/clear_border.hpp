@@ -28,11 +28,19 @@ struct BorderRule {
   }
 };
 
-/// flags[label[i]] = 1 for every border element i, then out[i] = bgval where flags[label[i]]:
-/// `label` contiguous int32/int64 (L), `out` the contiguous copy of the labels (T), flags n + 1
-/// zeroed bytes.
+/// The labels' values read in C order (directly when contiguous).
+template <class T>
+struct Source {
+  const T* in = nullptr;
+  Grid g;
+  bool contiguous = true;
+  CUSK_HD T operator()(std::int64_t i) const { return contiguous ? in[i] : in[grid_offset(g, i)]; }
+};
+
+/// flags[label[i]] = 1 for every border element i, then out[i] = flags[label[i]] ? bgval : src(i):
+/// `label` contiguous int32/int64 (L), `out` contiguous (T), flags n + 1 zeroed bytes.
 template <class T, class L>
-void cuda_clear_border(const BorderRule& rule, const L* label, std::uint8_t* flags, T* out, T bgval, std::int64_t n,
-                       const Stream& stream);
+void cuda_clear_border(const BorderRule& rule, const L* label, std::uint8_t* flags, const Source<T>& src, T* out,
+                       T bgval, std::int64_t n, const Stream& stream);
 
 }  // namespace cuskimage::segmentation::detail
