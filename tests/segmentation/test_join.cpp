@@ -98,4 +98,18 @@ TEST(GpuSegmentationJoin, MatchesCpuStridedAndStream) {
   }
 }
 
+TEST(GpuSegmentationJoin, WideRangeTakesTheSortAndMatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  // Values up to 1e12: beyond the flag table's range, so the device sorts (CUB radix sort + unique).
+  const Array h = cusktest::random_array({123, 77}, DType::int64, 43, 0, 1e12);
+  const Stream s = Stream::create();
+  const seg::RelabelResult e = seg::relabel_sequential(h, {.offset = 2});
+  const seg::RelabelResult g = seg::relabel_sequential(h.to(Device::cuda(), s), {.offset = 2}, s);
+  EXPECT_ARRAY_EQ(e.relabeled, g.relabeled);
+  EXPECT_ARRAY_EQ(e.forward.in_values, g.forward.in_values);
+  EXPECT_ARRAY_EQ(e.inverse.out_values, g.inverse.out_values);
+  EXPECT_THROW(seg::relabel_sequential(Array::full({4, 5}, -3, DType::int32).to(Device::cuda(), s), {}, s),
+               cuskimage::InvalidArgument);
+}
+
 }  // namespace
