@@ -7,7 +7,9 @@
 #include <string>
 
 #include "cuskimage/error.hpp"
+#include "cuskimage/io.hpp"
 #include "cuskimage/segmentation.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -54,6 +56,36 @@ TEST(SegmentationJoin, BadArguments) {
   EXPECT_THROW(seg::relabel_sequential(Array::full({3, 3}, -2, DType::int16)), cuskimage::InvalidArgument);
   EXPECT_THROW(seg::join_segmentations(lab, golden("js_s1")), cuskimage::InvalidArgument);
   EXPECT_THROW(seg::join_segmentations(lab.astype(DType::uint64), lab.astype(DType::int8)), cuskimage::InvalidArgument);
+}
+
+// The label utilities' CLI commands (this part's six) on the goldens, on the CPU backend.
+TEST(SegmentationJoin, CommandLine) {
+  const auto path = [](const std::string& n) { return cusktest::golden_path("segmentation_boundaries/" + n + ".npy"); };
+  const std::string o = cusktest::temp_path("seg_o.npy"), a = cusktest::temp_path("seg_a.npy"),
+                    b = cusktest::temp_path("seg_b.npy"), c = cusktest::temp_path("seg_c.npy");
+  auto r = cuskclitest::run_cli_cpu({"segmentation.relabel_sequential", path("rl_u8"), o, a, b, "--offset", "250"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("rs_u8_o250_out"), cuskimage::io::imread(o));
+  EXPECT_ARRAY_EQ(golden("rs_u8_o250_in"), cuskimage::io::imread(a));
+  EXPECT_ARRAY_EQ(golden("rs_u8_o250_map"), cuskimage::io::imread(b));
+  r = cuskclitest::run_cli_cpu({"segmentation.join_segmentations", path("js_s1"), path("js_s2"), o, a, b, c});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("js_out"), cuskimage::io::imread(o));
+  EXPECT_ARRAY_EQ(golden("js_m2out"), cuskimage::io::imread(c));
+  r = cuskclitest::run_cli_cpu({"segmentation.find_boundaries", path("lab_i32"), o, "--mode", "outer"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("fb_i32_outer_c1"), cuskimage::io::imread(o));
+  r = cuskclitest::run_cli_cpu({"segmentation.clear_border", path("lab_i32"), o, "--mask", path("cb_mask")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("cb_i32_mask"), cuskimage::io::imread(o));
+  r = cuskclitest::run_cli_cpu({"segmentation.expand_labels", path("seeds_i32"), o, "--distance", "3", "--spacing", "1,2"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("el_i32_d3_sp"), cuskimage::io::imread(o));
+  r = cuskclitest::run_cli_cpu({"segmentation.mark_boundaries", path("img_rgb"), path("lab_i32"), o, "--color", "1,0,0",
+                                "--outline_color", "0,0.5,1", "--mode", "thick"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_NEAR(golden("mb_rgb_thick_outline"), cuskimage::io::imread(o), 1e-12, 1e-12);
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"segmentation.relabel_sequential", path("rl_u8"), o, a, b, "--offset", "0"}).rc, 1);
 }
 
 TEST(SegmentationJoin, FloodIsMorphologys) {
