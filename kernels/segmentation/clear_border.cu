@@ -38,7 +38,7 @@ __global__ void flag_slab_kernel(Grid g, int axis, std::int64_t start, std::int6
       idx += c * step;
       step *= g.shape[a];
     }
-    flags[label[idx]] = 1;
+    if (!flags[label[idx]]) flags[label[idx]] = 1;
   }
 }
 

@@ -37,8 +37,12 @@ __global__ void combine_kernel(const T* a, const T* b, T factor, T* out, std::in
 template <class T>
 __global__ void flag_values_kernel(const T* in, std::int32_t* flags, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    flags[static_cast<std::int64_t>(in[i])] = 1;  // racing stores of the same 1
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    // Racing stores of the same 1; reading first keeps the many repeats of a label off the L2's
+    // write path.
+    std::int32_t* f = flags + static_cast<std::int64_t>(in[i]);
+    if (!*f) *f = 1;
+  }
 }
 
 template <class T>
