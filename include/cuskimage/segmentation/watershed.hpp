@@ -1,8 +1,61 @@
 // skimage.segmentation.watershed (scikit-image 0.26).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "cuskimage/array.hpp"
 #include "cuskimage/options.hpp"
 #include "cuskimage/stream.hpp"
 
-namespace cuskimage::segmentation {}  // namespace cuskimage::segmentation
+namespace cuskimage::segmentation {
+
+// ---------------------------------------------------------------------------------------------
+// watershed: marker-controlled priority flood.
+// ---------------------------------------------------------------------------------------------
+
+struct WatershedOptions {
+  /// Integer connectivity: maximum orthogonal hops to a neighbour (scipy's
+  /// generate_binary_structure; < 1 leaves no neighbours, > ndim is full). Ignored when
+  /// `footprint` is given.
+  int connectivity = 1;
+  /// scikit-image's array `connectivity`: the neighbourhood as a footprint (non-zero = in), of
+  /// the image's number of dimensions. Empty: built from `connectivity`.
+  Array footprint = {};
+  /// Coordinates of the footprint's centre, one per axis. Empty: shape // 2 (every side odd).
+  std::vector<int> offset = {};
+  /// Only pixels where the mask is non-zero are labelled (markers outside it are dropped).
+  Array mask = {};
+  /// Compact watershed (Neubert & Protzel): a pixel's priority is its value plus compactness
+  /// times its Euclidean distance to the marker it is reached from. Must be >= 0.
+  double compactness = 0.0;
+  /// Leave a one-pixel line of label 0 between regions.
+  bool watershed_line = false;
+};
+CUSK_OPTIONS(WatershedOptions,
+             (connectivity, "maximum orthogonal hops to a neighbour (default 1)"),
+             (footprint, "neighbourhood footprint (.npy, non-zero = in); overrides connectivity"),
+             (offset, "centre of the footprint, one per axis (default: its middle)"),
+             (mask, "only pixels where mask is non-zero are labelled (.npy/image)"),
+             (compactness, "compact watershed weight of the distance to the marker (>= 0)"),
+             (watershed_line, "separate regions by a one-pixel line of label 0"))
+
+/// skimage.segmentation.watershed with a marker array (integer dtype, the image's shape; zero is
+/// no marker): basins flooded from the markers in order of pixel value, ties broken by the time
+/// a pixel entered the queue. The result has the markers' dtype and shape. Any dtype for the image
+/// (flooded as float64, as scikit-image does), any number of dimensions on the CPU.
+///
+/// CPU backend: scikit-image's priority flood step for step (the same binary heap, (value, age)
+/// order, neighbour order and padded raveled indexing), so labels equal scikit-image's exactly,
+/// plateau ties included.
+Array watershed(const Array& image, const Array& markers, const WatershedOptions& opts = {},
+                const Stream& stream = {});
+/// watershed with `n_markers` regularly spaced seeds (skimage.util.regular_seeds, rescaled by
+/// the mask's fraction of the image as scikit-image does); int64 labels.
+Array watershed(const Array& image, std::int64_t n_markers, const WatershedOptions& opts = {},
+                const Stream& stream = {});
+/// watershed with markers=None: the labelled local minima of the image (morphology.local_minima
+/// under `connectivity`, then measure.label); int32 labels.
+Array watershed(const Array& image, const WatershedOptions& opts = {}, const Stream& stream = {});
+
+}  // namespace cuskimage::segmentation
