@@ -21,3 +21,21 @@ void flood(const FloodGrid& g, const std::vector<double>& image, std::vector<std
            std::vector<std::int64_t>& out, double compactness, bool watershed_line);
 
 }  // namespace cuskimage::segmentation::detail
+
+#include "cuskimage/array.hpp"
+#include "cuskimage/stream.hpp"
+
+namespace cuskimage::segmentation::detail {
+
+/// The relaxation of watershed_relax.hpp on a 1- to 3-D host image (float64 `image`, uint8
+/// `mask`, int64 `markers` already zero outside the mask; `nbrs` the (dz, dy, dx) neighbour
+/// steps, 3 ints each): int64 labels. The CUDA backend's algorithm, run sequentially; tests use
+/// it to check the algorithm's agreement with the exact flood on the host.
+Array relax_reference(const Array& image, const Array& mask, const Array& markers, const std::vector<int>& nbrs);
+
+/// The CUDA relaxation (kernels/segmentation/watershed.cu): same arguments on the device,
+/// contiguous, 1- to 3-D, fewer than 2^31 pixels; writes int64 labels into `out`.
+void cuda_relax(const Array& image, const Array& mask, const Array& markers, const std::vector<int>& nbrs,
+                Array& out, const Stream& stream);
+
+}  // namespace cuskimage::segmentation::detail
