@@ -228,69 +228,62 @@ Array minima_markers(const Array& image, const Array& mask, int connectivity, co
   return measure::label(host, lab);
 }
 
-Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int64_t n_markers,
-          const WatershedOptions& opts, const Stream& stream) {
-  cuskimage::detail::expect_valid(image, kFn, "image");
-  const int nd = image.ndim();
-  expect(nd >= 1, kFn, "image", "must have at least one dimension, got a 0-D array");
-  expect(!(opts.compactness < 0) && !std::isnan(opts.compactness), kFn, "compactness",
-         "must be non-negative, got ", opts.compactness);
-  const Shape& shape = image.shape();
-  const std::int64_t size = image.size();
+/// The validated footprint (host) and its centre.
+struct Neighbourhood {
+  Array fp;
+  std::vector<int> center;
+};
 
-  Array mask_b;
-  std::int64_t n_pixels = size;
-  if (opts.mask.valid()) {
-    expect(opts.mask.shape() == shape, kFn, "mask", "(shape ", shape_str(opts.mask.shape()),
-           ") must have same shape as `image` (shape ", shape_str(shape), ")");
-    mask_b = opts.mask.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
-    stream.synchronize();
-    n_pixels = 0;
-    for (std::int64_t i = 0; i < size; ++i) n_pixels += mask_b.data<bool>()[i];
-  }
-
-  // Footprint and its centre.
-  Array fp = opts.footprint.valid() ? opts.footprint.to(Device::cpu(), stream) : binary_structure(nd, opts.connectivity);
+Neighbourhood neighbourhood(int nd, const WatershedOptions& opts, const Stream& stream) {
+  Neighbourhood nb;
+  nb.fp = opts.footprint.valid() ? opts.footprint.to(Device::cpu(), stream) : binary_structure(nd, opts.connectivity);
   stream.synchronize();
-  expect(fp.ndim() == nd, kFn, "connectivity", "dimension must be same as image: footprint of ", fp.ndim(),
+  expect(nb.fp.ndim() == nd, kFn, "connectivity", "dimension must be same as image: footprint of ", nb.fp.ndim(),
          " dimensions for a ", nd, "-D image");
-  std::vector<int> center = opts.offset;
-  if (center.empty()) {
+  nb.center = opts.offset;
+  if (nb.center.empty()) {
     for (int k = 0; k < nd; ++k) {
-      expect(fp.shape()[k] % 2 == 1, kFn, "connectivity", "array must have an unambiguous center, got shape ",
-             shape_str(fp.shape()));
-      center.push_back(static_cast<int>(fp.shape()[k] / 2));
+      expect(nb.fp.shape()[k] % 2 == 1, kFn, "connectivity", "array must have an unambiguous center, got shape ",
+             shape_str(nb.fp.shape()));
+      nb.center.push_back(static_cast<int>(nb.fp.shape()[k] / 2));
     }
   }
-  expect(static_cast<int>(center.size()) == nd, kFn, "offset", "must have one entry per axis (", nd, "), got ",
-         center.size());
-  for (const int c : center) expect(c >= 0, kFn, "offset", "entries must be non-negative, got ", c);
+  expect(static_cast<int>(nb.center.size()) == nd, kFn, "offset", "must have one entry per axis (", nd, "), got ",
+         nb.center.size());
+  for (const int c : nb.center) expect(c >= 0, kFn, "offset", "entries must be non-negative, got ", c);
+  return nb;
+}
 
-  // Markers (int64 on the host, zero outside the mask) and the output dtype.
-  Array mk;
-  DType out_dt = DType::int64;
-  if (kind == MarkerKind::array) {
-    const Array& m = *markers_in;
-    cuskimage::detail::expect_valid(m, kFn, "markers");
-    expect(m.shape() == shape, kFn, "markers", "(shape ", shape_str(m.shape()), ") must have same shape as `image` (shape ",
-           shape_str(shape), ")");
-    expect(is_integer(m.dtype()), kFn, "markers", "must have an integer dtype, got ", dtype_name(m.dtype()));
-    out_dt = m.dtype();
-    mk = m.to(Device::cpu(), stream).astype(DType::int64).contiguous();
-  } else if (kind == MarkerKind::count) {
-    expect(n_pixels > 0, kFn, "mask", "has no pixel set: cannot place ", n_markers, " markers");
-    const double frac = static_cast<double>(n_pixels) / static_cast<double>(size);
-    const auto n = static_cast<std::int64_t>(static_cast<double>(n_markers) / frac);
-    mk = util::regular_seeds(shape, n, DType::int64);
-  } else {
-    expect(!opts.footprint.valid(), kFn, "connectivity",
-           "must be an integer when the markers are the local minima (markers=None)");
-    out_dt = DType::int32;
-    mk = minima_markers(image, mask_b, opts.connectivity, stream).astype(DType::int64);
+/// The (dz, dy, dx) steps of a 3^nd footprint centred at 1 that contains its centre (the device
+/// relaxation's neighbourhood); empty when the footprint is any other (the exact flood then runs).
+std::vector<int> device_steps(const Neighbourhood& nb) {
+  const int nd = nb.fp.ndim();
+  if (nd > 3) return {};
+  for (int k = 0; k < nd; ++k)
+    if (nb.fp.shape()[k] != 3 || nb.center[k] != 1) return {};
+  const Array f = nb.fp.astype(DType::bool_).contiguous();
+  const bool* p = f.data<bool>();
+  std::int64_t mid = 0;
+  for (int k = 0; k < nd; ++k) mid = mid * 3 + 1;
+  if (!p[mid]) return {};
+  std::vector<int> steps;
+  for (std::int64_t i = 0; i < f.size(); ++i) {
+    if (!p[i] || i == mid) continue;
+    int d[3] = {0, 0, 0};
+    std::int64_t r = i;
+    for (int k = nd - 1; k >= 0; --k, r /= 3) d[3 - nd + k] = static_cast<int>(r % 3) - 1;
+    steps.insert(steps.end(), {d[0], d[1], d[2]});
   }
-  stream.synchronize();
+  return steps;
+}
 
-  // Padded raveled layout.
+/// The exact flood on the host: scikit-image's padded raveled layout.
+Array host_flood(const Array& image, const Array& mk, const Array& mask_b, const Neighbourhood& nb,
+                 const WatershedOptions& opts, const Stream& stream) {
+  const int nd = image.ndim();
+  const Shape& shape = image.shape();
+  const std::int64_t size = image.size();
+  const std::vector<int>& center = nb.center;
   Shape padded(nd);
   for (int k = 0; k < nd; ++k) padded[k] = shape[k] + 2 * center[k];
   detail::FloodGrid g;
@@ -298,7 +291,7 @@ Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int
   for (const auto s : padded) g.size *= s;
   g.strides.assign(nd, 1);
   for (int k = nd - 2; k >= 0; --k) g.strides[k] = g.strides[k + 1] * padded[k + 1];
-  g.neighbours = raveled_neighbours(fp, center, padded);
+  g.neighbours = raveled_neighbours(nb.fp, center, padded);
 
   const Array img = image.to(Device::cpu(), stream).astype(DType::float64).contiguous();
   stream.synchronize();
@@ -328,8 +321,71 @@ Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int
   Array res = Array::empty(shape, DType::int64);
   auto* rp = res.data<std::int64_t>();
   for (std::int64_t i = 0; i < size; ++i) rp[i] = pout[padded_index(i)];
-  Array typed = res.astype(out_dt);
-  return image.device().is_cpu() ? std::move(typed) : typed.to(image.device(), stream);
+  return res;
+}
+
+Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int64_t n_markers,
+          const WatershedOptions& opts, const Stream& stream) {
+  cuskimage::detail::expect_valid(image, kFn, "image");
+  const int nd = image.ndim();
+  expect(nd >= 1, kFn, "image", "must have at least one dimension, got a 0-D array");
+  expect(!(opts.compactness < 0) && !std::isnan(opts.compactness), kFn, "compactness",
+         "must be non-negative, got ", opts.compactness);
+  const Shape& shape = image.shape();
+  const std::int64_t size = image.size();
+  if (opts.mask.valid())
+    expect(opts.mask.shape() == shape, kFn, "mask", "(shape ", shape_str(opts.mask.shape()),
+           ") must have same shape as `image` (shape ", shape_str(shape), ")");
+  const Neighbourhood nb = neighbourhood(nd, opts, stream);
+  DType out_dt = kind == MarkerKind::none ? DType::int32 : DType::int64;
+  if (kind == MarkerKind::array) {
+    const Array& m = *markers_in;
+    cuskimage::detail::expect_valid(m, kFn, "markers");
+    expect(m.shape() == shape, kFn, "markers", "(shape ", shape_str(m.shape()), ") must have same shape as `image` (shape ",
+           shape_str(shape), ")");
+    expect(is_integer(m.dtype()), kFn, "markers", "must have an integer dtype, got ", dtype_name(m.dtype()));
+    out_dt = m.dtype();
+  }
+  if (kind == MarkerKind::none)
+    expect(!opts.footprint.valid(), kFn, "connectivity",
+           "must be an integer when the markers are the local minima (markers=None)");
+
+  // CUDA: the parallel relaxation where it applies (see watershed.hpp); else the exact flood.
+  const std::vector<int> steps = device_steps(nb);
+  const bool on_device = !image.device().is_cpu();
+  if (on_device && kind == MarkerKind::array && opts.compactness == 0 && !opts.watershed_line && !steps.empty() &&
+      size < (std::int64_t(1) << 31)) {
+    const Device dev = image.device();
+    const Array img = image.astype(DType::float64, stream).contiguous(stream);
+    const Array mk = markers_in->to(dev, stream).astype(DType::int64, stream).contiguous(stream);
+    const Array msk = opts.mask.valid() ? opts.mask.to(dev, stream).astype(DType::bool_, stream).contiguous(stream)
+                                        : Array::full(shape, 1, DType::bool_, dev, stream);
+    Array out = Array::empty(shape, DType::int64, dev, stream);
+    detail::cuda_relax(img, msk, mk, steps, out, stream);
+    return out_dt == DType::int64 ? std::move(out) : out.astype(out_dt, stream);
+  }
+
+  Array mask_b;
+  std::int64_t n_pixels = size;
+  if (opts.mask.valid()) {
+    mask_b = opts.mask.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
+    stream.synchronize();
+    n_pixels = 0;
+    for (std::int64_t i = 0; i < size; ++i) n_pixels += mask_b.data<bool>()[i];
+  }
+  Array mk;
+  if (kind == MarkerKind::array) {
+    mk = markers_in->to(Device::cpu(), stream).astype(DType::int64).contiguous();
+  } else if (kind == MarkerKind::count) {
+    expect(n_pixels > 0, kFn, "mask", "has no pixel set: cannot place ", n_markers, " markers");
+    const double frac = static_cast<double>(n_pixels) / static_cast<double>(size);
+    mk = util::regular_seeds(shape, static_cast<std::int64_t>(static_cast<double>(n_markers) / frac), DType::int64);
+  } else {
+    mk = minima_markers(image, mask_b, opts.connectivity, stream).astype(DType::int64);
+  }
+  stream.synchronize();
+  Array typed = host_flood(image, mk, mask_b, nb, opts, stream).astype(out_dt);
+  return on_device ? typed.to(image.device(), stream) : std::move(typed);
 }
 
 }  // namespace
