@@ -109,4 +109,79 @@ TEST(WatershedParallel, PlateauDisagreementBounded) {
   }
 }
 
+// ---- GPU tier --------------------------------------------------------------------------------
+
+Array masked_markers_host(const Array& mk, const Array& mask) {
+  Array m = mk.astype(DType::int64);
+  if (mask.valid())
+    for (std::int64_t i = 0; i < m.size(); ++i)
+      if (!mask.astype(DType::bool_).data<bool>()[i]) m.data<std::int64_t>()[i] = 0;
+  return m;
+}
+
+TEST(GpuWatershed, EqualsCpuWithoutPlateaus) {
+  CUSK_REQUIRE_GPU();
+  const Device dev = Device::cuda(0);
+  std::uint64_t seed = 91;
+  for (const Shape& shape : {Shape{300, 257}, Shape{20, 33, 41}, Shape{1000}, Shape{5, 700}}) {
+    const int nd = static_cast<int>(shape.size());
+    for (int conn = 1; conn <= nd; ++conn) {
+      const Array img = cusktest::random_array(shape, DType::float64, ++seed);
+      const Array mk = random_markers(shape, 40, ++seed);
+      const Array mask = cusktest::random_array(shape, DType::bool_, ++seed);
+      seg::WatershedOptions o;
+      o.connectivity = conn;
+      EXPECT_ARRAY_EQ(seg::watershed(img, mk, o), seg::watershed(img.to(dev), mk.to(dev), o).to(Device::cpu()))
+          << cuskimage::shape_str(shape) << " conn " << conn;
+      o.mask = mask.share();
+      seg::WatershedOptions od;
+      od.connectivity = conn;
+      od.mask = mask.to(dev);
+      EXPECT_ARRAY_EQ(seg::watershed(img, mk, o), seg::watershed(img.to(dev), mk.to(dev), od).to(Device::cpu()))
+          << cuskimage::shape_str(shape) << " conn " << conn << " masked";
+    }
+  }
+}
+
+TEST(GpuWatershed, PlateausEqualTheRelaxation) {
+  CUSK_REQUIRE_GPU();
+  const Device dev = Device::cuda(0);
+  for (const char* key : {"blobs", "int", "v3", "bool"}) {
+    const std::string k = key;
+    const Array img = golden("in_" + k), mk = golden("mk_" + k);
+    const Array mask = k == "blobs" ? golden("mask_blobs") : Array::full(img.shape(), 1, DType::bool_);
+    const Array ref = seg::detail::relax_reference(img, mask.astype(DType::uint8), masked_markers_host(mk, mask),
+                                                   steps(img.ndim(), 1));
+    seg::WatershedOptions o;
+    o.mask = mask.to(dev);
+    const Array got = seg::watershed(img.to(dev), mk.to(dev), o).to(Device::cpu());
+    EXPECT_ARRAY_EQ(ref.astype(mk.dtype()), got) << k;
+    std::printf("[ watershed ] GPU %s: %lld of %lld pixels differ from scikit-image\n", key,
+                static_cast<long long>(differing(seg::watershed(img, mk, {.mask = mask.share()}), got)),
+                static_cast<long long>(img.size()));
+  }
+}
+
+TEST(GpuWatershed, ExactPathsViewsAndStreams) {
+  CUSK_REQUIRE_GPU();
+  const Device dev = Device::cuda(0);
+  const Array img = golden("in_int"), mk = golden("mk_int");
+  // compactness and watershed_line run the exact flood: equal to the CPU backend (= scikit-image).
+  for (const seg::WatershedOptions& o : {seg::WatershedOptions{.compactness = 0.1},
+                                          seg::WatershedOptions{.connectivity = 2, .watershed_line = true}})
+    EXPECT_ARRAY_EQ(seg::watershed(img, mk, o), seg::watershed(img.to(dev), mk.to(dev), o).to(Device::cpu()));
+  // A strided device view of a plateau-free image.
+  const Array big = cusktest::random_array({90, 120}, DType::float32, 5);
+  const Array bmk = random_markers({90, 120}, 25, 6);
+  const Array view = big.to(dev).slice({cuskimage::Slice{0, 90, 2}, cuskimage::Slice{std::nullopt, std::nullopt, -1}});
+  const Array mview = bmk.to(dev).slice({cuskimage::Slice{0, 90, 2}, cuskimage::Slice{std::nullopt, std::nullopt, -1}});
+  EXPECT_ARRAY_EQ(seg::watershed(view.to(Device::cpu()).contiguous(), mview.to(Device::cpu()).contiguous()),
+                  seg::watershed(view, mview).to(Device::cpu()));
+  // A non-default stream, nothing on the legacy stream.
+  const Array di = big.to(dev), dm = bmk.to(dev);
+  Array out;
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) { out = seg::watershed(di, dm, {}, s); }));
+  EXPECT_ARRAY_EQ(seg::watershed(big, bmk), out.to(Device::cpu()));
+}
+
 }  // namespace
