@@ -15,6 +15,7 @@
 #include "cuskimage/morphology.hpp"
 #include "cuskimage/segmentation/watershed.hpp"
 #include "cuskimage/util.hpp"
+#include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
 #include "src/segmentation/watershed.hpp"
 
@@ -356,6 +357,7 @@ Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int
   if (on_device && kind == MarkerKind::array && opts.compactness == 0 && !opts.watershed_line && !steps.empty() &&
       size < (std::int64_t(1) << 31)) {
     const Device dev = image.device();
+    const cuskimage::detail::DeviceGuard guard(dev.index());
     const Array img = image.astype(DType::float64, stream).contiguous(stream);
     const Array mk = markers_in->to(dev, stream).astype(DType::int64, stream).contiguous(stream);
     const Array msk = opts.mask.valid() ? opts.mask.to(dev, stream).astype(DType::bool_, stream).contiguous(stream)
