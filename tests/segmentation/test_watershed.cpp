@@ -7,7 +7,9 @@
 #include <string>
 
 #include "cuskimage/error.hpp"
+#include "cuskimage/io.hpp"
 #include "cuskimage/segmentation.hpp"
+#include "tests/cli/cli_support.hpp"
 #include "tests/common/test_support.hpp"
 
 namespace {
@@ -92,6 +94,31 @@ TEST(Watershed, BadArguments) {
   EXPECT_THROW(seg::watershed(img, mk, {.offset = {1}}), InvalidArgument);
   EXPECT_THROW(seg::watershed(img, std::int64_t{4}, {.mask = Array::zeros(img.shape(), DType::bool_)}),
                InvalidArgument);
+}
+
+TEST(Watershed, Cli) {
+  const auto path = [](const std::string& n) { return cusktest::golden_path("segmentation_watershed/" + n + ".npy"); };
+  const std::string out = cusktest::temp_path("watershed_cli.npy");
+  auto r = cuskclitest::run_cli_cpu({"segmentation.watershed", path("in_blobs"), out, "--markers", path("mk_blobs"),
+                                     "--mask", path("mask_blobs"), "--watershed_line"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("out_blobs_m_wl"), cuskimage::io::imread(out));
+  r = cuskclitest::run_cli_cpu({"segmentation.watershed", path("in_smooth"), out, "--n_markers", "9", "--mask",
+                                path("mask_smooth")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("out_smooth_n9_m"), cuskimage::io::imread(out));
+  r = cuskclitest::run_cli_cpu({"segmentation.watershed", path("in_int"), out, "--markers", path("mk_int"),
+                                "--footprint", path("fp5")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("out_int_fp5"), cuskimage::io::imread(out));
+  r = cuskclitest::run_cli_cpu({"segmentation.watershed", path("in_smooth"), out, "--connectivity", "2"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_ARRAY_EQ(golden("out_smooth_none_c2"), cuskimage::io::imread(out));
+  // Negative compactness is a library error (exit 1).
+  EXPECT_EQ(cuskclitest::run_cli_cpu({"segmentation.watershed", path("in_int"), out, "--markers", path("mk_int"),
+                                      "--compactness", "-1"})
+                .rc,
+            1);
 }
 
 }  // namespace
