@@ -354,12 +354,29 @@ Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int
   // CUDA: the parallel relaxation where it applies (see watershed.hpp); else the exact flood.
   const std::vector<int> steps = device_steps(nb);
   const bool on_device = !image.device().is_cpu();
-  if (on_device && kind == MarkerKind::array && opts.compactness == 0 && !opts.watershed_line && !steps.empty() &&
-      size < (std::int64_t(1) << 31)) {
+  const bool relax = on_device && kind != MarkerKind::none && opts.compactness == 0 && !opts.watershed_line &&
+                     !steps.empty() && size < (std::int64_t(1) << 31);
+  Array mask_b;
+  std::int64_t n_pixels = size;
+  if (opts.mask.valid() && (!relax || kind == MarkerKind::count)) {
+    mask_b = opts.mask.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
+    stream.synchronize();
+    n_pixels = 0;
+    for (std::int64_t i = 0; i < size; ++i) n_pixels += mask_b.data<bool>()[i];
+  }
+  std::int64_t n_seeds = 0;
+  if (kind == MarkerKind::count) {  // scikit-image asks for n_markers within the mask
+    expect(n_pixels > 0, kFn, "mask", "has no pixel set: cannot place ", n_markers, " markers");
+    const double frac = static_cast<double>(n_pixels) / static_cast<double>(size);
+    n_seeds = static_cast<std::int64_t>(static_cast<double>(n_markers) / frac);
+  }
+  if (relax) {
     const Device dev = image.device();
     const cuskimage::detail::DeviceGuard guard(dev.index());
     const Array img = image.astype(DType::float64, stream).contiguous(stream);
-    const Array mk = markers_in->to(dev, stream).astype(DType::int64, stream).contiguous(stream);
+    const Array mk = kind == MarkerKind::array
+                         ? markers_in->to(dev, stream).astype(DType::int64, stream).contiguous(stream)
+                         : util::regular_seeds(shape, n_seeds, DType::int64, dev, stream);
     const Array msk = opts.mask.valid() ? opts.mask.to(dev, stream).astype(DType::bool_, stream).contiguous(stream)
                                         : Array::full(shape, 1, DType::bool_, dev, stream);
     Array out = Array::empty(shape, DType::int64, dev, stream);
@@ -367,24 +384,13 @@ Array run(const Array& image, MarkerKind kind, const Array* markers_in, std::int
     return out_dt == DType::int64 ? std::move(out) : out.astype(out_dt, stream);
   }
 
-  Array mask_b;
-  std::int64_t n_pixels = size;
-  if (opts.mask.valid()) {
-    mask_b = opts.mask.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
-    stream.synchronize();
-    n_pixels = 0;
-    for (std::int64_t i = 0; i < size; ++i) n_pixels += mask_b.data<bool>()[i];
-  }
   Array mk;
-  if (kind == MarkerKind::array) {
+  if (kind == MarkerKind::array)
     mk = markers_in->to(Device::cpu(), stream).astype(DType::int64).contiguous();
-  } else if (kind == MarkerKind::count) {
-    expect(n_pixels > 0, kFn, "mask", "has no pixel set: cannot place ", n_markers, " markers");
-    const double frac = static_cast<double>(n_pixels) / static_cast<double>(size);
-    mk = util::regular_seeds(shape, static_cast<std::int64_t>(static_cast<double>(n_markers) / frac), DType::int64);
-  } else {
+  else if (kind == MarkerKind::count)
+    mk = util::regular_seeds(shape, n_seeds, DType::int64);
+  else
     mk = minima_markers(image, mask_b, opts.connectivity, stream).astype(DType::int64);
-  }
   stream.synchronize();
   Array typed = host_flood(image, mk, mask_b, nb, opts, stream).astype(out_dt);
   return on_device ? typed.to(image.device(), stream) : std::move(typed);

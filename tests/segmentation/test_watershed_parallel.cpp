@@ -183,6 +183,9 @@ TEST(GpuWatershed, EqualsCpuWithoutPlateaus) {
       od.mask = mask.to(dev);
       EXPECT_ARRAY_EQ(seg::watershed(img, mk, o), seg::watershed(img.to(dev), mk.to(dev), od).to(Device::cpu()))
           << cuskimage::shape_str(shape) << " conn " << conn << " masked";
+      EXPECT_ARRAY_EQ(seg::watershed(img, std::int64_t{30}, o),
+                      seg::watershed(img.to(dev), std::int64_t{30}, od).to(Device::cpu()))
+          << cuskimage::shape_str(shape) << " conn " << conn << " 30 regular markers";
     }
   }
 }
