@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/core/launch.cuh"
+#include "cuskimage/error.hpp"
 #include "src/core/cuda_check.hpp"
 #include "src/core/validate.hpp"
 #include "src/segmentation/watershed.hpp"
@@ -25,6 +26,7 @@ constexpr int kMaxSteps = 26;
 constexpr int kMaxSweeps = 512;
 // Launches between checks of the changed flag (each check synchronises the stream).
 constexpr int kCheckEvery = 4;
+constexpr int kMaxLaunches = 1 << 16;
 
 struct Geom {
   int nz, ny, nx;
@@ -116,6 +118,8 @@ void iterate(const double* img, const std::int64_t* mk, WsState* a, WsState* b, 
   const std::int64_t tiles = std::int64_t((g.nz + TZ - 1) / TZ) * ((g.ny + TY - 1) / TY) * ((g.nx + TX - 1) / TX);
   int host_flag = 1;
   for (int launch = 0; host_flag != 0;) {
+    // The relaxation converges (keys only decrease); the cap turns a defect into an error, not a hang.
+    if (launch >= kMaxLaunches) throw Error("segmentation.watershed: the device relaxation did not converge");
     CUSK_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), cs));
     for (int k = 0; k < kCheckEvery; ++k, ++launch) {
       relax_tiles<TZ, TY, TX><<<static_cast<unsigned>(tiles), kThreads, 0, cs>>>(img, mk, a, b, g, s, flag);
