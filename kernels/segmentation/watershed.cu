@@ -2,7 +2,8 @@
 // src/segmentation/watershed_relax.hpp over tiles. Each launch loads a tile and a one-pixel halo
 // of the current states into shared memory, sweeps the tile (Jacobi, halo fixed) until it stops
 // changing, and writes the tile into the other buffer; launches repeat until none changes a
-// pixel. Keys only decrease, so this reaches the same fixed point as the host reference.
+// pixel. Any fair order of updates reaches the relaxation's one fixed point (watershed_relax.hpp),
+// so this equals the host reference.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -118,7 +119,7 @@ void iterate(const double* img, const std::int64_t* mk, WsState* a, WsState* b, 
   const std::int64_t tiles = std::int64_t((g.nz + TZ - 1) / TZ) * ((g.ny + TY - 1) / TY) * ((g.nx + TX - 1) / TX);
   int host_flag = 1;
   for (int launch = 0; host_flag != 0;) {
-    // The relaxation converges (keys only decrease); the cap turns a defect into an error, not a hang.
+    // The relaxation converges; the cap turns a defect into an error, not a hang.
     if (launch >= kMaxLaunches) throw Error("segmentation.watershed: the device relaxation did not converge");
     CUSK_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), cs));
     for (int k = 0; k < kCheckEvery; ++k, ++launch) {

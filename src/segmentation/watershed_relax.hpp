@@ -5,7 +5,10 @@
 // its minimax (bottleneck) path value from the markers: L(q) = max(image(q), L(parent)). The
 // relaxation below computes, for every pixel, the neighbour of least (L, h, m), h being the hop
 // count inside a level (a stand-in for the age) and m the source marker's linear index, and
-// takes L, label and h from it. Keys only decrease, so Jacobi sweeps converge to the fixed point.
+// takes L, label and h from it. (L, h) is a monotone function of the neighbours' (L, h), so from
+// "unreached" everywhere any fair order of updates (Jacobi sweeps, tiles) decreases it to the same
+// fixed point; there every parent is strictly less in (L, h), so the marker indices, settled
+// last, have one fixed point too: the device and the host reference agree exactly.
 //
 // Exactness: when no two pixels in the mask share a value, all pixels of one level reached from
 // the markers are flooded through the one pixel of that value, so all least-L neighbours carry
