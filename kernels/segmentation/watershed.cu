@@ -76,19 +76,24 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x < s.n) off[threadIdx.x] = (s.d[threadIdx.x][0] * HY + s.d[threadIdx.x][1]) * HX + s.d[threadIdx.x][2];
   __syncthreads();
 
+  // Per owned pixel: its value, its halo-tile index and two bits (free: updated; inside: written).
   double v[PER];
   int hidx[PER];
-  std::int64_t gidx[PER];
-  bool inside[PER], free_px[PER];
+  unsigned free_bits = 0, inside_bits = 0;
+  const auto global_index = [&](int t) {
+    const int ix = t % TX, iy = (t / TX) % TY, iz = t / (TX * TY);
+    return (static_cast<std::int64_t>(z0 + iz) * g.ny + (y0 + iy)) * g.nx + (x0 + ix);
+  };
   for (int k = 0; k < PER; ++k) {
     const int t = threadIdx.x + k * kThreads;
     const int ix = t % TX, iy = (t / TX) % TY, iz = t / (TX * TY);
-    const int z = z0 + iz, y = y0 + iy, x = x0 + ix;
-    inside[k] = t < TN && z < g.nz && y < g.ny && x < g.nx;
+    const bool inside = t < TN && z0 + iz < g.nz && y0 + iy < g.ny && x0 + ix < g.nx;
     hidx[k] = ((iz + ZO) * HY + iy + 1) * HX + ix + 1;
-    gidx[k] = (static_cast<std::int64_t>(z) * g.ny + y) * g.nx + x;
-    free_px[k] = inside[k] && sh[hidx[k]].src != -2 && mk[gidx[k]] == 0;
-    v[k] = free_px[k] ? img[gidx[k]] : 0.0;
+    const std::int64_t gi = global_index(t);
+    const bool free_px = inside && sh[hidx[k]].src != -2 && mk[gi] == 0;
+    inside_bits |= static_cast<unsigned>(inside) << k;
+    free_bits |= static_cast<unsigned>(free_px) << k;
+    v[k] = free_px ? img[gi] : 0.0;
   }
 
   bool any = false;
@@ -96,7 +101,7 @@ __global__ void __launch_bounds__(kThreads)
     WsState ns[PER];
     bool ch = false;
     for (int k = 0; k < PER; ++k) {
-      if (!free_px[k]) continue;
+      if (!(free_bits >> k & 1u)) continue;
       WsState best = ws_unreached();
       for (int e = 0; e < s.n; ++e) ws_consider(best, sh[hidx[k] + off[e]]);
       ns[k] = ws_from_parent(v[k], best);
@@ -104,12 +109,12 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (!__syncthreads_or(ch)) break;
     for (int k = 0; k < PER; ++k)
-      if (free_px[k]) sh[hidx[k]] = ns[k];
+      if (free_bits >> k & 1u) sh[hidx[k]] = ns[k];
     any = true;
     __syncthreads();
   }
   for (int k = 0; k < PER; ++k)
-    if (inside[k]) out[gidx[k]] = sh[hidx[k]];
+    if (inside_bits >> k & 1u) out[global_index(threadIdx.x + k * kThreads)] = sh[hidx[k]];
   if (any && threadIdx.x == 0) *changed = 1;
 }
 
@@ -166,7 +171,7 @@ void cuda_relax(const Array& image, const Array& mask, const Array& markers, con
   if (g.nz > 1)
     iterate<8, 8, 8>(img, mk, a, b, g, s, flag.data<int>(), cs);
   else
-    iterate<1, 32, 64>(img, mk, a, b, g, s, flag.data<int>(), cs);
+    iterate<1, 32, 32>(img, mk, a, b, g, s, flag.data<int>(), cs);
   write_labels<<<blocks, kThreads, 0, cs>>>(a, mk, static_cast<std::int64_t*>(out.data()), n);
   CUSK_CUDA_CHECK_LAUNCH();
 }
