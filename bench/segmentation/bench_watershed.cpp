@@ -2,7 +2,7 @@
 // foreground), markers = the labelled local maxima of the EDT inside the blobs (a stand-in for
 // peak_local_max until it is merged), mask = the blobs. Floor: read the float64 image, the bool
 // mask and the int32 markers, write the int32 labels (17 B/pixel: 4096^2 -> 285 MB, 0.06 ms).
-// The relaxation (kernels/segmentation/watershed.cu, 32x32 tiles) moves 2 x 16 B of state per pixel and launch
+// The relaxation (kernels/segmentation/watershed.cu, 32x32 tiles) moves 2 x 32 B of state per pixel and launch
 // on top of that, and sweeps each tile until it settles. scikit-image: 2,456 ms (16 cores).
 #include <benchmark/benchmark.h>
 

@@ -42,7 +42,7 @@ __global__ void init_states(const double* img, const std::uint8_t* mask, const s
                             std::int64_t n) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
-    st[i] = !mask[i] ? ws_wall() : mk[i] != 0 ? WsState{img[i], 0u, static_cast<std::int32_t>(i)} : ws_unreached();
+    st[i] = !mask[i] ? ws_wall() : mk[i] != 0 ? ws_marker(img[i], static_cast<std::int32_t>(i)) : ws_unreached();
 }
 
 __global__ void write_labels(const WsState* st, const std::int64_t* mk, std::int64_t* out, std::int64_t n) {
@@ -157,8 +157,10 @@ void cuda_relax(const Array& image, const Array& mask, const Array& markers, con
   }
   const cudaStream_t cs = stream.handle();
   const Device dev = image.device();
-  Array sa = Array::empty({n * 2}, DType::float64, dev, stream);  // 16 bytes a state
-  Array sb = Array::empty({n * 2}, DType::float64, dev, stream);
+  static_assert(sizeof(WsState) % sizeof(double) == 0);
+  const std::int64_t words = n * static_cast<std::int64_t>(sizeof(WsState) / sizeof(double));
+  Array sa = Array::empty({words}, DType::float64, dev, stream);
+  Array sb = Array::empty({words}, DType::float64, dev, stream);
   Array flag = Array::empty({1}, DType::int32, dev, stream);
   auto* a = static_cast<WsState*>(sa.data());
   auto* b = static_cast<WsState*>(sb.data());

@@ -21,7 +21,7 @@ Array relax_reference(const Array& image, const Array& mask, const Array& marker
   const std::int64_t* k = mk.data<std::int64_t>();
   std::vector<WsState> cur(n), nxt(n);
   for (std::int64_t i = 0; i < n; ++i)
-    cur[i] = !m[i] ? ws_wall() : k[i] != 0 ? WsState{v[i], 0u, static_cast<std::int32_t>(i)} : ws_unreached();
+    cur[i] = !m[i] ? ws_wall() : k[i] != 0 ? ws_marker(v[i], static_cast<std::int32_t>(i)) : ws_unreached();
   const std::size_t nn = nbrs.size() / 3;
   for (bool changed = true; changed;) {
     changed = false;
