@@ -31,7 +31,9 @@ namespace cuskimage::segmentation::detail {
 /// `mask`, int64 `markers` already zero outside the mask; `nbrs` the (dz, dy, dx) neighbour
 /// steps, 3 ints each): int64 labels. The CUDA backend's algorithm, run sequentially; tests use
 /// it to check the algorithm's agreement with the exact flood on the host.
-Array relax_reference(const Array& image, const Array& mask, const Array& markers, const std::vector<int>& nbrs);
+enum class RelaxOrder { jacobi, in_place };
+Array relax_reference(const Array& image, const Array& mask, const Array& markers, const std::vector<int>& nbrs,
+                      RelaxOrder order = RelaxOrder::jacobi);
 
 /// The CUDA relaxation (kernels/segmentation/watershed.cu): same arguments on the device,
 /// contiguous, 1- to 3-D, fewer than 2^31 pixels; writes int64 labels into `out`.
