@@ -29,6 +29,7 @@ constexpr int kMaxSweeps = 512;
 // result ends in the first buffer). A host emulation of the tiles on the benchmark's -EDT of blobs
 // (2048^2) settles in 4 launches (20, 10, 3, 1 sweeps per tile on average), then one quiet one.
 constexpr int kCheckEvery = 2;
+static_assert(kCheckEvery % 2 == 0);
 constexpr int kMaxLaunches = 1 << 16;
 
 struct Geom {
