@@ -4,6 +4,7 @@
 //   cuskimage segmentation.morphological_geodesic_active_contour gimg.npy ls.npy --num_iter 100 --balloon 1
 //   cuskimage segmentation.inverse_gaussian_gradient img.png gimg.npy --sigma 3
 //   cuskimage segmentation.checkerboard_level_set ls.npy --image_shape 64,64 --square_size 8
+//   cuskimage segmentation.chan_vese img.png seg.png phi.npy --max_num_iter 200 --init_method "small disk"
 #include "cuskimage/segmentation.hpp"
 #include "src/cli/registry.hpp"
 
@@ -59,6 +60,21 @@ CUSK_CLI_COMMANDS(segmentation_levelsets) {
                 return segmentation::disk_level_set(Shape(s.begin(), s.end()),
                                                     inv.options<segmentation::DiskLevelSetOptions>(), inv.device(),
                                                     inv.stream());
+              }));
+  reg.add(Command("segmentation.chan_vese",
+                  "Chan-Vese segmentation of a 2-D image: the bool segmentation and the final level set "
+                  "(the energies are printed as JSON).")
+              .input("image", "2-D grey image")
+              .options<segmentation::ChanVeseOptions>()
+              .returns_image({"segmentation", "phi"})
+              .handler([](Invocation& inv) -> Result {
+                auto r = segmentation::chan_vese_extended(inv.input(0), inv.options<segmentation::ChanVeseOptions>(),
+                                                          inv.stream());
+                Result out;
+                out.images.push_back(std::move(r.segmentation));
+                out.images.push_back(std::move(r.phi));
+                out.value = nlohmann::json{{"energies", r.energies}};
+                return out;
               }));
 }
 

@@ -10,8 +10,10 @@ fractional values). Outputs:
   gac_<key>             morphological_geodesic_active_contour on igg2 / igg3 with GAC's parameters
   igg2, igg3, igg2f32, igg2u8   inverse_gaussian_gradient (alpha, sigma in IGG)
   cb_<key>, disk_<key>  checkerboard_level_set / disk_level_set
+  cv_<key>_seg / _phi / _energies   chan_vese(..., extended_output=True) with CV's parameters
 """
 import numpy as np
+from skimage.segmentation import chan_vese
 from skimage.segmentation import morphsnakes as ms
 
 
@@ -52,6 +54,14 @@ GAC = {
     "3d": ("igg3", 6, {"balloon": 1.0}),
     "3d_neg": ("igg3", 2, {"balloon": -0.5, "threshold": 0.4}),
 }
+CV = {
+    "default": ("img2", {}),
+    "disk": ("img2", {"init_level_set": "disk", "mu": 0.1, "max_num_iter": 40}),
+    "small": ("img2", {"init_level_set": "small disk", "lambda1": 2.0, "dt": 0.3, "tol": 1e-4}),
+    "arr": ("img2", {"init_level_set": "init2", "max_num_iter": 25}),
+    "f32": ("img2f32", {"max_num_iter": 30}),
+    "u8": ("img2u8", {"max_num_iter": 30, "mu": 0.5, "lambda2": 0.7}),
+}
 IGG = {"alpha": 100.0, "sigma": 2.0}
 
 
@@ -84,6 +94,14 @@ def generate(g):
     for key, (im, n, kw) in GAC.items():
         fresh_cycle()
         g.save(f"gac_{key}", ms.morphological_geodesic_active_contour(ins[im], n, **kw))
+    for key, (im, kw) in CV.items():
+        kw = dict(kw)
+        if kw.get("init_level_set") in ins:
+            kw["init_level_set"] = ins[kw["init_level_set"]]
+        seg, phi, en = chan_vese(ins[im], extended_output=True, **kw)
+        g.save(f"cv_{key}_seg", seg)
+        g.save(f"cv_{key}_phi", phi)
+        g.save(f"cv_{key}_energies", np.asarray(en, dtype=np.float64))
     g.save("cb_5x7", ms.checkerboard_level_set((5, 7)))
     g.save("cb_9x11_3", ms.checkerboard_level_set((9, 11), square_size=3))
     g.save("cb_4x5x6_2", ms.checkerboard_level_set((4, 5, 6), square_size=2))
