@@ -5,6 +5,7 @@
 //   cuskimage segmentation.inverse_gaussian_gradient img.png gimg.npy --sigma 3
 //   cuskimage segmentation.checkerboard_level_set ls.npy --image_shape 64,64 --square_size 8
 //   cuskimage segmentation.chan_vese img.png seg.png phi.npy --max_num_iter 200 --init_method "small disk"
+//   cuskimage segmentation.active_contour img.png snake.npy out.npy --boundary_condition fixed-free
 #include "cuskimage/segmentation.hpp"
 #include "src/cli/registry.hpp"
 
@@ -75,6 +76,15 @@ CUSK_CLI_COMMANDS(segmentation_levelsets) {
                 out.images.push_back(std::move(r.phi));
                 out.value = nlohmann::json{{"energies", r.energies}};
                 return out;
+              }));
+  reg.add(Command("segmentation.active_contour", "Active contour (snake) fitted to image features (CPU).")
+              .input("image", "2-D grey or (M, N, 3) RGB image")
+              .input("snake", "(K, 2) initial snake, (row, col) points (.npy)")
+              .options<segmentation::ActiveContourOptions>()
+              .returns_image()
+              .handler([](Invocation& inv) -> Result {
+                return segmentation::active_contour(inv.input(0), inv.input(1),
+                                                    inv.options<segmentation::ActiveContourOptions>(), inv.stream());
               }));
 }
 

@@ -11,9 +11,13 @@ fractional values). Outputs:
   igg2, igg3, igg2f32, igg2u8   inverse_gaussian_gradient (alpha, sigma in IGG)
   cb_<key>, disk_<key>  checkerboard_level_set / disk_level_set
   cv_<key>_seg / _phi / _energies   chan_vese(..., extended_output=True) with CV's parameters
+  snake_img (64 x 64: a blurred disc, float64), snake_rgb (48 x 56 x 3), valley (40 x 60: a dark
+  curved line), snake_init / line_init: the starting snakes;
+  ac_<key>              active_contour with AC's parameters
 """
 import numpy as np
-from skimage.segmentation import chan_vese
+from skimage.filters import gaussian
+from skimage.segmentation import active_contour, chan_vese
 from skimage.segmentation import morphsnakes as ms
 
 
@@ -62,6 +66,21 @@ CV = {
     "f32": ("img2f32", {"max_num_iter": 30}),
     "u8": ("img2u8", {"max_num_iter": 30, "mu": 0.5, "lambda2": 0.7}),
 }
+AC = {
+    "circle": ("snake_img", "snake_init", {"alpha": 0.015, "beta": 10, "gamma": 0.001}),
+    "circle_line": ("snake_img", "snake_init", {"w_line": 0.5, "w_edge": 0.5, "max_num_iter": 200}),
+    "circle_f32": ("snake_img_f32", "snake_init", {"alpha": 0.015, "beta": 10, "gamma": 0.001, "max_num_iter": 300}),
+    "rgb": ("snake_rgb", "rgb_init", {"alpha": 0.02, "beta": 5, "gamma": 0.01, "max_num_iter": 400}),
+    "fixed": ("valley", "line_init", {"boundary_condition": "fixed", "alpha": 0.1, "beta": 1.0, "w_line": -5,
+                                      "w_edge": 0, "gamma": 0.1}),
+    "free": ("valley", "line_init", {"boundary_condition": "free", "alpha": 0.1, "beta": 1.0, "w_line": -5,
+                                     "w_edge": 0, "gamma": 0.1, "max_num_iter": 300}),
+    "free_fixed": ("valley", "line_init", {"boundary_condition": "free-fixed", "alpha": 0.1, "beta": 1.0,
+                                           "w_line": -5, "w_edge": 0, "gamma": 0.1, "max_num_iter": 300}),
+    "fixed_free": ("valley", "line_init", {"boundary_condition": "fixed-free", "alpha": 0.1, "beta": 1.0,
+                                           "w_line": -5, "w_edge": 0, "gamma": 0.1, "max_num_iter": 300}),
+    "escape": ("snake_img", "wide_init", {"max_px_move": 0.5, "max_num_iter": 150}),
+}
 IGG = {"alpha": 100.0, "sigma": 2.0}
 
 
@@ -102,6 +121,26 @@ def generate(g):
         g.save(f"cv_{key}_seg", seg)
         g.save(f"cv_{key}_phi", phi)
         g.save(f"cv_{key}_energies", np.asarray(en, dtype=np.float64))
+    r, c = np.indices((64, 64))
+    ins["snake_img"] = gaussian(((r - 30) ** 2 + (c - 33) ** 2 < 18 ** 2).astype(float), sigma=2)
+    ins["snake_img_f32"] = ins["snake_img"].astype(np.float32)
+    r, c = np.indices((48, 56))
+    rgb = np.zeros((48, 56, 3))
+    rgb[..., 0] = ((r - 24) ** 2 + (c - 26) ** 2 < 14 ** 2)
+    rgb[..., 1] = 0.5 * ((r - 22) ** 2 + (c - 28) ** 2 < 12 ** 2)
+    rgb[..., 2] = rng.uniform(0, 0.1, (48, 56))
+    ins["snake_rgb"] = gaussian(rgb, sigma=1.5, channel_axis=-1)
+    r, c = np.indices((40, 60))
+    ins["valley"] = gaussian(1.0 - np.exp(-((r - 20 - 6 * np.sin(c / 9.0)) ** 2) / 8.0), sigma=1)
+    t = np.linspace(0, 2 * np.pi, 60)
+    ins["snake_init"] = np.stack([30 + 25 * np.sin(t), 33 + 25 * np.cos(t)], axis=1)
+    ins["rgb_init"] = np.stack([24 + 20 * np.sin(t[:40]), 26 + 22 * np.cos(t[:40])], axis=1)
+    ins["wide_init"] = np.stack([30 + 40 * np.sin(t), 33 + 40 * np.cos(t)], axis=1)  # partly outside the image
+    ins["line_init"] = np.stack([np.full(30, 14.0), np.linspace(2, 57, 30)], axis=1)
+    for k in ("snake_img", "snake_img_f32", "snake_rgb", "valley", "snake_init", "rgb_init", "wide_init", "line_init"):
+        g.save(k, ins[k])
+    for key, (im, init, kw) in AC.items():
+        g.save(f"ac_{key}", active_contour(ins[im], ins[init], **kw))
     g.save("cb_5x7", ms.checkerboard_level_set((5, 7)))
     g.save("cb_9x11_3", ms.checkerboard_level_set((9, 11), square_size=3))
     g.save("cb_4x5x6_2", ms.checkerboard_level_set((4, 5, 6), square_size=2))
