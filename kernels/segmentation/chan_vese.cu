@@ -3,10 +3,9 @@
 // Heaviside region sums and the squared change, per-block partials then one block summing them in
 // a fixed order: deterministic), one energy pass, and one read of (phivar, energy) to the host for
 // the loop's stopping test.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 
+#include "kernels/segmentation/block_sums.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/segmentation/chan_vese.hpp"
 
@@ -33,18 +32,6 @@ __global__ void __launch_bounds__(kBX* kBY) variation_kernel(const T* __restrict
   out[y * nx + x] = cv_variation(CvStencil<T>(phi, ny, nx, y, x), img[y * nx + x], st->c1, st->c2, k);
 }
 
-template <int N>
-__device__ void block_store(double (&v)[N], double* __restrict__ part) {
-  using Reduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  for (int j = 0; j < N; ++j) {
-    const double s = Reduce(tmp).Sum(v[j]);
-    if (threadIdx.x == 0) part[j * gridDim.x + blockIdx.x] = s;
-    __syncthreads();
-  }
-}
-
-/// Partials of: H, I H, 1 - H, I (1 - H) for the binary then the smooth Heaviside, and (phi - old)^2.
 template <class T>
 __global__ void __launch_bounds__(kThreads) stats_kernel(const T* __restrict__ phi, const T* __restrict__ old,
                                                          const T* __restrict__ img, i64 n, CvCoeffs<T> k,
@@ -64,20 +51,7 @@ __global__ void __launch_bounds__(kThreads) stats_kernel(const T* __restrict__ p
     v[7] += double(mul_rn(im, sub_rn(T(1), hs)));
     if (old) v[8] += double(cv_sq(sub_rn(p, old[i])));
   }
-  block_store(v, part);
-}
-
-template <class T, int N>
-__device__ void sum_partials(const double* __restrict__ part, int nb, double (&v)[N]) {
-  for (int j = 0; j < N; ++j) v[j] = 0.0;
-  for (int b = threadIdx.x; b < nb; b += kThreads)
-    for (int j = 0; j < N; ++j) v[j] += part[j * nb + b];
-  using Reduce = cub::BlockReduce<double, kThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  for (int j = 0; j < N; ++j) {
-    v[j] = Reduce(tmp).Sum(v[j]);
-    __syncthreads();
-  }
+  block_store<kThreads>(v, part);
 }
 
 template <class T>
@@ -89,7 +63,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads) stats_final_kernel(const double* __restrict__ part, int nb, i64 n,
                                                                CvState<T>* __restrict__ st) {
   double v[kStats];
-  sum_partials<T>(part, nb, v);
+  sum_partials<kThreads>(part, nb, v);
   if (threadIdx.x == 0) {
     st->c1 = average<T>(v[1], v[0]);
     st->c2 = average<T>(v[3], v[2]);
@@ -109,14 +83,14 @@ __global__ void __launch_bounds__(kThreads) energy_kernel(const T* __restrict__ 
     v[0] += double(cv_energy_region(phi[i], img[i], c1, c2, k));
     v[1] += double(cv_energy_length(CvStencil<T>(phi, ny, nx, i / nx, i % nx), k));
   }
-  block_store(v, part);
+  block_store<kThreads>(v, part);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) energy_final_kernel(const double* __restrict__ part, int nb,
                                                                 CvState<T>* __restrict__ st) {
   double v[2];
-  sum_partials<T>(part, nb, v);
+  sum_partials<kThreads>(part, nb, v);
   if (threadIdx.x == 0) st->energy = cuskimage::detail::add_rn(T(v[0]), T(v[1]));
 }
 

@@ -8,10 +8,9 @@
 // Bytes per MorphACWE iteration at 1024^2 float32 (smoothing 1): means 5 B/px, data step ~6 B/px,
 // IS and SI 2 B/px each (neighbours from L1/L2) -> ~15 MB -> ~4 us at 4 TB/s; the five launches per
 // iteration (~2-3 us each) dominate: 50 iterations ~0.6-0.8 ms.
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 
+#include "kernels/segmentation/block_sums.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/segmentation/morphsnakes.hpp"
 
@@ -76,37 +75,17 @@ __global__ void __launch_bounds__(kReduceThreads)
       s_out += v;
     }
   }
-  using Reduce = cub::BlockReduce<double, kReduceThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  s_in = Reduce(tmp).Sum(s_in);
-  __syncthreads();
-  s_out = Reduce(tmp).Sum(s_out);
-  __syncthreads();
-  n_in = Reduce(tmp).Sum(n_in);
-  if (threadIdx.x == 0) {
-    part[blockIdx.x] = s_in;
-    part[gridDim.x + blockIdx.x] = s_out;
-    part[2 * gridDim.x + blockIdx.x] = n_in;
-  }
+  double v[3] = {s_in, s_out, n_in};
+  block_store<kReduceThreads>(v, part);
 }
 
 /// c[0] = mean outside, c[1] = mean inside, as scikit-image's sum / float(count + 1e-8) in T.
 template <class T>
 __global__ void __launch_bounds__(kReduceThreads) means_final_kernel(const double* __restrict__ part, int nb, i64 n,
                                                                      T* __restrict__ c) {
-  double s_in = 0.0, s_out = 0.0, n_in = 0.0;
-  for (int b = threadIdx.x; b < nb; b += kReduceThreads) {
-    s_in += part[b];
-    s_out += part[nb + b];
-    n_in += part[2 * nb + b];
-  }
-  using Reduce = cub::BlockReduce<double, kReduceThreads>;
-  __shared__ typename Reduce::TempStorage tmp;
-  s_in = Reduce(tmp).Sum(s_in);
-  __syncthreads();
-  s_out = Reduce(tmp).Sum(s_out);
-  __syncthreads();
-  n_in = Reduce(tmp).Sum(n_in);
+  double v[3];
+  sum_partials<kReduceThreads>(part, nb, v);
+  const double s_in = v[0], s_out = v[1], n_in = v[2];
   if (threadIdx.x == 0) {
     using cuskimage::detail::add_rn;
     using cuskimage::detail::div_rn;
