@@ -9,7 +9,7 @@ namespace cuskimage::segmentation::detail {
 
 /// Block-reduces each v[j] and stores it at part[j * gridDim.x + blockIdx.x].
 template <int kThreads, int N>
-__device__ void block_store(double (&v)[N], double* __restrict__ part) {
+__device__ void levelset_block_store(double (&v)[N], double* __restrict__ part) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   __shared__ typename Reduce::TempStorage tmp;
   for (int j = 0; j < N; ++j) {
@@ -21,7 +21,7 @@ __device__ void block_store(double (&v)[N], double* __restrict__ part) {
 
 /// In a single block: v[j] = the sum of the nb partials of value j (valid in thread 0).
 template <int kThreads, int N>
-__device__ void sum_partials(const double* __restrict__ part, int nb, double (&v)[N]) {
+__device__ void levelset_sum_partials(const double* __restrict__ part, int nb, double (&v)[N]) {
   for (int j = 0; j < N; ++j) v[j] = 0.0;
   for (int b = threadIdx.x; b < nb; b += kThreads)
     for (int j = 0; j < N; ++j) v[j] += part[j * nb + b];

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads) stats_kernel(const T* __restrict__ p
     v[7] += double(mul_rn(im, sub_rn(T(1), hs)));
     if (old) v[8] += double(cv_sq(sub_rn(p, old[i])));
   }
-  block_store<kThreads>(v, part);
+  levelset_block_store<kThreads>(v, part);
 }
 
 template <class T>
@@ -63,7 +63,7 @@ template <class T>
 __global__ void __launch_bounds__(kThreads) stats_final_kernel(const double* __restrict__ part, int nb, i64 n,
                                                                CvState<T>* __restrict__ st) {
   double v[kStats];
-  sum_partials<kThreads>(part, nb, v);
+  levelset_sum_partials<kThreads>(part, nb, v);
   if (threadIdx.x == 0) {
     st->c1 = average<T>(v[1], v[0]);
     st->c2 = average<T>(v[3], v[2]);
@@ -83,14 +83,14 @@ __global__ void __launch_bounds__(kThreads) energy_kernel(const T* __restrict__ 
     v[0] += double(cv_energy_region(phi[i], img[i], c1, c2, k));
     v[1] += double(cv_energy_length(CvStencil<T>(phi, ny, nx, i / nx, i % nx), k));
   }
-  block_store<kThreads>(v, part);
+  levelset_block_store<kThreads>(v, part);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) energy_final_kernel(const double* __restrict__ part, int nb,
                                                                 CvState<T>* __restrict__ st) {
   double v[2];
-  sum_partials<kThreads>(part, nb, v);
+  levelset_sum_partials<kThreads>(part, nb, v);
   if (threadIdx.x == 0) st->energy = cuskimage::detail::add_rn(T(v[0]), T(v[1]));
 }
 

@@ -21,7 +21,7 @@ constexpr int kBX = 32, kBY = 8, kReduceThreads = 256, kReduceBlocks = 512;
 using i8 = std::int8_t;
 using i64 = std::int64_t;
 
-dim3 stencil_grid(const Grid& g) {
+dim3 stencil_grid(const LevelSetGrid& g) {
   return dim3(static_cast<unsigned>((g.nx + kBX - 1) / kBX), static_cast<unsigned>((g.ny + kBY - 1) / kBY),
               static_cast<unsigned>(g.nz));
 }
@@ -34,14 +34,14 @@ dim3 stencil_grid(const Grid& g) {
   const i64 i = (z * g.ny + y) * g.nx + x;
 
 template <bool kSupInf>
-__global__ void __launch_bounds__(kBX* kBY) curv_kernel(const i8* __restrict__ u, i8* __restrict__ out, Grid g) {
+__global__ void __launch_bounds__(kBX* kBY) curv_kernel(const i8* __restrict__ u, i8* __restrict__ out, LevelSetGrid g) {
   CUSK_MS_PIXEL
   out[i] = curv_op<kSupInf>(u, g, z, y, x);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kBX* kBY)
-    cv_kernel(const i8* __restrict__ u, const T* __restrict__ img, i8* __restrict__ out, Grid g,
+    cv_kernel(const i8* __restrict__ u, const T* __restrict__ img, i8* __restrict__ out, LevelSetGrid g,
               const T* __restrict__ c, T l1, T l2) {
   CUSK_MS_PIXEL
   out[i] = cv_step<T>(u, img, g, z, y, x, c[0], c[1], l1, l2);
@@ -49,14 +49,14 @@ __global__ void __launch_bounds__(kBX* kBY)
 
 template <class T>
 __global__ void __launch_bounds__(kBX* kBY)
-    gac_kernel(const i8* __restrict__ u, const T* __restrict__ gi, i8* __restrict__ out, Grid g) {
+    gac_kernel(const i8* __restrict__ u, const T* __restrict__ gi, i8* __restrict__ out, LevelSetGrid g) {
   CUSK_MS_PIXEL
   out[i] = gac_step<T>(u, gi, g, z, y, x);
 }
 
 template <class T, bool kDilate>
 __global__ void __launch_bounds__(kBX* kBY)
-    balloon_kernel(const i8* __restrict__ u, const T* __restrict__ gi, i8* __restrict__ out, Grid g, T thr) {
+    balloon_kernel(const i8* __restrict__ u, const T* __restrict__ gi, i8* __restrict__ out, LevelSetGrid g, T thr) {
   CUSK_MS_PIXEL
   out[i] = gi[i] > thr ? cube_op<kDilate>(u, g, z, y, x) : u[i];
 }
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kReduceThreads)
     }
   }
   double v[3] = {s_in, s_out, n_in};
-  block_store<kReduceThreads>(v, part);
+  levelset_block_store<kReduceThreads>(v, part);
 }
 
 /// c[0] = mean outside, c[1] = mean inside, as scikit-image's sum / float(count + 1e-8) in T.
@@ -84,7 +84,7 @@ template <class T>
 __global__ void __launch_bounds__(kReduceThreads) means_final_kernel(const double* __restrict__ part, int nb, i64 n,
                                                                      T* __restrict__ c) {
   double v[3];
-  sum_partials<kReduceThreads>(part, nb, v);
+  levelset_sum_partials<kReduceThreads>(part, nb, v);
   const double s_in = v[0], s_out = v[1], n_in = v[2];
   if (threadIdx.x == 0) {
     using cuskimage::detail::add_rn;
@@ -152,7 +152,7 @@ struct LevelSets {
   }
 };
 
-void smooth(LevelSets& ls, const Grid& g, int smoothing, i64& k, const Stream& s) {
+void smooth(LevelSets& ls, const LevelSetGrid& g, int smoothing, i64& k, const Stream& s) {
   const dim3 grid = stencil_grid(g), block(kBX, kBY);
   for (int r = 0; r < smoothing; ++r, ++k) {
     const bool si_is = k % 2 == 0;  // SI∘IS applies IS first
@@ -170,7 +170,7 @@ void smooth(LevelSets& ls, const Grid& g, int smoothing, i64& k, const Stream& s
 }  // namespace
 
 template <class T>
-void cuda_morph_chan_vese(const Array& img, Array& u, const Grid& g, int num_iter, int smoothing, double l1, double l2,
+void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1, double l2,
                           const std::function<void(const Array&)>& cb, const Stream& stream) {
   LevelSets ls(u, stream);
   const i64 n = g.size();
@@ -197,7 +197,7 @@ void cuda_morph_chan_vese(const Array& img, Array& u, const Grid& g, int num_ite
 }
 
 template <class T>
-void cuda_morph_gac(const Array& gimage, Array& u, const Grid& g, int num_iter, int smoothing, double balloon,
+void cuda_morph_gac(const Array& gimage, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double balloon,
                     T thr_balloon, const std::function<void(const Array&)>& cb, const Stream& stream) {
   LevelSets ls(u, stream);
   const T* gi = static_cast<const T*>(gimage.data());
@@ -256,9 +256,9 @@ void cuda_inverse_gradient(const std::vector<Array>& d, Array& out, double alpha
 }
 
 #define CUSK_MS_INSTANTIATE(T)                                                                                       \
-  template void cuda_morph_chan_vese<T>(const Array&, Array&, const Grid&, int, int, double, double,                 \
+  template void cuda_morph_chan_vese<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, double,                 \
                                         const std::function<void(const Array&)>&, const Stream&);                    \
-  template void cuda_morph_gac<T>(const Array&, Array&, const Grid&, int, int, double, T,                            \
+  template void cuda_morph_gac<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, T,                            \
                                   const std::function<void(const Array&)>&, const Stream&);                          \
   template void cuda_inverse_gradient<T>(const std::vector<Array>&, Array&, double, const Stream&);
 CUSK_MS_INSTANTIATE(float)

@@ -20,11 +20,11 @@ namespace cuskimage::segmentation {
 namespace {
 
 using cuskimage::detail::expect;
-using detail::Grid;
+using detail::LevelSetGrid;
 using Callback = std::function<void(const Array&)>;
 
-Grid grid_of(const Shape& s) {
-  Grid g;
+LevelSetGrid grid_of(const Shape& s) {
+  LevelSetGrid g;
   g.three = s.size() == 3;
   g.nz = g.three ? s[0] : 1;
   g.ny = s[s.size() - 2];
@@ -40,7 +40,7 @@ void expect_image(const Array& image, std::string_view fn, std::string_view arg)
 }
 
 template <class F>
-void for_each_pixel(const Grid& g, F&& f) {
+void for_each_pixel(const LevelSetGrid& g, F&& f) {
   for (std::int64_t z = 0; z < g.nz; ++z)
     for (std::int64_t y = 0; y < g.ny; ++y)
       for (std::int64_t x = 0; x < g.nx; ++x) f(z, y, x, (z * g.ny + y) * g.nx + x);
@@ -97,7 +97,7 @@ Array initial_level_set(const Array& image, const Array& init, LevelSetInit meth
 }
 
 /// Applies the k-th..(k+smoothing-1)-th smoothing operators a -> a through b (host).
-void cpu_smooth(std::vector<std::int8_t>& a, std::vector<std::int8_t>& b, const Grid& g, int smoothing,
+void cpu_smooth(std::vector<std::int8_t>& a, std::vector<std::int8_t>& b, const LevelSetGrid& g, int smoothing,
                 std::int64_t& k) {
   for (int s = 0; s < smoothing; ++s, ++k) {
     const bool si_is = k % 2 == 0;  // SI∘IS applies IS first
@@ -116,7 +116,7 @@ void call_back(const Callback& cb, std::vector<std::int8_t>& a, const Shape& sha
 
 template <class T>
 void cpu_chan_vese(const Array& img, Array& u, int num_iter, int smoothing, double l1, double l2, const Callback& cb) {
-  const Grid g = grid_of(img.shape());
+  const LevelSetGrid g = grid_of(img.shape());
   const T* im = static_cast<const T*>(img.data());
   const std::int64_t n = g.size();
   std::vector<std::int8_t> a(static_cast<const std::int8_t*>(u.data()), static_cast<const std::int8_t*>(u.data()) + n);
@@ -148,7 +148,7 @@ void cpu_chan_vese(const Array& img, Array& u, int num_iter, int smoothing, doub
 
 template <class T>
 void cpu_gac(const Array& gimage, Array& u, int num_iter, int smoothing, double balloon, T thr_b, const Callback& cb) {
-  const Grid g = grid_of(gimage.shape());
+  const LevelSetGrid g = grid_of(gimage.shape());
   const T* gi = static_cast<const T*>(gimage.data());
   const std::int64_t n = g.size();
   std::vector<std::int8_t> a(static_cast<const std::int8_t*>(u.data()), static_cast<const std::int8_t*>(u.data()) + n);

@@ -19,7 +19,7 @@
 
 namespace cuskimage::segmentation::detail {
 
-struct Grid {
+struct LevelSetGrid {
   std::int64_t nz = 1, ny = 1, nx = 1;
   bool three = false;  // 3-D: P3's nine planes; else P2's four lines
   CUSK_HD std::int64_t size() const { return nz * ny * nx; }
@@ -41,7 +41,7 @@ CUSK_HD void se_dirs(bool three, int i, int a[3], int b[3]) {
 /// SI (sup of erosions, kSupInf) or IS (inf of dilations) at one pixel; outside the grid counts as
 /// 0 for both (scipy's border_value 0).
 template <bool kSupInf>
-CUSK_HD std::int8_t curv_op(const std::int8_t* u, const Grid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
+CUSK_HD std::int8_t curv_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
   const int nse = g.three ? 9 : 4;
   const int s0 = g.three ? -1 : 0, s1 = g.three ? 1 : 0;
   for (int i = 0; i < nse; ++i) {
@@ -64,7 +64,7 @@ CUSK_HD std::int8_t curv_op(const std::int8_t* u, const Grid& g, std::int64_t z,
 
 /// The full 3^d cube's dilation (kDilate) or erosion at one pixel, border 0 (MorphGAC's balloon).
 template <bool kDilate>
-CUSK_HD std::int8_t cube_op(const std::int8_t* u, const Grid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
+CUSK_HD std::int8_t cube_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
   const int s0 = g.three ? -1 : 0, s1 = g.three ? 1 : 0;
   for (int dz = s0; dz <= s1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -95,7 +95,7 @@ CUSK_HD double grad_u(const std::int8_t* u, std::int64_t i, std::int64_t st, std
 /// One MorphACWE data step at a pixel: where |∇u| > 0 the sign of
 /// lambda1 (I - c1)^2 - lambda2 (I - c0)^2 moves the pixel in (< 0) or out (> 0).
 template <class T>
-CUSK_HD std::int8_t cv_step(const std::int8_t* u, const T* img, const Grid& g, std::int64_t z, std::int64_t y,
+CUSK_HD std::int8_t cv_step(const std::int8_t* u, const T* img, const LevelSetGrid& g, std::int64_t z, std::int64_t y,
                             std::int64_t x, T c0, T c1, T l1, T l2) {
   using cuskimage::detail::mul_rn;
   using cuskimage::detail::sub_rn;
@@ -111,7 +111,7 @@ CUSK_HD std::int8_t cv_step(const std::int8_t* u, const T* img, const Grid& g, s
 /// One MorphGAC attraction step: the sign of ∇gimage · ∇u, accumulated in gimage's dtype axis by
 /// axis as scikit-image's `aux += el1 * el2` does (each product in float64).
 template <class T>
-CUSK_HD std::int8_t gac_step(const std::int8_t* u, const T* gi, const Grid& g, std::int64_t z, std::int64_t y,
+CUSK_HD std::int8_t gac_step(const std::int8_t* u, const T* gi, const LevelSetGrid& g, std::int64_t z, std::int64_t y,
                              std::int64_t x) {
   using cuskimage::detail::add_rn;
   using cuskimage::detail::mul_rn;
@@ -159,11 +159,11 @@ CUSK_HD T inverse_gradient(T g, T alpha) {
 // ---- CUDA entry points (kernels/segmentation/morphsnakes.cu) -----------------------------------------------
 /// Runs MorphACWE in place on `u` (int8, contiguous, the image's device); img contiguous T.
 template <class T>
-void cuda_morph_chan_vese(const Array& img, Array& u, const Grid& g, int num_iter, int smoothing, double l1, double l2,
+void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1, double l2,
                           const std::function<void(const Array&)>& cb, const Stream& stream);
 /// Runs MorphGAC in place on `u`; thr_balloon: gimage > thr_balloon takes the balloon step.
 template <class T>
-void cuda_morph_gac(const Array& gimage, Array& u, const Grid& g, int num_iter, int smoothing, double balloon,
+void cuda_morph_gac(const Array& gimage, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double balloon,
                     T thr_balloon, const std::function<void(const Array&)>& cb, const Stream& stream);
 /// u = (level > 0) for a contiguous float64 level set.
 void cuda_binarize(const Array& level, Array& u, const Stream& stream);
