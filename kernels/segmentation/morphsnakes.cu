@@ -33,10 +33,18 @@ dim3 stencil_grid(const LevelSetGrid& g) {
   if (x >= g.nx || y >= g.ny) return;                              \
   const i64 i = (z * g.ny + y) * g.nx + x;
 
-template <bool kSupInf>
+template <bool kSupInf, bool kThree>
 __global__ void __launch_bounds__(kBX* kBY) curv_kernel(const i8* __restrict__ u, i8* __restrict__ out, LevelSetGrid g) {
   CUSK_MS_PIXEL
-  out[i] = curv_op<kSupInf>(u, g, z, y, x);
+  out[i] = curv_op_n<kSupInf, kThree>(u, g, z, y, x);
+}
+
+template <bool kSupInf>
+void launch_curv(const i8* u, i8* out, const LevelSetGrid& g, const Stream& s) {
+  const dim3 grid = stencil_grid(g), block(kBX, kBY);
+  if (g.three) curv_kernel<kSupInf, true><<<grid, block, 0, s.handle()>>>(u, out, g);
+  else curv_kernel<kSupInf, false><<<grid, block, 0, s.handle()>>>(u, out, g);
+  CUSK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
@@ -153,16 +161,13 @@ struct LevelSets {
 };
 
 void smooth(LevelSets& ls, const LevelSetGrid& g, int smoothing, i64& k, const Stream& s) {
-  const dim3 grid = stencil_grid(g), block(kBX, kBY);
   for (int r = 0; r < smoothing; ++r, ++k) {
     const bool si_is = k % 2 == 0;  // SI∘IS applies IS first
-    if (si_is) curv_kernel<false><<<grid, block, 0, s.handle()>>>(ls.a, ls.b, g);
-    else curv_kernel<true><<<grid, block, 0, s.handle()>>>(ls.a, ls.b, g);
-    CUSK_CUDA_CHECK_LAUNCH();
+    if (si_is) launch_curv<false>(ls.a, ls.b, g, s);
+    else launch_curv<true>(ls.a, ls.b, g, s);
     ls.flip();
-    if (si_is) curv_kernel<true><<<grid, block, 0, s.handle()>>>(ls.a, ls.b, g);
-    else curv_kernel<false><<<grid, block, 0, s.handle()>>>(ls.a, ls.b, g);
-    CUSK_CUDA_CHECK_LAUNCH();
+    if (si_is) launch_curv<true>(ls.a, ls.b, g, s);
+    else launch_curv<false>(ls.a, ls.b, g, s);
     ls.flip();
   }
 }

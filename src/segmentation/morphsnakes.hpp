@@ -39,15 +39,22 @@ CUSK_HD void se_dirs(bool three, int i, int a[3], int b[3]) {
 }
 
 /// SI (sup of erosions, kSupInf) or IS (inf of dilations) at one pixel; outside the grid counts as
-/// 0 for both (scipy's border_value 0).
-template <bool kSupInf>
-CUSK_HD std::int8_t curv_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
-  const int nse = g.three ? 9 : 4;
-  const int s0 = g.three ? -1 : 0, s1 = g.three ? 1 : 0;
+/// 0 for both (scipy's border_value 0). kThree is fixed at compile time so the unrolled loops index
+/// the element tables with constants (no local-memory table on the device).
+template <bool kSupInf, bool kThree>
+CUSK_HD std::int8_t curv_op_n(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y,
+                              std::int64_t x) {
+  constexpr int nse = kThree ? 9 : 4, s0 = kThree ? -1 : 0, s1 = kThree ? 1 : 0;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
   for (int i = 0; i < nse; ++i) {
     int a[3], b[3];
-    se_dirs(g.three, i, a, b);
+    se_dirs(kThree, i, a, b);
     bool all = true, any = false;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
     for (int s = s0; s <= s1; ++s)
       for (int t = -1; t <= 1; ++t) {
         const std::int64_t zz = z + s * a[0] + t * b[0], yy = y + s * a[1] + t * b[1], xx = x + s * a[2] + t * b[2];
@@ -60,6 +67,11 @@ CUSK_HD std::int8_t curv_op(const std::int8_t* u, const LevelSetGrid& g, std::in
     if (!kSupInf && !any) return 0;
   }
   return kSupInf ? 0 : 1;
+}
+template <bool kSupInf>
+CUSK_HD std::int8_t curv_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y,
+                            std::int64_t x) {
+  return g.three ? curv_op_n<kSupInf, true>(u, g, z, y, x) : curv_op_n<kSupInf, false>(u, g, z, y, x);
 }
 
 /// The full 3^d cube's dilation (kDilate) or erosion at one pixel, border 0 (MorphGAC's balloon).
