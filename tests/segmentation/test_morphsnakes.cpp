@@ -140,6 +140,21 @@ TEST(Morphsnakes, Cli) {
                                          "--square_size", "3"});
   ASSERT_EQ(r2.rc, 0) << cuskclitest::describe(r2);
   EXPECT_ARRAY_EQ(golden("cb_9x11_3"), cuskimage::io::imread(cb));
+  const std::string disk = cusktest::temp_path("disk.npy");
+  const auto r3 = cuskclitest::run_cli_cpu({"segmentation.disk_level_set", disk, "--image_shape", "20,30", "--center",
+                                            "4,25", "--radius", "7.5"});
+  ASSERT_EQ(r3.rc, 0) << cuskclitest::describe(r3);
+  EXPECT_ARRAY_EQ(golden("disk_20x30_c"), cuskimage::io::imread(disk));
+  const std::string igg = cusktest::temp_path("igg.npy");
+  const auto r4 = cuskclitest::run_cli_cpu({"segmentation.inverse_gaussian_gradient", img, igg, "--sigma", "2"});
+  ASSERT_EQ(r4.rc, 0) << cuskclitest::describe(r4);
+  EXPECT_ARRAY_NEAR(golden("igg2"), cuskimage::io::imread(igg), 1e-12, 1e-13);
+  const std::string gac = cusktest::temp_path("gac.npy");
+  const auto r5 = cuskclitest::run_cli_cpu({"segmentation.morphological_geodesic_active_contour",
+                                            cusktest::golden_path("segmentation_levelsets/igg2.npy"), gac,
+                                            "--num_iter", "15", "--balloon", "2", "--threshold", "0.6"});
+  ASSERT_EQ(r5.rc, 0) << cuskclitest::describe(r5);
+  EXPECT_ARRAY_EQ(golden("gac_thr"), cuskimage::io::imread(gac));
 }
 
 // ---- GPU tier -------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@
 // and arctan (the energies), which may differ from NumPy's by an ulp; tests allow 1e-9. CUDA: the
 // same per-pixel code; the region sums are device reductions in another order (~1e-15 relative),
 // which over hundreds of iterations moves phi by ~1e-10: segmentation pixels can differ only where
-// |phi| is that small. Each iteration reads phivar (the stopping test) back to the host: one
+// |phi| is that small. The rescaling and the named starting level sets are computed on the host
+// (one copy in, one out: O(pixels), once per call). Each iteration reads phivar (the stopping test) back to the host: one
 // synchronisation per iteration, which the loop's condition needs.
 #pragma once
 
