@@ -34,7 +34,8 @@ dim3 stencil_grid(const LevelSetGrid& g) {
   const i64 i = (z * g.ny + y) * g.nx + x;
 
 template <bool kSupInf, bool kThree>
-__global__ void __launch_bounds__(kBX* kBY) curv_kernel(const i8* __restrict__ u, i8* __restrict__ out, LevelSetGrid g) {
+__global__ void __launch_bounds__(kBX* kBY)
+    curv_kernel(const i8* __restrict__ u, i8* __restrict__ out, LevelSetGrid g) {
   CUSK_MS_PIXEL
   out[i] = curv_op_n<kSupInf, kThree>(u, g, z, y, x);
 }
@@ -175,11 +176,13 @@ void smooth(LevelSets& ls, const LevelSetGrid& g, int smoothing, i64& k, const S
 }  // namespace
 
 template <class T>
-void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1, double l2,
+void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1,
+                          double l2,
                           const std::function<void(const Array&)>& cb, const Stream& stream) {
   LevelSets ls(u, stream);
   const i64 n = g.size();
-  const int nb = static_cast<int>(std::clamp<i64>((n + kReduceThreads * 8 - 1) / (kReduceThreads * 8), 1, kReduceBlocks));
+  const i64 per_block = kReduceThreads * 8;
+  const int nb = static_cast<int>(std::clamp<i64>((n + per_block - 1) / per_block, 1, kReduceBlocks));
   Array part = Array::empty({3 * i64(nb)}, DType::float64, u.device(), stream);
   Array means = Array::empty({2}, dtype_v<T>, u.device(), stream);
   const T* im = static_cast<const T*>(img.data());
@@ -260,11 +263,11 @@ void cuda_inverse_gradient(const std::vector<Array>& d, Array& out, double alpha
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
-#define CUSK_MS_INSTANTIATE(T)                                                                                       \
-  template void cuda_morph_chan_vese<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, double,                 \
-                                        const std::function<void(const Array&)>&, const Stream&);                    \
-  template void cuda_morph_gac<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, T,                            \
-                                  const std::function<void(const Array&)>&, const Stream&);                          \
+#define CUSK_MS_INSTANTIATE(T)                                                                         \
+  template void cuda_morph_chan_vese<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, double, \
+                                        const std::function<void(const Array&)>&, const Stream&);            \
+  template void cuda_morph_gac<T>(const Array&, Array&, const LevelSetGrid&, int, int, double, T,            \
+                                  const std::function<void(const Array&)>&, const Stream&);                  \
   template void cuda_inverse_gradient<T>(const std::vector<Array>&, Array&, double, const Stream&);
 CUSK_MS_INSTANTIATE(float)
 CUSK_MS_INSTANTIATE(double)

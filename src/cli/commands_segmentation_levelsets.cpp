@@ -34,7 +34,8 @@ CUSK_CLI_COMMANDS(segmentation_levelsets) {
                     inv.input(0), static_cast<int>(inv.integer("num_iter")),
                     inv.options<segmentation::MorphologicalGeodesicActiveContourOptions>(), inv.stream());
               }));
-  reg.add(Command("segmentation.inverse_gaussian_gradient", "1 / sqrt(1 + alpha |gradient of the Gaussian-smoothed image|).")
+  reg.add(Command("segmentation.inverse_gaussian_gradient",
+                  "1 / sqrt(1 + alpha |gradient of the Gaussian-smoothed image|).")
               .input("image", "input image")
               .options<segmentation::InverseGaussianGradientOptions>()
               .returns_image()

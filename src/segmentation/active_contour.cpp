@@ -107,7 +107,9 @@ std::vector<double> image_force(const Array& image, const ActiveContourOptions& 
   const Array img = util::img_as_float(image, {}, stream);
   const bool rgb = img.ndim() == 3;
   const DType ft = img.dtype();
-  const auto host = [&](const Array& a) { return a.to(Device::cpu(), stream).astype(DType::float64).to_vector<double>(); };
+  const auto host = [&](const Array& a) {
+    return a.to(Device::cpu(), stream).astype(DType::float64).to_vector<double>();
+  };
   const auto round_t = [&](double v) { return ft == DType::float32 ? double(float(v)) : v; };
   const std::int64_t n = img.shape()[0] * img.shape()[1];
   std::vector<double> line(static_cast<std::size_t>(n), 0.0), edge(static_cast<std::size_t>(n), 0.0);

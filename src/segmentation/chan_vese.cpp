@@ -70,7 +70,8 @@ std::vector<double> cpu_chan_vese(const Array& image, Array& phi_arr, const CvCo
     for (std::int64_t y = 0; y < ny; ++y)
       for (std::int64_t x = 0; x < nx; ++x)
         next[y * nx + x] = detail::cv_variation(CvStencil<T>(phi.data(), ny, nx, y, x), img[y * nx + x], c1, c2, k);
-    const T ss = np_sum<T>(n, [&](std::int64_t i) { return detail::cv_sq(cuskimage::detail::sub_rn(next[i], phi[i])); });
+    const T ss =
+        np_sum<T>(n, [&](std::int64_t i) { return detail::cv_sq(cuskimage::detail::sub_rn(next[i], phi[i])); });
     phivar = T(std::sqrt(ss / T(n)));
     phi.swap(next);
     energies.push_back(double(old_energy));

@@ -69,8 +69,9 @@ Array make_pattern(const Shape& shape, std::int64_t square, std::vector<double> 
     if (out.size() > 0) cpu_pattern(host, square, center.data(), radius);
     return device.is_cpu() ? std::move(host) : host.to(device, stream);
   }
-  cuskimage::detail::on_backend(out, stream, [] {},
-                                [&](auto) { detail::cuda_level_set_pattern(out, square, center.data(), radius, stream); });
+  cuskimage::detail::on_backend(out, stream, [] {}, [&](auto) {
+    detail::cuda_level_set_pattern(out, square, center.data(), radius, stream);
+  });
   return out;
 }
 

@@ -76,7 +76,8 @@ CUSK_HD std::int8_t curv_op(const std::int8_t* u, const LevelSetGrid& g, std::in
 
 /// The full 3^d cube's dilation (kDilate) or erosion at one pixel, border 0 (MorphGAC's balloon).
 template <bool kDilate>
-CUSK_HD std::int8_t cube_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y, std::int64_t x) {
+CUSK_HD std::int8_t cube_op(const std::int8_t* u, const LevelSetGrid& g, std::int64_t z, std::int64_t y,
+                            std::int64_t x) {
   const int s0 = g.three ? -1 : 0, s1 = g.three ? 1 : 0;
   for (int dz = s0; dz <= s1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
@@ -130,7 +131,8 @@ CUSK_HD std::int8_t gac_step(const std::int8_t* u, const T* gi, const LevelSetGr
   const std::int64_t i = (z * g.ny + y) * g.nx + x;
   T aux = T(0);
   if (g.three)
-    aux = T(add_rn(double(aux), mul_rn(double(grad1(gi, i, g.nx * g.ny, z, g.nz)), grad_u(u, i, g.nx * g.ny, z, g.nz))));
+    aux = T(add_rn(double(aux),
+                   mul_rn(double(grad1(gi, i, g.nx * g.ny, z, g.nz)), grad_u(u, i, g.nx * g.ny, z, g.nz))));
   aux = T(add_rn(double(aux), mul_rn(double(grad1(gi, i, g.nx, y, g.ny)), grad_u(u, i, g.nx, y, g.ny))));
   aux = T(add_rn(double(aux), mul_rn(double(grad1(gi, i, std::int64_t(1), x, g.nx)), grad_u(u, i, 1, x, g.nx))));
   return aux > T(0) ? std::int8_t(1) : aux < T(0) ? std::int8_t(0) : u[i];
@@ -171,7 +173,8 @@ CUSK_HD T inverse_gradient(T g, T alpha) {
 // ---- CUDA entry points (kernels/segmentation/morphsnakes.cu) -----------------------------------------------
 /// Runs MorphACWE in place on `u` (int8, contiguous, the image's device); img contiguous T.
 template <class T>
-void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1, double l2,
+void cuda_morph_chan_vese(const Array& img, Array& u, const LevelSetGrid& g, int num_iter, int smoothing, double l1,
+                          double l2,
                           const std::function<void(const Array&)>& cb, const Stream& stream);
 /// Runs MorphGAC in place on `u`; thr_balloon: gimage > thr_balloon takes the balloon step.
 template <class T>

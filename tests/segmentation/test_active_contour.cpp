@@ -39,7 +39,10 @@ std::vector<Case> cases() {
   };
   return {{"circle", "snake_img", "snake_init", {.alpha = 0.015, .beta = 10, .gamma = 0.001}},
           {"circle_line", "snake_img", "snake_init", {.w_line = 0.5, .w_edge = 0.5, .max_num_iter = 200}},
-          {"circle_f32", "snake_img_f32", "snake_init", {.alpha = 0.015, .beta = 10, .gamma = 0.001, .max_num_iter = 300}},
+          {"circle_f32",
+           "snake_img_f32",
+           "snake_init",
+           {.alpha = 0.015, .beta = 10, .gamma = 0.001, .max_num_iter = 300}},
           {"rgb", "snake_rgb", "rgb_init", {.alpha = 0.02, .beta = 5, .gamma = 0.01, .max_num_iter = 400}},
           {"fixed", "valley", "line_init", with(valley, SnakeBoundary::fixed, 2500)},
           {"free", "valley", "line_init", with(valley, SnakeBoundary::free, 300)},
@@ -66,8 +69,9 @@ TEST(ActiveContour, BadInput) {
   EXPECT_THROW(seg::active_contour(img, Array::zeros({5, 3}, DType::float64)), InvalidArgument);
   EXPECT_THROW(seg::active_contour(Array::zeros({2, 8}, DType::float64), init), InvalidArgument);
   EXPECT_THROW(seg::active_contour(Array::zeros({4, 8, 8, 3}, DType::float64), init), InvalidArgument);
-  EXPECT_THROW(seg::active_contour(img, Array::zeros({3, 2}, DType::float64), {.boundary_condition = SnakeBoundary::free}),
-               InvalidArgument);
+  EXPECT_THROW(
+      seg::active_contour(img, Array::zeros({3, 2}, DType::float64), {.boundary_condition = SnakeBoundary::free}),
+      InvalidArgument);
 }
 
 TEST(ActiveContour, Cli) {
@@ -76,7 +80,8 @@ TEST(ActiveContour, Cli) {
                                            cusktest::golden_path("segmentation_levelsets/valley.npy"),
                                            cusktest::golden_path("segmentation_levelsets/line_init.npy"), out,
                                            "--boundary_condition", "free-fixed", "--alpha", "0.1", "--beta", "1",
-                                           "--w_line", "-5", "--w_edge", "0", "--gamma", "0.1", "--max_num_iter", "300"});
+                                           "--w_line", "-5", "--w_edge", "0", "--gamma", "0.1", "--max_num_iter",
+                                           "300"});
   ASSERT_EQ(r.rc, 0) << cuskclitest::describe(r);
   EXPECT_ARRAY_NEAR(golden("ac_free_fixed"), cuskimage::io::imread(out), 0.0, 1e-6);
 }

@@ -3,9 +3,10 @@
 // repeats NumPy's operations and pairwise sums, but sin (checkerboard start) and arctan (energies)
 // may differ from NumPy's by an ulp). float32: NumPy's float32 sin is not correctly rounded (1171 of
 // the 4608 checkerboard samples differ by an ulp from sinf's), which moves phi by up to 1.2e-4 after
-// 30 iterations: phi within 5e-4, energies 1e-5, the segmentation still exact. GPU tier: the device's region sums are summed in another
-// order, so phi agrees with the CPU within 1e-7 (absolute, phi is O(1)) after tens of iterations and
-// the segmentation only where |phi| is below that; energies within 1e-9 relative.
+// 30 iterations: phi within 5e-4, energies 1e-5, the segmentation still exact. GPU tier: the
+// device's region sums are summed in another order, so phi agrees with the CPU within 1e-7
+// (absolute, phi is O(1)) after tens of iterations (float32: 1e-4) and the segmentation only where
+// |phi| is below that; energies within 1e-9 relative (float32: 1e-4).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,7 +37,8 @@ std::vector<Case> cases() {
   std::vector<Case> c;
   c.push_back({"default", "img2", {}});
   c.push_back({"disk", "img2", {.mu = 0.1, .max_num_iter = 40, .init_method = seg::ChanVeseInit::disk}});
-  c.push_back({"small", "img2", {.lambda1 = 2.0, .tol = 1e-4, .dt = 0.3, .init_method = seg::ChanVeseInit::small_disk}});
+  c.push_back(
+      {"small", "img2", {.lambda1 = 2.0, .tol = 1e-4, .dt = 0.3, .init_method = seg::ChanVeseInit::small_disk}});
   c.push_back({"arr", "img2", {.max_num_iter = 25, .init_level_set = golden("init2")}});
   c.push_back({"f32", "img2f32", {.max_num_iter = 30}});
   c.push_back({"u8", "img2u8", {.mu = 0.5, .lambda2 = 0.7, .max_num_iter = 30}});
@@ -59,7 +61,8 @@ TEST(ChanVese, GoldensCpu) {
     expect_energies(golden("cv_" + c.key + "_energies"), r.energies, f32 ? 1e-5 : 1e-9);
   }
   EXPECT_ARRAY_EQ(golden("cv_disk_seg"),
-                  seg::chan_vese(golden("img2"), {.mu = 0.1, .max_num_iter = 40, .init_method = seg::ChanVeseInit::disk}));
+                  seg::chan_vese(golden("img2"),
+                                 {.mu = 0.1, .max_num_iter = 40, .init_method = seg::ChanVeseInit::disk}));
 }
 
 TEST(ChanVese, BadInput) {

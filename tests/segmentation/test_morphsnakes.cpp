@@ -1,9 +1,11 @@
 // morphsnakes against scikit-image 0.26's goldens (tests/golden/cases_segmentation_levelsets.py):
 // MorphACWE and MorphGAC level sets exactly (int8), inverse_gaussian_gradient within 1e-12 relative
-// (float64) / 2e-6 (float32) and 1e-15 for uint8 input (integer gradients, as scipy's); the CUDA
-// Gaussian accumulates float32 in float32, so the device's float32 results are checked to 1e-5; the level-set helpers exactly. Then the GPU tier: device == CPU exactly on fresh random
-// inputs (the region means are summed in another order, so a pixel whose region term is within
-// ulps of 0 could flip; random inputs never hit that), strided views, a non-default stream.
+// (float64) / 2e-6 (float32) and 1e-15 for uint8 input (integer gradients, as scipy's); the
+// level-set helpers exactly. Then the GPU tier: device == CPU exactly on fresh random inputs (the
+// CUDA Gaussian accumulates float32 in float32: inverse_gaussian_gradient's float32 within 1e-5;
+// the level sets exactly: the region means are summed in another order, so a pixel whose region
+// term is within ulps of 0 could flip; random inputs never hit that), strided views, a non-default
+// stream.
 #include <gtest/gtest.h>
 
 #include <string>

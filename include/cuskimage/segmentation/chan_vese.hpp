@@ -8,8 +8,8 @@
 // same per-pixel code; the region sums are device reductions in another order (~1e-15 relative),
 // which over hundreds of iterations moves phi by ~1e-10: segmentation pixels can differ only where
 // |phi| is that small. The rescaling and the named starting level sets are computed on the host
-// (one copy in, one out: O(pixels), once per call). Each iteration reads phivar (the stopping test) back to the host: one
-// synchronisation per iteration, which the loop's condition needs.
+// (one copy in, one out: O(pixels), once per call). Each iteration reads phivar (the stopping
+// test) back to the host: one synchronisation per iteration, which the loop's condition needs.
 #pragma once
 
 #include <vector>
