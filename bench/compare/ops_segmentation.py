@@ -1,0 +1,12 @@
+"""segmentation ops for compare.py. Our benchmarks: bench/segmentation/. One block per part."""
+from compare import Op, test_image
+
+OPS = []
+
+# superpixels
+OPS += [
+    Op("slic 2000 segments", "uint8", r"Slic/2048",
+       cupy=None, cucim=None,
+       skimage=lambda L, x: L.skimage.segmentation.slic(x, n_segments=2000, compactness=10),
+       shapes=((2048, 2048, 3),)),
+]
