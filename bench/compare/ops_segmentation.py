@@ -9,4 +9,8 @@ OPS += [
        cupy=None, cucim=None,
        skimage=lambda L, x: L.skimage.segmentation.slic(x, n_segments=2000, compactness=10),
        shapes=((2048, 2048, 3),)),
+    Op("felzenszwalb", "uint8", r"Felzenszwalb/2048",
+       cupy=None, cucim=None,
+       skimage=lambda L, x: L.skimage.segmentation.felzenszwalb(x),
+       shapes=((2048, 2048, 3),)),
 ]

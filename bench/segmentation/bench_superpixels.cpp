@@ -6,6 +6,10 @@
 // the host and back for the connectivity pass (16 B/px over PCIe, not counted): ~3.1 GB at 2048^2,
 // a 0.74 ms floor. The assignment evaluates ~25-36 candidate centres per pixel, so the kernels are
 // compute-bound well above the floor, and the host connectivity pass dominates (see the README).
+// Bytes moved (felzenszwalb): the float64 image and its smoothing (~100 B/px), 4 edges per pixel
+// weighted (8 B) and radix-sorted with their int64 index (~16 B x 8 passes x 2) and copied to the
+// host (~64 B/px over PCIe, not counted): ~200 B/px counted, a 0.2 ms floor at 2048^2 — far below
+// the sequential merge on the host, which dominates.
 #include <benchmark/benchmark.h>
 
 #include "bench/common/cuda_bench.hpp"
@@ -28,6 +32,16 @@ void BM_Slic(benchmark::State& st) {
                  [&](const Stream& s) { (void)seg::slic(img, {.n_segments = 2000, .compactness = 10}, s); });
 }
 
+void BM_Felzenszwalb(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  const std::int64_t n = st.range(0);
+  const Array img = cuskbench::test_image({n, n, 3}, DType::uint8, Device::cuda());
+  st.SetLabel("[" + std::to_string(n) + ", " + std::to_string(n) + ", 3] uint8 RGB");
+  cuskbench::run(st, 200.0 * static_cast<double>(n * n),
+                 [&](const Stream& s) { (void)seg::felzenszwalb(img, {}, s); });
+}
+
 }  // namespace
 
+BENCHMARK(BM_Felzenszwalb)->Arg(2048)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Slic)->Arg(2048)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -1,13 +1,14 @@
 """Golden outputs of skimage.segmentation's superpixel methods for
-tests/segmentation/test_slic.cpp (loaded as "segmentation_superpixels/<name>.npy").
+tests/segmentation/test_{slic,felzenszwalb,quickshift}.cpp (loaded as "segmentation_superpixels/<name>.npy").
 
 slic: inputs in_<img>.npy (smooth seeded random fields, astronaut crops, a 3-D volume), masks
 mask_<img>.npy, outputs slic_<case>.npy for the parameter sets in SLIC_CASES (the C++ test holds
-the same table).
+the same table). felzenszwalb: fz_<case>.npy for FZ_CASES (the float images have no ties
+among the edge weights; the uint8 astronaut does).
 """
 import numpy as np
 import scipy.ndimage as ndi
-from skimage.segmentation import slic
+from skimage.segmentation import felzenszwalb, slic
 
 # name: (image key, keyword arguments); channel_axis is None unless given.
 SLIC_CASES = {
@@ -34,6 +35,17 @@ SLIC_CASES = {
     "iter0": ("g2", dict(n_segments=30, max_num_iter=0, channel_axis=None)),
 }
 
+FZ_CASES = {
+    "fz_grey": ("g2", dict(scale=1, sigma=0.8, min_size=20)),
+    "fz_grey_scale": ("g2", dict(scale=50, sigma=0.5, min_size=5)),
+    "fz_grey_nosmooth": ("g2", dict(scale=10, sigma=0, min_size=1)),
+    "fz_rgb_float": ("frgb", dict(scale=100, sigma=1.0, min_size=10)),
+    "fz_rgb_float_big": ("frgb", dict(scale=400, sigma=0.8, min_size=50)),
+    "fz_astro": ("rgb", dict(scale=100, sigma=0.5, min_size=15)),
+    "fz_astro_default": ("rgb", dict()),
+    "fz_two_channel_first": ("c2", dict(scale=30, sigma=0.7, min_size=8, channel_axis=0)),
+}
+
 
 def smooth(rng, shape, s):
     return ndi.gaussian_filter(rng.random(shape), s)
@@ -48,6 +60,7 @@ def generate(g):
         "rgb": a,
         "c2": np.stack([smooth(rng, (48, 56), 3), smooth(rng, (48, 56), 2)]),
         "g3": smooth(rng, (14, 24, 28), 2),
+        "frgb": smooth(rng, (50, 60, 3), 1.5),
         "v3c": (smooth(rng, (10, 20, 24, 3), 2) * 255).astype(np.uint8),
     }
     yy, xx = np.mgrid[:64, :72]
@@ -61,3 +74,5 @@ def generate(g):
         if kw.get("mask") == "disc":
             kw["mask"] = masks[key]
         g.save(f"slic_{name}", slic(imgs[key], **kw).astype(np.int32))
+    for name, (key, kw) in FZ_CASES.items():
+        g.save(name, felzenszwalb(imgs[key], **kw).astype(np.int32))
