@@ -13,4 +13,8 @@ OPS += [
        cupy=None, cucim=None,
        skimage=lambda L, x: L.skimage.segmentation.felzenszwalb(x),
        shapes=((2048, 2048, 3),)),
+    Op("quickshift", "uint8", r"Quickshift/512",
+       cupy=None, cucim=None,
+       skimage=lambda L, x: L.skimage.segmentation.quickshift(x),
+       shapes=((512, 512, 3),)),
 ]

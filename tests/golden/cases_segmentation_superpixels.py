@@ -4,11 +4,12 @@ tests/segmentation/test_{slic,felzenszwalb,quickshift}.cpp (loaded as "segmentat
 slic: inputs in_<img>.npy (smooth seeded random fields, astronaut crops, a 3-D volume), masks
 mask_<img>.npy, outputs slic_<case>.npy for the parameter sets in SLIC_CASES (the C++ test holds
 the same table). felzenszwalb: fz_<case>.npy for FZ_CASES (the float images have no ties
-among the edge weights; the uint8 astronaut does).
+among the edge weights; the uint8 astronaut does). quickshift: qs_<case>.npy for QS_CASES (seeded) and
+qs_tree_parent / qs_tree_dist of return_tree=True.
 """
 import numpy as np
 import scipy.ndimage as ndi
-from skimage.segmentation import felzenszwalb, slic
+from skimage.segmentation import felzenszwalb, quickshift, slic
 
 # name: (image key, keyword arguments); channel_axis is None unless given.
 SLIC_CASES = {
@@ -46,6 +47,15 @@ FZ_CASES = {
     "fz_two_channel_first": ("c2", dict(scale=30, sigma=0.7, min_size=8, channel_axis=0)),
 }
 
+QS_CASES = {
+    "qs_astro": ("rgb", dict()),
+    "qs_astro_small": ("rgb", dict(ratio=0.5, kernel_size=3, max_dist=6, sigma=1.0, rng=7)),
+    "qs_rgb_float_nolab": ("frgb", dict(ratio=1.0, kernel_size=2, max_dist=0.5, convert2lab=False, rng=3)),
+    "qs_rgb_f32": ("frgb32", dict(kernel_size=2.5, max_dist=20, rng=11)),
+    "qs_grey": ("g2", dict(kernel_size=2, max_dist=3, convert2lab=False, rng=0)),
+    "qs_two_channel_first": ("c2", dict(kernel_size=2, max_dist=4, convert2lab=False, channel_axis=0)),
+}
+
 
 def smooth(rng, shape, s):
     return ndi.gaussian_filter(rng.random(shape), s)
@@ -61,6 +71,7 @@ def generate(g):
         "c2": np.stack([smooth(rng, (48, 56), 3), smooth(rng, (48, 56), 2)]),
         "g3": smooth(rng, (14, 24, 28), 2),
         "frgb": smooth(rng, (50, 60, 3), 1.5),
+        "frgb32": smooth(rng, (40, 44, 3), 1.0).astype(np.float32),
         "v3c": (smooth(rng, (10, 20, 24, 3), 2) * 255).astype(np.uint8),
     }
     yy, xx = np.mgrid[:64, :72]
@@ -76,3 +87,9 @@ def generate(g):
         g.save(f"slic_{name}", slic(imgs[key], **kw).astype(np.int32))
     for name, (key, kw) in FZ_CASES.items():
         g.save(name, felzenszwalb(imgs[key], **kw).astype(np.int32))
+    for name, (key, kw) in QS_CASES.items():
+        g.save(name, quickshift(imgs[key], **kw).astype(np.int32))
+    lab, parent, dist = quickshift(imgs["rgb"], ratio=0.5, kernel_size=3, max_dist=6, sigma=1.0, rng=7,
+                                   return_tree=True)
+    g.save("qs_tree_parent", np.asarray(parent).astype(np.int32))
+    g.save("qs_tree_dist", np.asarray(dist))
