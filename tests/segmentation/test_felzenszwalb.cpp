@@ -14,21 +14,12 @@
 #include "cuskimage/error.hpp"
 #include "cuskimage/segmentation.hpp"
 #include "tests/common/test_support.hpp"
+#include "tests/segmentation/superpixels_support.hpp"
 
 namespace {
 
-using cuskimage::Array;
-using cuskimage::Device;
-using cuskimage::DType;
-using cuskimage::Stream;
-namespace seg = cuskimage::segmentation;
-
-Array golden(const std::string& name) { return cusktest::load_golden("segmentation_superpixels/" + name + ".npy"); }
-
-struct Case {
-  std::string name, image;
-  seg::FelzenszwalbOptions opts;
-};
+using namespace superpixels_test;  // NOLINT(google-build-using-namespace)
+using Case = superpixels_test::Case<seg::FelzenszwalbOptions>;
 
 const std::vector<Case> kCases = {
     {"fz_grey", "g2", {.scale = 1, .sigma = 0.8, .min_size = 20}},

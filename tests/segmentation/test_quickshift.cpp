@@ -15,21 +15,12 @@
 #include "cuskimage/error.hpp"
 #include "cuskimage/segmentation.hpp"
 #include "tests/common/test_support.hpp"
+#include "tests/segmentation/superpixels_support.hpp"
 
 namespace {
 
-using cuskimage::Array;
-using cuskimage::Device;
-using cuskimage::DType;
-using cuskimage::Stream;
-namespace seg = cuskimage::segmentation;
-
-Array golden(const std::string& name) { return cusktest::load_golden("segmentation_superpixels/" + name + ".npy"); }
-
-struct Case {
-  std::string name, image;
-  seg::QuickshiftOptions opts;
-};
+using namespace superpixels_test;  // NOLINT(google-build-using-namespace)
+using Case = superpixels_test::Case<seg::QuickshiftOptions>;
 
 const std::vector<Case> kCases = {
     {"qs_astro", "rgb", {}},
@@ -64,13 +55,6 @@ TEST(Quickshift, BadArgumentsRaiseInvalidArgument) {
   EXPECT_THROW(seg::quickshift(golden("in_g2")), cuskimage::InvalidArgument);  // Lab needs RGB
   EXPECT_THROW(seg::quickshift(golden("in_v3c")), cuskimage::InvalidArgument);  // 4-D
   EXPECT_THROW(seg::quickshift(golden("in_rgb"), {.sigma = -1}), cuskimage::InvalidArgument);
-}
-
-std::int64_t pixels_differing(const Array& a, const Array& b) {
-  const auto x = cusktest::host_copy(a).to_vector<std::int64_t>(), y = cusktest::host_copy(b).to_vector<std::int64_t>();
-  std::int64_t d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) d += x[i] != y[i];
-  return d;
 }
 
 TEST(GpuQuickshift, AgreesWithCpuOnGoldensRandomStridedNonDefaultStream) {

@@ -19,21 +19,15 @@
 #include "cuskimage/error.hpp"
 #include "cuskimage/segmentation.hpp"
 #include "tests/common/test_support.hpp"
+#include "tests/segmentation/superpixels_support.hpp"
 
 namespace {
 
-using cuskimage::Array;
-using cuskimage::Device;
-using cuskimage::DType;
-using cuskimage::Stream;
-namespace seg = cuskimage::segmentation;
-
-Array golden(const std::string& name) { return cusktest::load_golden("segmentation_superpixels/" + name + ".npy"); }
-
+using namespace superpixels_test;  // NOLINT(google-build-using-namespace)
 struct Case {
   std::string name, image;
   seg::SlicOptions opts;
-  bool disc_mask = false;
+  bool disc_mask = false;  // with the golden's mask_<image>.npy
 };
 
 std::vector<Case> cases() {
@@ -79,13 +73,6 @@ Array run_case(const Case& k, const Device& dev, const Stream& s) {
   seg::SlicOptions o = clone(k.opts);
   if (k.disc_mask) o.mask = golden("mask_" + k.image).to(dev, s);
   return seg::slic(golden("in_" + k.image).to(dev, s), o, s);
-}
-
-std::int64_t pixels_differing(const Array& a, const Array& b) {
-  const auto x = cusktest::host_copy(a).to_vector<std::int64_t>(), y = cusktest::host_copy(b).to_vector<std::int64_t>();
-  std::int64_t d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) d += x[i] != y[i];
-  return d;
 }
 
 TEST(Slic, MatchesScikitImage) {
