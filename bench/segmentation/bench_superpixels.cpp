@@ -42,8 +42,7 @@ void BM_Felzenszwalb(benchmark::State& st) {
   const std::int64_t n = st.range(0);
   const Array img = cuskbench::test_image({n, n, 3}, DType::uint8, Device::cuda());
   st.SetLabel("[" + std::to_string(n) + ", " + std::to_string(n) + ", 3] uint8 RGB");
-  cuskbench::run(st, 200.0 * static_cast<double>(n * n),
-                 [&](const Stream& s) { (void)seg::felzenszwalb(img, {}, s); });
+  cuskbench::run(st, 200.0 * static_cast<double>(n * n), [&](const Stream& s) { (void)seg::felzenszwalb(img, {}, s); });
 }
 
 void BM_Quickshift(benchmark::State& st) {

@@ -3,9 +3,8 @@
 // (weight, edge index) pairs — stable, so the order equals the CPU backend's stable sort (weights
 // are never -0.0, the one key radix and comparison order differently). The merge itself is
 // sequential and runs on the host.
-#include <cub/device/device_radix_sort.cuh>
-
 #include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
 #include <vector>
 
 #include "kernels/core/buffers.cuh"
@@ -21,7 +20,8 @@ constexpr int kThreads = 256;
 __global__ void weight_kernel(const double* __restrict__ img, FzGraph g, double* __restrict__ w,
                               std::int64_t* __restrict__ idx) {
   const std::int64_t m = g.count();
-  for (std::int64_t e = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; e < m; e += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t e = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; e < m;
+       e += std::int64_t(gridDim.x) * kThreads) {
     w[e] = g.weight(img, e);
     idx[e] = e;
   }

@@ -5,9 +5,8 @@
 // exp may differ from glibc's in the last bit, so densities can differ from the CPU backend's by an
 // ulp, which changes a parent only where two neighbours' densities are that close (the tests
 // measure it).
-#include <cub/device/device_scan.cuh>
-
 #include <cstdint>
+#include <cub/device/device_scan.cuh>
 #include <vector>
 
 #include "kernels/core/buffers.cuh"
@@ -25,7 +24,8 @@ constexpr int kThreads = 256;
 template <class T>
 __global__ void density_kernel(const T* __restrict__ img, QsProblem p, T* __restrict__ dens) {
   const std::int64_t n = p.height * p.width;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads)
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads)
     dens[i] = qs_density(img, p, i / p.width, i % p.width, dens[i]);  // dens holds the noise on entry
 }
 
@@ -34,7 +34,8 @@ __global__ void parent_kernel(const T* __restrict__ img, const T* __restrict__ d
                               std::int64_t* __restrict__ parent, T* __restrict__ dist_parent,
                               std::int64_t* __restrict__ cut, int* __restrict__ is_root) {
   const std::int64_t n = p.height * p.width;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads) {
     std::int64_t par;
     T d;
     qs_parent(img, dens, p, i / p.width, i % p.width, par, d);
@@ -47,7 +48,8 @@ __global__ void parent_kernel(const T* __restrict__ img, const T* __restrict__ d
 
 __global__ void label_kernel(const std::int64_t* __restrict__ cut, const int* __restrict__ rank, std::int64_t n,
                              std::int64_t* __restrict__ labels) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads) {
     std::int64_t j = i;
     while (cut[j] != j) j = cut[j];
     labels[i] = rank[j];
@@ -68,7 +70,8 @@ void cuda_quickshift(const Array& image, const std::vector<T>& noise, const QsPr
   density_kernel<T><<<blocks, kThreads, 0, s>>>(cptr<T>(image), p, ptr<T>(dens));
   CUSK_CUDA_CHECK_LAUNCH();
   Array cut = Array::empty({n}, DType::int64, dev, stream);
-  Array flag = Array::empty({n + 1}, DType::int32, dev, stream), rank = Array::empty({n + 1}, DType::int32, dev, stream);
+  Array flag = Array::empty({n + 1}, DType::int32, dev, stream),
+        rank = Array::empty({n + 1}, DType::int32, dev, stream);
   parent_kernel<T><<<blocks, kThreads, 0, s>>>(cptr<T>(image), cptr<T>(dens), p, max_dist, ptr<std::int64_t>(parent),
                                                ptr<T>(dist_parent), ptr<std::int64_t>(cut), ptr<int>(flag));
   CUSK_CUDA_CHECK_LAUNCH();

@@ -13,11 +13,10 @@
 // nor for float32), so centres can differ in the last bits and labels at near-ties (the tests
 // measure it). No host synchronisation inside the iterations: an iteration in which no pixel
 // changes leaves the next ones unchanged, so the .pyx's early exit needs no test here.
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cub/device/device_scan.cuh>
 #include <limits>
 #include <vector>
 
@@ -30,8 +29,8 @@ namespace cuskimage::segmentation::detail {
 namespace {
 
 using cuskimage::detail::grid_blocks;
-using cuskimage::detail::buf::ptr;
 using cuskimage::detail::buf::cptr;
+using cuskimage::detail::buf::ptr;
 constexpr int kThreads = 256;
 
 struct Tiles {
@@ -41,7 +40,8 @@ struct Tiles {
 
 template <class T>
 __device__ bool centre_box(const T* seg, const SlicProblem& p, std::int64_t lo[3], std::int64_t hi[3]) {
-  return slic_window(seg[0], p.step_z, p.depth, lo[0], hi[0]) && slic_window(seg[1], p.step_y, p.height, lo[1], hi[1]) &&
+  return slic_window(seg[0], p.step_z, p.depth, lo[0], hi[0]) &&
+         slic_window(seg[1], p.step_y, p.height, lo[1], hi[1]) &&
          slic_window(seg[2], p.step_x, p.width, lo[2], hi[2]) && lo[0] < hi[0] && lo[1] < hi[1] && lo[2] < hi[2];
 }
 
@@ -72,7 +72,8 @@ __global__ void assign_kernel(const T* __restrict__ image, const std::uint8_t* _
   const std::int64_t npix = p.depth * p.height * p.width;
   const T sz = static_cast<T>(p.spacing[0]), sy = static_cast<T>(p.spacing[1]), sx = static_cast<T>(p.spacing[2]);
   const T weight = static_cast<T>(p.spatial_weight);
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < npix; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < npix;
+       i += std::int64_t(gridDim.x) * kThreads) {
     if (mask && !mask[i]) continue;
     const std::int64_t x = i % p.width, y = (i / p.width) % p.height, z = i / (p.width * p.height);
     const std::int64_t tile = ((z / t.tz) * t.ny + y / t.ty) * t.nx + x / t.tx;
@@ -84,9 +85,9 @@ __global__ void assign_kernel(const T* __restrict__ image, const std::uint8_t* _
       std::int64_t lo[3], hi[3];
       centre_box(seg, p, lo, hi);  // listed centres have a window
       if (z < lo[0] || z >= hi[0] || y < lo[1] || y >= hi[1] || x < lo[2] || x >= hi[2]) continue;
-      const T d = slic_distance(slic_axis_term(seg[0], z, sz), slic_axis_term(seg[1], y, sy),
-                                slic_axis_term(seg[2], x, sx), weight, image + i * p.channels, seg, p.channels,
-                                p.ignore_color, p.slic_zero, maxcol[k]);
+      const T d =
+          slic_distance(slic_axis_term(seg[0], z, sz), slic_axis_term(seg[1], y, sy), slic_axis_term(seg[2], x, sx),
+                        weight, image + i * p.channels, seg, p.channels, p.ignore_color, p.slic_zero, maxcol[k]);
       if (best > d || (d == best && bk >= 0 && k < bk)) {
         best = d;
         bk = k;
@@ -99,8 +100,8 @@ __global__ void assign_kernel(const T* __restrict__ image, const std::uint8_t* _
 /// Centre sums: lanes of a warp with equal labels are summed through shuffles, one atomic per group.
 template <class T>
 __global__ void sum_kernel(const T* __restrict__ image, const std::uint8_t* __restrict__ mask,
-                           const std::int64_t* __restrict__ labels, SlicProblem p, std::int64_t n, double* __restrict__ sums,
-                           unsigned long long* __restrict__ counts) {
+                           const std::int64_t* __restrict__ labels, SlicProblem p, std::int64_t n,
+                           double* __restrict__ sums, unsigned long long* __restrict__ counts) {
   const std::int64_t npix = p.depth * p.height * p.width, nf = 3 + p.channels;
   const int lane = threadIdx.x & 31;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * kThreads + threadIdx.x) >> 5;
@@ -116,7 +117,8 @@ __global__ void sum_kernel(const T* __restrict__ image, const std::uint8_t* __re
     const std::int64_t x = i % p.width, y = (i / p.width) % p.height, z = i / (p.width * p.height);
     for (std::int64_t f = 0; f < nf; ++f) {
       double v = 0;
-      if (k >= 0) v = f == 0 ? double(z) : f == 1 ? double(y) : f == 2 ? double(x) : double(image[i * p.channels + f - 3]);
+      if (k >= 0)
+        v = f == 0 ? double(z) : f == 1 ? double(y) : f == 2 ? double(x) : double(image[i * p.channels + f - 3]);
       double acc = 0;
       for (int l = 0; l < 32; ++l) {
         const double o = __shfl_sync(0xffffffffu, v, l);
@@ -146,7 +148,8 @@ __global__ void maxcol_kernel(const T* __restrict__ image, const std::uint8_t* _
                               const std::int64_t* __restrict__ labels, const T* __restrict__ centres, SlicProblem p,
                               std::int64_t n, T* __restrict__ maxcol) {
   const std::int64_t npix = p.depth * p.height * p.width, nf = 3 + p.channels;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < npix; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < npix;
+       i += std::int64_t(gridDim.x) * kThreads) {
     if (mask && !mask[i]) continue;
     const std::int64_t k = labels[i] - p.start_label;
     if (k < 0 || k >= n) continue;
@@ -161,7 +164,8 @@ __global__ void maxcol_kernel(const T* __restrict__ image, const std::uint8_t* _
 
 template <class T>
 __global__ void fill_kernel(T* __restrict__ v, std::int64_t n, T value) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads)
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads)
     v[i] = value;
 }
 
@@ -182,10 +186,15 @@ void cuda_slic_kmeans(const Array& image, const Array& mask, std::vector<T>& cen
   if (npix == 0 || n == 0 || p.max_num_iter <= 0) return;
   Array dc = cuskimage::detail::buf::upload(centres, dev, stream);
   Array maxcol = Array::full({n}, 1.0, dtype_of<T>::value, dev, stream);
-  const Tiles t{p.step_z, p.step_y, p.step_x, (p.depth + p.step_z - 1) / p.step_z, (p.height + p.step_y - 1) / p.step_y,
+  const Tiles t{p.step_z,
+                p.step_y,
+                p.step_x,
+                (p.depth + p.step_z - 1) / p.step_z,
+                (p.height + p.step_y - 1) / p.step_y,
                 (p.width + p.step_x - 1) / p.step_x};
   // A window spans at most 4 step + 1 samples, so at most 6 tiles per axis.
-  const std::int64_t cap = n * std::min<std::int64_t>(6, t.nz) * std::min<std::int64_t>(6, t.ny) * std::min<std::int64_t>(6, t.nx);
+  const std::int64_t cap =
+      n * std::min<std::int64_t>(6, t.nz) * std::min<std::int64_t>(6, t.ny) * std::min<std::int64_t>(6, t.nx);
   Array counts = Array::empty({t.count() + 1}, DType::int32, dev, stream);
   Array start = Array::empty({t.count() + 1}, DType::int32, dev, stream);
   Array cursor = Array::empty({t.count() + 1}, DType::int32, dev, stream);
@@ -237,7 +246,8 @@ template <class T>
 __global__ void minmax_kernel(const T* __restrict__ v, const std::uint8_t* __restrict__ mask, std::int64_t n,
                               std::int64_t channels, double* __restrict__ out) {
   double lo = INFINITY, hi = -INFINITY, nan = 0;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads) {
     if (mask && !mask[i / channels]) continue;
     const double x = static_cast<double>(v[i]);
     if (x != x) nan = 1;
@@ -250,17 +260,20 @@ __global__ void minmax_kernel(const T* __restrict__ v, const std::uint8_t* __res
     nan = fmax(nan, __shfl_xor_sync(0xffffffffu, nan, o));
   }
   __shared__ double red[3][kThreads / 32];
-  if ((threadIdx.x & 31) == 0) red[0][threadIdx.x >> 5] = lo, red[1][threadIdx.x >> 5] = hi, red[2][threadIdx.x >> 5] = nan;
+  if ((threadIdx.x & 31) == 0)
+    red[0][threadIdx.x >> 5] = lo, red[1][threadIdx.x >> 5] = hi, red[2][threadIdx.x >> 5] = nan;
   __syncthreads();
   if (threadIdx.x == 0) {
-    for (int w = 1; w < kThreads / 32; ++w) lo = fmin(lo, red[0][w]), hi = fmax(hi, red[1][w]), nan = fmax(nan, red[2][w]);
+    for (int w = 1; w < kThreads / 32; ++w)
+      lo = fmin(lo, red[0][w]), hi = fmax(hi, red[1][w]), nan = fmax(nan, red[2][w]);
     out[blockIdx.x * 3] = lo, out[blockIdx.x * 3 + 1] = hi, out[blockIdx.x * 3 + 2] = nan;
   }
 }
 
 template <class T>
 __global__ void affine_kernel(T* __restrict__ v, std::int64_t n, T shift, T div, T mul) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * kThreads) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * kThreads) {
     T x = cuskimage::detail::sub_rn(v[i], shift);
     if (div != T(0)) x = cuskimage::detail::div_rn(x, div);
     v[i] = cuskimage::detail::mul_rn(x, mul);
@@ -285,9 +298,11 @@ void cuda_slic_minmax(const Array& image, const Array& mask, std::int64_t channe
   Array part = Array::empty({std::int64_t(blocks) * 3}, DType::float64, image.device(), stream);
   const std::uint8_t* m = mask.valid() ? cptr<std::uint8_t>(mask) : nullptr;
   if (image.dtype() == DType::float32)
-    minmax_kernel<float><<<blocks, kThreads, 0, stream.handle()>>>(cptr<float>(image), m, n, channels, ptr<double>(part));
+    minmax_kernel<float>
+        <<<blocks, kThreads, 0, stream.handle()>>>(cptr<float>(image), m, n, channels, ptr<double>(part));
   else
-    minmax_kernel<double><<<blocks, kThreads, 0, stream.handle()>>>(cptr<double>(image), m, n, channels, ptr<double>(part));
+    minmax_kernel<double>
+        <<<blocks, kThreads, 0, stream.handle()>>>(cptr<double>(image), m, n, channels, ptr<double>(part));
   CUSK_CUDA_CHECK_LAUNCH();
   const std::vector<double> h = part.to(Device::cpu(), stream).to_vector<double>();
   lo = INFINITY, hi = -INFINITY;

@@ -32,8 +32,9 @@ CUSK_CLI_COMMANDS(segmentation_superpixels) {
               .handler([](Invocation& inv) -> Result {
                 const auto o = inv.options<segmentation::QuickshiftOptions>();
                 if (o.return_tree)
-                  throw InvalidArgument("segmentation.quickshift: --return_tree has three outputs: use "
-                                        "segmentation.quickshift_tree");
+                  throw InvalidArgument(
+                      "segmentation.quickshift: --return_tree has three outputs: use "
+                      "segmentation.quickshift_tree");
                 return segmentation::quickshift(inv.input(0), o, inv.stream());
               }));
   reg.add(Command("segmentation.quickshift_tree",

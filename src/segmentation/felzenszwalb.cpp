@@ -4,13 +4,14 @@
 // order: a stable sort of the indices) — and the greedy merge runs on the host as in the .pyx:
 // roots are each segment's smallest pixel index, inner costs rounded to float32 as it declares them,
 // then the min_size pass over the same order, then labels by first pixel (np.unique's inverse).
+#include "cuskimage/segmentation/felzenszwalb.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
 
 #include "cuskimage/filters.hpp"
-#include "cuskimage/segmentation/felzenszwalb.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
@@ -94,9 +95,8 @@ Array felzenszwalb(const Array& image, const FelzenszwalbOptions& opts, const St
   if (nd == 2) {
     img = image.expand_dims(2);
   } else {
-    expect(nd == 3 && opts.channel_axis.has_value(), kFn, "image",
-           "must be a single or multi-channel 2-D image, got ", nd, " dimensions",
-           opts.channel_axis ? "" : " without a channel axis");
+    expect(nd == 3 && opts.channel_axis.has_value(), kFn, "image", "must be a single or multi-channel 2-D image, got ",
+           nd, " dimensions", opts.channel_axis ? "" : " without a channel axis");
     const int ax = *opts.channel_axis < 0 ? *opts.channel_axis + nd : *opts.channel_axis;
     expect(ax >= 0 && ax < nd, kFn, "channel_axis", "is out of range for a 3-D image, got ", *opts.channel_axis);
     std::vector<int> perm;
@@ -106,12 +106,12 @@ Array felzenszwalb(const Array& image, const FelzenszwalbOptions& opts, const St
     img = image.transpose(perm);
   }
   const detail::FzGraph g{img.shape(0), img.shape(1), img.shape(2)};
-  const Array sm = filters::gaussian(util::img_as_float64(img, {}, stream),
-                                     {.sigma = std::vector<double>{opts.sigma, opts.sigma, 0.0},
-                                      .mode = ndimage::Mode::reflect},
-                                     stream)
-                       .astype(DType::float64, stream)
-                       .contiguous(stream);
+  const Array sm =
+      filters::gaussian(util::img_as_float64(img, {}, stream),
+                        {.sigma = std::vector<double>{opts.sigma, opts.sigma, 0.0}, .mode = ndimage::Mode::reflect},
+                        stream)
+          .astype(DType::float64, stream)
+          .contiguous(stream);
   const double scale = opts.scale / 255.0;
   std::vector<double> w;
   std::vector<std::int64_t> order;
@@ -127,8 +127,8 @@ Array felzenszwalb(const Array& image, const FelzenszwalbOptions& opts, const St
     w.resize(all.size());
     for (std::size_t i = 0; i < order.size(); ++i) w[i] = all[order[i]];
   } else {
-    cuskimage::detail::on_backend(sm, stream, [] {},
-                                  [&](auto) { order = detail::cuda_felzenszwalb_sorted_edges(sm, g, w, stream); });
+    cuskimage::detail::on_backend(
+        sm, stream, [] {}, [&](auto) { order = detail::cuda_felzenszwalb_sorted_edges(sm, g, w, stream); });
   }
   const std::vector<std::int64_t> lab = merge(g, order, w, scale, opts.min_size);
   Array out = Array::from_vector(lab, {g.height, g.width});

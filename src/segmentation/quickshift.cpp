@@ -2,6 +2,8 @@
 // with the library's ops on the image's device, the tie-breaking noise of numpy's
 // default_rng(rng).normal(scale=1e-5) on the host, then densities, parents, the max_dist cut and
 // the labels on the backend (CPU here, kernels/segmentation/quickshift.cu).
+#include "cuskimage/segmentation/quickshift.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,7 +12,6 @@
 
 #include "cuskimage/color.hpp"
 #include "cuskimage/filters.hpp"
-#include "cuskimage/segmentation/quickshift.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
@@ -82,7 +83,8 @@ void cpu_quickshift(const Array& image, const std::vector<T>& noise, const detai
   const std::int64_t n = p.height * p.width;
   std::vector<T> dens(static_cast<std::size_t>(n));
   for (std::int64_t r = 0; r < p.height; ++r)
-    for (std::int64_t c = 0; c < p.width; ++c) dens[r * p.width + c] = detail::qs_density(img, p, r, c, noise[r * p.width + c]);
+    for (std::int64_t c = 0; c < p.width; ++c)
+      dens[r * p.width + c] = detail::qs_density(img, p, r, c, noise[r * p.width + c]);
   std::int64_t* par = parent.data<std::int64_t>();
   T* dp = dist_parent.data<T>();
   for (std::int64_t r = 0; r < p.height; ++r)
@@ -136,7 +138,7 @@ QuickshiftTree quickshift_tree(const Array& image, const QuickshiftOptions& opts
   expect(opts.kernel_size >= 1, kFn, "kernel_size", "should be >= 1, got ", opts.kernel_size);
   expect(opts.sigma >= 0, kFn, "sigma", "must be non-negative, got ", opts.sigma);
   // np.atleast_3d: (N,) -> (1, N, 1), (M, N) -> (M, N, 1).
-  Array img = image.ndim() == 1 ? image.expand_dims(0).expand_dims(2)
+  Array img = image.ndim() == 1   ? image.expand_dims(0).expand_dims(2)
               : image.ndim() == 2 ? image.expand_dims(2)
                                   : image.share();
   const int ca = opts.channel_axis.value_or(-1);
@@ -154,8 +156,8 @@ QuickshiftTree quickshift_tree(const Array& image, const QuickshiftOptions& opts
     img = color::rgb2lab(img, {}, stream).astype(img.dtype(), stream);
   }
   const DType dt = img.dtype();
-  img = filters::gaussian(img, {.sigma = std::vector<double>{opts.sigma, opts.sigma, 0.0}, .mode = ndimage::Mode::reflect},
-                          stream)
+  img = filters::gaussian(
+            img, {.sigma = std::vector<double>{opts.sigma, opts.sigma, 0.0}, .mode = ndimage::Mode::reflect}, stream)
             .astype(dt, stream);
   // image * ratio in the working float (numpy casts the Python float to float32 for a float32 image).
   img = img.copy(stream);
@@ -163,7 +165,8 @@ QuickshiftTree quickshift_tree(const Array& image, const QuickshiftOptions& opts
       img, stream,
       [&] {
         if (dt == DType::float32)
-          for (float* v = img.data<float>(); v != img.data<float>() + img.size(); ++v) *v *= static_cast<float>(opts.ratio);
+          for (float* v = img.data<float>(); v != img.data<float>() + img.size(); ++v)
+            *v *= static_cast<float>(opts.ratio);
         else
           for (double* v = img.data<double>(); v != img.data<double>() + img.size(); ++v) *v *= opts.ratio;
       },

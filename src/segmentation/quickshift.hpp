@@ -16,8 +16,8 @@ namespace cuskimage::segmentation::detail {
 
 struct QsProblem {
   std::int64_t height, width, channels;
-  int kernel_width;             // ceil(3 kernel_size)
-  double inv_kernel_size_sqr;   // -0.5 / kernel_size^2 in the working float
+  int kernel_width;            // ceil(3 kernel_size)
+  double inv_kernel_size_sqr;  // -0.5 / kernel_size^2 in the working float
 };
 
 /// The .pyx's squared colour-space distance between pixels (r, c) and (r2, c2).

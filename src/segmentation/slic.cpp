@@ -3,6 +3,8 @@
 // the image's device, the seed grid (or the mask's k-means seeds), then the k-means on the backend
 // (src/segmentation/slic_cpu.cpp, kernels/segmentation/slic.cu) and the connectivity pass on the
 // host (a sequential breadth-first search in raster order, as scikit-image's).
+#include "cuskimage/segmentation/slic.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,7 +14,6 @@
 
 #include "cuskimage/color.hpp"
 #include "cuskimage/filters.hpp"
-#include "cuskimage/segmentation/slic.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
@@ -58,16 +59,15 @@ void rescale(Array& image, const Array& mask, std::int64_t channels, const Strea
         expect(!std::isnan(lo) && !std::isnan(hi), kFn, "image", "has unmasked NaN values, which are not supported");
         expect(std::isfinite(lo) && std::isfinite(hi), kFn, "image",
                "has unmasked infinite values, which are not supported");
-        detail::cuda_slic_shift_divide(image, lo, static_cast<double>(static_cast<T>(hi) - static_cast<T>(lo)),
-                                       stream);
+        detail::cuda_slic_shift_divide(image, lo, static_cast<double>(static_cast<T>(hi) - static_cast<T>(lo)), stream);
       });
 }
 
 /// Per spatial axis (z, y, x) values of spacing or sigma as scikit-image expands them.
 std::vector<double> per_axis(const std::vector<double>& v, bool is_2d, double fill2d, const char* arg) {
   if (is_2d && v.size() == 2) return {fill2d, v[0], v[1]};
-  expect(v.size() == 3, kFn, arg, "needs ", is_2d ? "2" : "3", " elements for a ", is_2d ? "2" : "3",
-         "-D image, got ", v.size());
+  expect(v.size() == 3, kFn, arg, "needs ", is_2d ? "2" : "3", " elements for a ", is_2d ? "2" : "3", "-D image, got ",
+         v.size());
   return v;
 }
 
@@ -115,8 +115,8 @@ Layout arrange(const Array& image, const SlicOptions& o, const Stream& stream) {
   if (o.mask.valid()) {
     cuskimage::detail::expect_valid(o.mask, kFn, "mask");
     Shape spatial = L.is_2d ? Shape{L.H, L.W} : Shape{L.D, L.H, L.W};
-    expect(o.mask.shape() == spatial, kFn, "mask", "must have the image's spatial shape ", shape_str(spatial),
-           ", got ", shape_str(o.mask.shape()));
+    expect(o.mask.shape() == spatial, kFn, "mask", "must have the image's spatial shape ", shape_str(spatial), ", got ",
+           shape_str(o.mask.shape()));
     cuskimage::detail::expect_same_device(image, o.mask, kFn, "image", "mask");
     L.mask = o.mask.astype(DType::bool_, stream).contiguous(stream).reshape({L.D, L.H, L.W});
   }
@@ -138,8 +138,8 @@ Array run(Layout& L, const SlicOptions& o, const Stream& stream) {
   Array host_mask;
   if (L.mask.valid()) {
     host_mask = L.mask.to(Device::cpu(), stream);
-    steps = detail::slic_mask_centroids(static_cast<const std::uint8_t*>(host_mask.data()), L.D, L.H, L.W,
-                                        o.n_segments, L.multichannel, cz);
+    steps = detail::slic_mask_centroids(static_cast<const std::uint8_t*>(host_mask.data()), L.D, L.H, L.W, o.n_segments,
+                                        L.multichannel, cz);
   } else {
     const auto grid = util::regular_grid({L.D, L.H, L.W}, o.n_segments);
     for (const Slice& g : grid) steps.push_back(static_cast<double>(g.step));
@@ -148,11 +148,13 @@ Array run(Layout& L, const SlicOptions& o, const Stream& stream) {
     for (int a = 0; a < 3; ++a) s0[a] = grid[a].start.value_or(0);
     for (std::int64_t z = s0[0]; z < n[0]; z += grid[0].step)
       for (std::int64_t y = s0[1]; y < n[1]; y += grid[1].step)
-        for (std::int64_t x = s0[2]; x < n[2]; x += grid[2].step) cz.insert(cz.end(), {double(z), double(y), double(x)});
+        for (std::int64_t x = s0[2]; x < n[2]; x += grid[2].step)
+          cz.insert(cz.end(), {double(z), double(y), double(x)});
   }
   const std::int64_t ncent = static_cast<std::int64_t>(cz.size()) / 3;
   expect(ncent > 0, kFn, "n_segments", "gives no seed");
-  std::vector<double> spacing = o.spacing.empty() ? std::vector<double>{1, 1, 1} : per_axis(o.spacing, L.is_2d, 1.0, "spacing");
+  std::vector<double> spacing =
+      o.spacing.empty() ? std::vector<double>{1, 1, 1} : per_axis(o.spacing, L.is_2d, 1.0, "spacing");
   for (double& v : spacing) v = static_cast<T>(v);
   std::vector<double> sigma;
   if (o.sigma.size() == 1)
@@ -161,11 +163,12 @@ Array run(Layout& L, const SlicOptions& o, const Stream& stream) {
     sigma = per_axis(o.sigma, L.is_2d, 0.0, "sigma");
   for (double& v : sigma) v = static_cast<T>(v);
   if (std::any_of(sigma.begin(), sigma.end(), [](double v) { return v > 0; }))
-    L.image = filters::gaussian(L.image, {.sigma = std::vector<double>{sigma[0], sigma[1], sigma[2], 0.0},
-                                         .mode = ndimage::Mode::reflect},
-                                stream)
-                  .astype(dtype_of<T>::value, stream)
-                  .contiguous(stream);
+    L.image =
+        filters::gaussian(
+            L.image, {.sigma = std::vector<double>{sigma[0], sigma[1], sigma[2], 0.0}, .mode = ndimage::Mode::reflect},
+            stream)
+            .astype(dtype_of<T>::value, stream)
+            .contiguous(stream);
   // Centres [z, y, x, colour...] in T; colours start at 0 as in scikit-image.
   const std::int64_t nf = 3 + L.C;
   std::vector<T> centres(static_cast<std::size_t>(ncent * nf), T(0));
@@ -186,17 +189,20 @@ Array run(Layout& L, const SlicOptions& o, const Stream& stream) {
   auto kmeans = [&](bool ignore_color) {
     p.ignore_color = ignore_color;
     if (on_cpu)
-      detail::cpu_slic_kmeans<T>(L.image.data<T>(), !L.mask.valid() ? nullptr : static_cast<const std::uint8_t*>(L.mask.data()),
-                                 centres, p, labels.data<std::int64_t>());
+      detail::cpu_slic_kmeans<T>(L.image.data<T>(),
+                                 !L.mask.valid() ? nullptr : static_cast<const std::uint8_t*>(L.mask.data()), centres,
+                                 p, labels.data<std::int64_t>());
     else
-      cuskimage::detail::on_backend(L.image, stream, [] {},
-                                    [&](auto) { detail::cuda_slic_kmeans<T>(L.image, L.mask, centres, p, labels, stream); });
+      cuskimage::detail::on_backend(
+          L.image, stream, [] {},
+          [&](auto) { detail::cuda_slic_kmeans<T>(L.image, L.mask, centres, p, labels, stream); });
   };
   if (on_cpu) {
     T* v = L.image.data<T>();
     for (std::int64_t i = 0; i < L.image.size(); ++i) v[i] = v[i] * ratio;
   } else {
-    cuskimage::detail::on_backend(L.image, stream, [] {}, [&](auto) { detail::cuda_slic_scale(L.image, ratio, stream); });
+    cuskimage::detail::on_backend(
+        L.image, stream, [] {}, [&](auto) { detail::cuda_slic_scale(L.image, ratio, stream); });
   }
   if (L.mask.valid()) kmeans(true);  // scikit-image's step 2: positions only
   kmeans(false);

@@ -48,8 +48,8 @@ CUSK_HD T slic_axis_term(T c, std::int64_t i, T s) {
 
 /// The distance of _slic_cython from the pixel (terms dz, dy, dx, colour `px`) to centre `seg`.
 template <class T>
-CUSK_HD T slic_distance(T dz, T dy, T dx, T weight, const T* px, const T* seg, std::int64_t channels,
-                        bool ignore_color, bool slic_zero, T max_dist_color) {
+CUSK_HD T slic_distance(T dz, T dy, T dx, T weight, const T* px, const T* seg, std::int64_t channels, bool ignore_color,
+                        bool slic_zero, T max_dist_color) {
   using cuskimage::detail::add_rn;
   using cuskimage::detail::mul_rn;
   T d = mul_rn(add_rn(add_rn(dz, dy), dx), weight);

@@ -20,7 +20,8 @@ class LegacyMt19937 {
  public:
   explicit LegacyMt19937(std::uint32_t seed) {
     mt_[0] = seed;
-    for (int i = 1; i < 624; ++i) mt_[i] = 1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<std::uint32_t>(i);
+    for (int i = 1; i < 624; ++i)
+      mt_[i] = 1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<std::uint32_t>(i);
     pos_ = 624;
   }
   std::uint32_t next32() {

@@ -41,8 +41,8 @@ TEST(Quickshift, MatchesScikitImage) {
 }
 
 TEST(Quickshift, TreeMatchesScikitImage) {
-  const auto t = seg::quickshift_tree(golden("in_rgb"),
-                                      {.ratio = 0.5, .kernel_size = 3, .max_dist = 6, .sigma = 1.0, .rng = 7});
+  const auto t =
+      seg::quickshift_tree(golden("in_rgb"), {.ratio = 0.5, .kernel_size = 3, .max_dist = 6, .sigma = 1.0, .rng = 7});
   EXPECT_ARRAY_EQ(golden("qs_astro_small").astype(DType::int64), t.labels);
   EXPECT_ARRAY_EQ(golden("qs_tree_parent").astype(DType::int64), t.parent);
   // The library's Lab conversion and Gaussian round a few ulps away from scikit-image's, so the
@@ -52,7 +52,7 @@ TEST(Quickshift, TreeMatchesScikitImage) {
 
 TEST(Quickshift, BadArgumentsRaiseInvalidArgument) {
   EXPECT_THROW(seg::quickshift(golden("in_rgb"), {.kernel_size = 0.5}), cuskimage::InvalidArgument);
-  EXPECT_THROW(seg::quickshift(golden("in_g2")), cuskimage::InvalidArgument);  // Lab needs RGB
+  EXPECT_THROW(seg::quickshift(golden("in_g2")), cuskimage::InvalidArgument);   // Lab needs RGB
   EXPECT_THROW(seg::quickshift(golden("in_v3c")), cuskimage::InvalidArgument);  // 4-D
   EXPECT_THROW(seg::quickshift(golden("in_rgb"), {.sigma = -1}), cuskimage::InvalidArgument);
 }
@@ -64,8 +64,8 @@ TEST(GpuQuickshift, AgreesWithCpuOnGoldensRandomStridedNonDefaultStream) {
     const Array in = golden("in_" + k.image);
     const Array cpu = seg::quickshift(in, k.opts), gpu = seg::quickshift(in.to(Device::cuda(0), s), k.opts, s);
     const std::int64_t d = pixels_differing(cpu, gpu);
-    std::printf("quickshift %-22s GPU vs CPU: %lld of %lld pixels differ\n", k.name.c_str(), static_cast<long long>(d),
-                static_cast<long long>(cpu.size()));
+    std::printf("quickshift %-22s GPU vs CPU: %lld of %lld pixels differ (as partitions)\n", k.name.c_str(),
+                static_cast<long long>(d), static_cast<long long>(cpu.size()));
     EXPECT_LE(d * 200, cpu.size()) << k.name;
   }
   const Array host = cusktest::random_array({160, 130, 3}, DType::uint8, 5);
@@ -73,8 +73,8 @@ TEST(GpuQuickshift, AgreesWithCpuOnGoldensRandomStridedNonDefaultStream) {
   const Array dev = host.to(Device::cuda(0), s).slice({{std::nullopt, std::nullopt, 2}});
   const seg::QuickshiftOptions o{.kernel_size = 3, .max_dist = 8};
   const std::int64_t d = pixels_differing(seg::quickshift(view, o), seg::quickshift(dev, o, s));
-  std::printf("quickshift random RGB 80x130 (strided rows): %lld of %lld pixels differ\n", static_cast<long long>(d),
-              static_cast<long long>(view.shape(0) * view.shape(1)));
+  std::printf("quickshift random RGB 80x130 (strided rows): %lld of %lld pixels differ (as partitions)\n",
+              static_cast<long long>(d), static_cast<long long>(view.shape(0) * view.shape(1)));
   EXPECT_LE(d * 200, view.shape(0) * view.shape(1));
 }
 

@@ -16,10 +16,8 @@ struct FelzenszwalbOptions {
   std::int64_t min_size = 20;
   std::optional<int> channel_axis = -1;
 };
-CUSK_OPTIONS(FelzenszwalbOptions,
-             (scale, "observation level: higher gives larger segments"),
-             (sigma, "width of the Gaussian pre-smoothing"),
-             (min_size, "minimum segment size, enforced afterwards"),
+CUSK_OPTIONS(FelzenszwalbOptions, (scale, "observation level: higher gives larger segments"),
+             (sigma, "width of the Gaussian pre-smoothing"), (min_size, "minimum segment size, enforced afterwards"),
              (channel_axis, "axis of the channels of a 3-D image (a 2-D image is greyscale)"))
 
 /// skimage.segmentation.felzenszwalb: graph-based segmentation of a 2-D grey or multichannel image

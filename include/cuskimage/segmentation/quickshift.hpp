@@ -20,13 +20,10 @@ struct QuickshiftOptions {
   std::optional<std::uint64_t> rng = 42;
   std::optional<int> channel_axis = -1;
 };
-CUSK_OPTIONS(QuickshiftOptions,
-             (ratio, "balance of colour against space, in [0, 1]"),
-             (kernel_size, "width of the Gaussian density kernel (>= 1)"),
-             (max_dist, "links longer than this are cut"),
+CUSK_OPTIONS(QuickshiftOptions, (ratio, "balance of colour against space, in [0, 1]"),
+             (kernel_size, "width of the Gaussian density kernel (>= 1)"), (max_dist, "links longer than this are cut"),
              (return_tree, "also return the parent of every pixel and its distance (quickshift_tree)"),
-             (sigma, "width of the Gaussian pre-smoothing"),
-             (convert2lab, "convert the RGB image to Lab first"),
+             (sigma, "width of the Gaussian pre-smoothing"), (convert2lab, "convert the RGB image to Lab first"),
              (rng, "seed of numpy's default_rng for the tie-breaking noise (unset: fresh)"),
              (channel_axis, "axis of the channels"))
 

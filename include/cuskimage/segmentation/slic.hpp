@@ -26,8 +26,7 @@ struct SlicOptions {
   Array mask = {};
   std::optional<int> channel_axis = -1;
 };
-CUSK_OPTIONS(SlicOptions,
-             (n_segments, "approximate number of superpixels (the grid's seed count)"),
+CUSK_OPTIONS(SlicOptions, (n_segments, "approximate number of superpixels (the grid's seed count)"),
              (compactness, "balance of colour against space; larger is more square"),
              (max_num_iter, "maximum number of k-means iterations"),
              (sigma, "Gaussian pre-smoothing: one value (divided by spacing) or one per spatial axis"),
