@@ -89,6 +89,7 @@ std::vector<std::int64_t> merge(const detail::FzGraph& g, const std::vector<std:
 
 Array felzenszwalb(const Array& image, const FelzenszwalbOptions& opts, const Stream& stream) {
   cuskimage::detail::expect_valid(image, kFn, "image");
+  expect(image.size() > 0, kFn, "image", "must not be empty");
   expect(opts.sigma >= 0, kFn, "sigma", "must be non-negative, got ", opts.sigma);
   const int nd = image.ndim();
   Array img;

@@ -133,6 +133,7 @@ QuickshiftTree run(const Array& img, const QuickshiftOptions& o, const Stream& s
 
 QuickshiftTree quickshift_tree(const Array& image, const QuickshiftOptions& opts, const Stream& stream) {
   cuskimage::detail::expect_valid(image, kFn, "image");
+  expect(image.size() > 0, kFn, "image", "must not be empty");
   const int nd = image.ndim() < 3 ? 3 : image.ndim();
   expect(nd == 3, kFn, "image", "must be a 2-D image (with channels), got ", image.ndim(), " dimensions");
   expect(opts.kernel_size >= 1, kFn, "kernel_size", "should be >= 1, got ", opts.kernel_size);

@@ -80,6 +80,7 @@ struct Layout {
 
 Layout arrange(const Array& image, const SlicOptions& o, const Stream& stream) {
   cuskimage::detail::expect_valid(image, kFn, "image");
+  expect(image.size() > 0, kFn, "image", "must not be empty");
   Layout L;
   int nd = image.ndim();
   Array img = image.share();

@@ -52,6 +52,7 @@ TEST(Felzenszwalb, BadArgumentsRaiseInvalidArgument) {
   EXPECT_THROW(seg::felzenszwalb(golden("in_g3"), {.channel_axis = std::nullopt}), cuskimage::InvalidArgument);
   EXPECT_THROW(seg::felzenszwalb(golden("in_v3c")), cuskimage::InvalidArgument);  // 4-D
   EXPECT_THROW(seg::felzenszwalb(golden("in_rgb"), {.channel_axis = 3}), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::felzenszwalb(Array::zeros({0, 5}, DType::float64)), cuskimage::InvalidArgument);
 }
 
 TEST(GpuFelzenszwalb, EqualsCpuOnGoldensRandomStridedNonDefaultStream) {

@@ -55,6 +55,7 @@ TEST(Quickshift, BadArgumentsRaiseInvalidArgument) {
   EXPECT_THROW(seg::quickshift(golden("in_g2")), cuskimage::InvalidArgument);   // Lab needs RGB
   EXPECT_THROW(seg::quickshift(golden("in_v3c")), cuskimage::InvalidArgument);  // 4-D
   EXPECT_THROW(seg::quickshift(golden("in_rgb"), {.sigma = -1}), cuskimage::InvalidArgument);
+  EXPECT_THROW(seg::quickshift(Array::zeros({4, 0, 3}, DType::float64)), cuskimage::InvalidArgument);
 }
 
 TEST(GpuQuickshift, AgreesWithCpuOnGoldensRandomStridedNonDefaultStream) {

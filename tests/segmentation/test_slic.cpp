@@ -122,6 +122,7 @@ TEST(Slic, BadArgumentsRaiseInvalidArgument) {
   nan.data<double>()[5] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(seg::slic(nan, grey), cuskimage::InvalidArgument);
   EXPECT_NO_THROW(seg::slic(rgb, {.n_segments = 5}));
+  EXPECT_THROW(seg::slic(Array::zeros({0, 5}, DType::float64), grey), cuskimage::InvalidArgument);
 }
 
 // ---- GPU tier -------------------------------------------------------------------------------------
