@@ -128,7 +128,7 @@ TEST(GpuFeaturePeak, MatchesCpu) {
   const Stream s = Stream::create();
   std::uint64_t seed = 40;
   for (const Shape& shape : {Shape{300, 257}, Shape{24, 40, 37}})
-    for (DType dt : {DType::float32, DType::float64, DType::uint8}) {
+    for (DType dt : {DType::float32, DType::float64, DType::uint8, DType::int16}) {
       const Array h = smooth(shape, dt, seed++);
       const Array d = h.to(Device::cuda(), s);
       for (std::int64_t md : {1, 3, 7}) {
@@ -142,6 +142,10 @@ TEST(GpuFeaturePeak, MatchesCpu) {
                                                   .num_peaks_per_label = 20});
         EXPECT_TRUE(cusktest::arrays_equal(want, cusktest::host_copy(ft::peak_local_max(d, o, s))));
       }
+      Array box3 = Array::full(Shape(shape.size(), 3), 1.0, DType::bool_);
+      expect_same(h, d, {.min_distance = 2, .footprint = std::move(box3)}, s);
+      const Array cw = ft::corner_peaks(h, {.min_distance = 4, .p_norm = 2});
+      EXPECT_TRUE(cusktest::arrays_equal(cw, cusktest::host_copy(ft::corner_peaks(d, {.min_distance = 4, .p_norm = 2}, s))));
       // a strided view
       const Array hv = h.slice({Slice{std::nullopt, std::nullopt, 2}});
       const Array dv = d.slice({Slice{std::nullopt, std::nullopt, 2}});
