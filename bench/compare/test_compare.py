@@ -162,7 +162,10 @@ class Ops(unittest.TestCase):
         for o in compare.load_ops():
             if o.skimage is None:  # no scikit-image counterpart (cuCIM-only operations)
                 continue
-            small = (32, 40) if len(o.shapes[0]) == 2 else (8, 12, 10)  # the op's ndim
+            shape = o.shapes[0]
+            small = (32, 40) if len(shape) == 2 else (8, 12, 10)  # the op's ndim
+            if len(shape) == 3 and shape[-1] in (3, 4):  # an RGB(A) image, not a volume
+                small = (32, 40, shape[-1])
             x = (o.make_input or compare.test_image)(np, small, o.dtype)
             out = o.skimage(libs, x)
             self.assertIsNotNone(out, o.name)
