@@ -22,22 +22,9 @@
 
 #include "src/core/convert.hpp"
 #include "src/core/hd.hpp"
-#include "src/core/rn.hpp"
+#include "src/util/rn_names.hpp"
 
 namespace cuskimage::util::detail {
-
-// The once-rounded operations (src/core/rn.hpp) by their short names.
-using cuskimage::detail::add_rn;
-using cuskimage::detail::bits_of;
-using cuskimage::detail::div_rn;
-using cuskimage::detail::double_of;
-using cuskimage::detail::floor_rn;
-using cuskimage::detail::fma_rn;
-using cuskimage::detail::mul_rn;
-using cuskimage::detail::Rn;
-using cuskimage::detail::rint_rn;
-using cuskimage::detail::sqrt_rn;
-using cuskimage::detail::sub_rn;
 
 template <class T>
 inline constexpr bool is_float_v = std::is_floating_point_v<T>;

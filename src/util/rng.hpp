@@ -13,22 +13,9 @@
 #include <limits>
 
 #include "src/core/hd.hpp"
-#include "src/core/rn.hpp"
+#include "src/util/rn_names.hpp"
 
 namespace cuskimage::util::detail {
-
-// The once-rounded operations (src/core/rn.hpp) by their short names.
-using cuskimage::detail::add_rn;
-using cuskimage::detail::bits_of;
-using cuskimage::detail::div_rn;
-using cuskimage::detail::double_of;
-using cuskimage::detail::floor_rn;
-using cuskimage::detail::fma_rn;
-using cuskimage::detail::mul_rn;
-using cuskimage::detail::Rn;
-using cuskimage::detail::rint_rn;
-using cuskimage::detail::sqrt_rn;
-using cuskimage::detail::sub_rn;
 
 /// One Philox4x32 block with 10 rounds: out = Philox(ctr, key).
 CUSK_HD void philox4x32_10(const std::uint32_t ctr[4], const std::uint32_t key[2], std::uint32_t out[4]) {
