@@ -1,0 +1,281 @@
+// segmentation.random_walker: argument handling, scikit-image's seed preprocessing (renumbering,
+// unreachable unlabelled pockets), the graph weights, and the CPU conjugate gradients. The CUDA
+// backend (kernels/segmentation/random_walker.cu) runs the same iterations with the same per-pixel
+// Laplacian (src/segmentation/random_walker.hpp); only the dot products' summation order differs.
+#include "src/segmentation/random_walker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "cuskimage/segmentation/random_walker.hpp"
+#include "cuskimage/util.hpp"
+#include "src/core/device_guard.hpp"
+#include "src/core/validate.hpp"
+
+namespace cuskimage::segmentation {
+namespace {
+
+using cuskimage::detail::expect;
+using cuskimage::detail::expect_valid;
+using detail::RwGrid;
+constexpr std::string_view kFn = "segmentation.random_walker";
+
+/// The problem on the host: grid dims (2-D: nz = 1), float64 data with channels last, labels.
+struct RwProblem {
+  std::int64_t nz = 1, ny = 1, nx = 1, n = 0, channels = 1;
+  std::vector<double> data;
+  std::vector<std::int64_t> labels;
+  double sz = 1.0, sy = 1.0, sx = 1.0;
+};
+
+RwProblem load(const Array& data, const Array& labels, const RandomWalkerOptions& o, const Stream& stream) {
+  const bool multi = o.channel_axis.has_value();
+  expect_valid(data, kFn, "data");
+  expect_valid(labels, kFn, "labels");
+  expect(is_integer(labels.dtype()), kFn, "labels", "must have an integer dtype");
+  Array d = data.share();
+  if (multi) {
+    expect(data.ndim() == 3 || data.ndim() == 4, kFn, "data", "must have 3 or 4 dimensions with channel_axis");
+    const int ax = *o.channel_axis < 0 ? *o.channel_axis + data.ndim() : *o.channel_axis;
+    expect(ax >= 0 && ax < data.ndim(), kFn, "channel_axis", "is out of range for the data");
+    std::vector<int> perm;
+    for (int a = 0; a < data.ndim(); ++a)
+      if (a != ax) perm.push_back(a);
+    perm.push_back(ax);
+    d = data.transpose(perm);
+  } else {
+    expect(data.ndim() == 2 || data.ndim() == 3, kFn, "data", "must have 2 or 3 dimensions for grey input");
+  }
+  const int nd = multi ? d.ndim() - 1 : d.ndim();
+  expect(labels.ndim() == nd, kFn, "labels", "must have the data's spatial shape");
+  for (int a = 0; a < nd; ++a)
+    expect(labels.shape()[a] == d.shape()[a], kFn, "labels", "must have the data's spatial shape");
+  expect(o.spacing.empty() || int(o.spacing.size()) == nd, kFn, "spacing", "must have one value per spatial axis");
+  RwProblem p;
+  const Shape& s = labels.shape();
+  if (nd == 3) p.nz = s[0];
+  p.ny = s[nd - 2];
+  p.nx = s[nd - 1];
+  p.n = p.nz * p.ny * p.nx;
+  p.channels = multi ? d.shape()[nd] : 1;
+  if (!o.spacing.empty()) {
+    if (nd == 3) p.sz = o.spacing[0];
+    p.sy = o.spacing[nd - 2];
+    p.sx = o.spacing[nd - 1];
+  }
+  p.data = util::img_as_float64(d.to(Device::cpu(), stream), {}, stream).to_vector<double>();
+  p.labels = labels.to_vector<std::int64_t>();
+  return p;
+}
+
+/// Pixels of `active` reached from `seed` through 2*ndim-connected active pixels.
+std::vector<std::uint8_t> propagate(const RwProblem& p, const std::vector<std::uint8_t>& seed,
+                                    const std::vector<std::uint8_t>& active) {
+  std::vector<std::uint8_t> hit(seed.size(), 0);
+  std::deque<std::int64_t> q;
+  for (std::int64_t i = 0; i < p.n; ++i)
+    if (seed[i] && active[i]) hit[i] = 1, q.push_back(i);
+  const std::int64_t sy = p.nx, sz = p.nx * p.ny;
+  while (!q.empty()) {
+    const std::int64_t i = q.front();
+    q.pop_front();
+    const std::int64_t x = i % p.nx, y = (i / p.nx) % p.ny, z = i / sz;
+    const std::int64_t nb[6] = {x > 0 ? i - 1 : -1,        x + 1 < p.nx ? i + 1 : -1, y > 0 ? i - sy : -1,
+                                y + 1 < p.ny ? i + sy : -1, z > 0 ? i - sz : -1,      z + 1 < p.nz ? i + sz : -1};
+    for (const std::int64_t j : nb)
+      if (j >= 0 && active[j] && !hit[j]) hit[j] = 1, q.push_back(j);
+  }
+  return hit;
+}
+
+/// The graph: forward edge weights per axis and the degree of every unknown pixel (0 elsewhere).
+struct RwGraph {
+  std::vector<double> diag, wz, wy, wx;
+  RwGrid grid(const RwProblem& p) const { return {p.nz, p.ny, p.nx, diag.data(), wz.data(), wy.data(), wx.data()}; }
+};
+
+RwGraph build_graph(const RwProblem& p, const std::vector<std::uint8_t>& active,
+                    const std::vector<std::uint8_t>& unknown, double beta, bool multi) {
+  const std::int64_t n = p.n, c = p.channels, total = n * c;
+  double mean = 0.0, var = 0.0;
+  for (const double v : p.data) mean += v;
+  mean /= double(total);
+  for (const double v : p.data) var += (v - mean) * (v - mean);
+  double scale = -beta / (10.0 * std::sqrt(var / double(total)));
+  if (multi) scale /= std::sqrt(double(c));
+  RwGraph g;
+  g.diag.assign(n, 0.0);
+  g.wz.assign(n, 0.0);
+  g.wy.assign(n, 0.0);
+  g.wx.assign(n, 0.0);
+  const std::int64_t steps[3] = {p.nx * p.ny, p.nx, 1};
+  const double spacing[3] = {p.sz, p.sy, p.sx};
+  std::vector<double>* w[3] = {&g.wz, &g.wy, &g.wx};
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t pos[3] = {i / steps[0], (i / p.nx) % p.ny, i % p.nx}, len[3] = {p.nz, p.ny, p.nx};
+    for (int a = 0; a < 3; ++a) {
+      const std::int64_t j = i + steps[a];
+      if (pos[a] + 1 >= len[a] || !active[i] || !active[j]) continue;
+      double g2 = 0.0;
+      for (std::int64_t ch = 0; ch < c; ++ch) {
+        const double t = (p.data[j * c + ch] - p.data[i * c + ch]) / spacing[a];
+        g2 += t * t;
+      }
+      const double wt = std::exp(scale * g2) + 1e-10;
+      (*w[a])[i] = wt;
+      g.diag[i] += wt;
+      g.diag[j] += wt;
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!unknown[i]) g.diag[i] = 0.0;
+  return g;
+}
+
+/// Right-hand side of label `lab`: the weights from each unknown pixel to that label's seeds.
+std::vector<double> rhs_for(const RwProblem& p, const RwGraph& g, const std::vector<std::int64_t>& relab,
+                            const std::vector<std::uint8_t>& unknown, std::int64_t lab) {
+  std::vector<double> b(p.n, 0.0);
+  const std::int64_t steps[3] = {p.nx * p.ny, p.nx, 1};
+  const std::vector<double>* w[3] = {&g.wz, &g.wy, &g.wx};
+  for (std::int64_t i = 0; i < p.n; ++i) {
+    const std::int64_t pos[3] = {i / steps[0], (i / p.nx) % p.ny, i % p.nx}, len[3] = {p.nz, p.ny, p.nx};
+    for (int a = 0; a < 3; ++a) {
+      if (pos[a] + 1 < len[a]) {
+        const std::int64_t j = i + steps[a];
+        const double wt = (*w[a])[i];
+        if (unknown[i] && relab[j] == lab) b[i] += wt;
+        if (unknown[j] && relab[i] == lab) b[j] += wt;
+      }
+    }
+  }
+  return b;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+/// scipy.sparse.linalg.cg(A, b, rtol=tol, atol=0, M) from x0 = 0, maxiter = 10 * unknowns.
+std::vector<double> cpu_cg(const RwGrid& g, const std::vector<double>& b, std::int64_t unknowns, double tol,
+                           bool jacobi) {
+  const std::size_t n = b.size();
+  const double bnorm = std::sqrt(dot(b, b));
+  if (bnorm == 0.0) return b;
+  const double atol = tol * bnorm;
+  std::vector<double> x(n, 0.0), r = b, z(n), p(n), q(n);
+  double rho_prev = 1.0;
+  for (std::int64_t it = 0; it < 10 * unknowns; ++it) {
+    if (std::sqrt(dot(r, r)) < atol) break;
+    for (std::size_t i = 0; i < n; ++i) z[i] = detail::rw_precond(g, r.data(), std::int64_t(i), jacobi);
+    const double rho = dot(r, z);
+    const double beta = it > 0 ? rho / rho_prev : 0.0;
+    for (std::size_t i = 0; i < n; ++i) p[i] = it > 0 ? p[i] * beta + z[i] : z[i];
+    for (std::size_t i = 0; i < n; ++i) q[i] = detail::rw_apply(g, p.data(), std::int64_t(i));
+    const double alpha = rho / dot(p, q);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] += alpha * p[i];
+      r[i] -= alpha * q[i];
+    }
+    rho_prev = rho;
+  }
+  return x;
+}
+
+/// The labels scikit-image returns without solving (no unlabelled pixel, or none reachable).
+Array unsolved(const RwProblem& p, const Array& labels, std::int64_t nlabels, const std::vector<std::uint8_t>* iso,
+               bool full_prob, const Stream& stream, Device dev) {
+  std::vector<std::int64_t> out = p.labels;
+  if (iso != nullptr)
+    for (std::int64_t i = 0; i < p.n; ++i)
+      if ((*iso)[i]) out[i] = -1;
+  if (full_prob && iso == nullptr) {
+    // scikit-image stacks the seed indicators on a last axis; here they come first, as probabilities.
+    std::vector<std::int64_t> vals;
+    for (const auto v : p.labels)
+      if (v > 0) vals.push_back(v);
+    std::sort(vals.begin(), vals.end());
+    vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+    Shape s = labels.shape();
+    s.insert(s.begin(), std::int64_t(vals.size()));
+    std::vector<double> prob(vals.size() * std::size_t(p.n), 0.0);
+    for (std::size_t l = 0; l < vals.size(); ++l)
+      for (std::int64_t i = 0; i < p.n; ++i) prob[l * p.n + i] = p.labels[i] == vals[l] ? 1.0 : 0.0;
+    (void)nlabels;
+    return Array::from_vector(prob, s).to(dev, stream);
+  }
+  return Array::from_vector(out, labels.shape()).astype(labels.dtype()).to(dev, stream);
+}
+
+}  // namespace
+
+Array random_walker(const Array& data, const Array& labels, const RandomWalkerOptions& o, const Stream& stream) {
+  RwProblem p = load(data, labels, o, stream);
+  const Device dev = data.device();
+  std::vector<std::int64_t> vals = p.labels;
+  std::sort(vals.begin(), vals.end());
+  vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+  expect(vals.back() > 0, kFn, "labels", "has no seeds: it must contain at least one positive value");
+  const auto zero = std::lower_bound(vals.begin(), vals.end(), std::int64_t(0));
+  if (zero == vals.end() || *zero != 0) return unsolved(p, labels, 0, nullptr, o.return_full_prob, stream, dev);
+  const std::int64_t zero_idx = zero - vals.begin(), nlabels = std::int64_t(vals.size()) - zero_idx - 1;
+  std::vector<std::uint8_t> active(p.n), seeds(p.n), unknown(p.n), iso(p.n, 0);
+  for (std::int64_t i = 0; i < p.n; ++i) active[i] = p.labels[i] >= 0, seeds[i] = p.labels[i] > 0;
+  // Unlabelled pixels no seed can reach leave the graph (and keep label 0).
+  const auto reached = propagate(p, seeds, active);
+  std::int64_t unknowns = 0;
+  for (std::int64_t i = 0; i < p.n; ++i) {
+    iso[i] = p.labels[i] == 0 && !reached[i];
+    if (iso[i]) active[i] = 0;
+    unknown[i] = active[i] && p.labels[i] == 0;
+    unknowns += unknown[i];
+  }
+  if (unknowns == 0) return unsolved(p, labels, nlabels, &iso, o.return_full_prob, stream, dev);
+  std::vector<std::int64_t> relab(p.n);
+  for (std::int64_t i = 0; i < p.n; ++i)
+    relab[i] = (std::lower_bound(vals.begin(), vals.end(), p.labels[i]) - vals.begin()) - zero_idx;
+  const RwGraph g = build_graph(p, active, unknown, o.beta, o.channel_axis.has_value());
+  const bool jacobi = o.mode != RandomWalkerMode::cg;
+  std::vector<double> rhs(std::size_t(nlabels) * std::size_t(p.n));
+  for (std::int64_t l = 0; l < nlabels; ++l) {
+    const auto b = rhs_for(p, g, relab, unknown, l + 1);
+    std::copy(b.begin(), b.end(), rhs.begin() + l * p.n);
+  }
+  std::vector<double> x;
+  if (dev.is_cpu()) {
+    x.resize(rhs.size());
+    for (std::int64_t l = 0; l < nlabels; ++l) {
+      const std::vector<double> b(rhs.begin() + l * p.n, rhs.begin() + (l + 1) * p.n);
+      const auto xl = cpu_cg(g.grid(p), b, unknowns, o.tol, jacobi);
+      std::copy(xl.begin(), xl.end(), x.begin() + l * p.n);
+    }
+  } else {
+    cuskimage::detail::on_backend(data, stream, [] {}, [&](auto) {
+      x = detail::cuda_rw_solve(g.grid(p), rhs, int(nlabels), o.tol, jacobi, dev, stream);
+    });
+  }
+  if (o.return_full_prob) {
+    Shape s = labels.shape();
+    s.insert(s.begin(), nlabels);
+    std::vector<double> prob(x.size(), 0.0);
+    for (std::int64_t l = 0; l < nlabels; ++l)
+      for (std::int64_t i = 0; i < p.n; ++i)
+        prob[l * p.n + i] = unknown[i] ? x[l * p.n + i] : (relab[i] == l + 1 ? 1.0 : 0.0);
+    return Array::from_vector(prob, s).to(dev, stream);
+  }
+  for (std::int64_t i = 0; i < p.n; ++i) {
+    if (!unknown[i]) continue;
+    std::int64_t best = 0;  // np.argmax: the first maximum
+    for (std::int64_t l = 1; l < nlabels; ++l)
+      if (x[l * p.n + i] > x[best * p.n + i]) best = l;
+    relab[i] = best + 1;
+  }
+  return Array::from_vector(relab, labels.shape()).astype(labels.dtype()).to(dev, stream);
+}
+
+}  // namespace cuskimage::segmentation

@@ -1,0 +1,141 @@
+// random_walker against scikit-image 0.26's goldens (tests/golden/cases_segmentation_random_walker.py):
+// the CPU runs scipy's conjugate-gradient iterations in the same order, with its own summation
+// order for the dot products and float64 differences for float32 data, so the probabilities agree
+// within 1e-6 absolute (Jacobi-preconditioned runs: 1e-7; plain cg drifts to ~4e-7 over its longer runs), and the labels exactly wherever the two best probabilities are more than 1e-6
+// apart (every pixel of these goldens but the ones counted). GPU tier: same iterations, CUB dot
+// products: probabilities within 1e-6 of the CPU's, labels equal where the CPU's top two differ by
+// more than 1e-6.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cuskimage/segmentation.hpp"
+#include "tests/common/test_support.hpp"
+
+namespace {
+
+using cuskimage::Array;
+using cuskimage::Device;
+using cuskimage::DType;
+using cuskimage::InvalidArgument;
+using cuskimage::Stream;
+namespace seg = cuskimage::segmentation;
+
+Array golden(const std::string& name) { return cusktest::load_golden("segmentation_random_walker/" + name + ".npy"); }
+
+struct Case {
+  std::string key, image, labels;
+  seg::RandomWalkerOptions o;
+};
+
+std::vector<Case> cases() {
+  using M = seg::RandomWalkerMode;
+  return {
+      {"default", "img2", "lab2", {}},
+      {"cg", "img2", "lab2", {.beta = 90, .mode = M::cg}},
+      {"mg", "img2", "lab2", {.mode = M::cg_mg}},
+      {"tol", "img2", "lab2", {.beta = 300, .tol = 1e-6}},
+      {"spacing", "img2", "lab2", {.spacing = {1.0, 2.5}}},
+      {"u8", "img2u8", "lab2", {}},
+      {"neg", "img2", "lab2n", {}},
+      {"neg_cg", "img2", "lab2n", {.mode = M::cg, .tol = 1e-5}},
+      {"vol", "img3", "lab3", {}},
+      {"vol_sp", "img3", "lab3", {.beta = 50, .spacing = {2.0, 1.0, 0.5}}},
+      {"rgb", "rgb2", "labrgb", {.channel_axis = -1}},
+      {"rgb0", "rgb2c0", "labrgb", {.channel_axis = 0}},
+  };
+}
+
+/// Labels equal wherever the reference probabilities' two best are more than `sep` apart.
+void expect_labels(const Array& expected, const Array& actual, const Array& prob, double sep) {
+  ASSERT_EQ(expected.shape(), actual.shape());
+  EXPECT_EQ(expected.dtype(), actual.dtype());
+  const auto e = expected.to_vector<std::int64_t>(), a = actual.to(Device::cpu()).to_vector<std::int64_t>();
+  const auto p = prob.to(Device::cpu()).to_vector<double>();
+  const std::size_t n = e.size(), nl = p.size() / n;
+  std::size_t close = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> v(nl);
+    for (std::size_t l = 0; l < nl; ++l) v[l] = p[l * n + i];
+    std::sort(v.rbegin(), v.rend());
+    if (nl > 1 && v[0] - v[1] <= sep) {
+      close += v[0] > 0.0;  // inactive pixels (all zero) keep their label: compared
+      if (v[0] > 0.0) continue;
+    }
+    EXPECT_EQ(e[i], a[i]) << "pixel " << i;
+  }
+  EXPECT_LT(close, n / 100 + 1) << "too few well-separated pixels to compare";
+}
+
+TEST(RandomWalker, GoldensCpu) {
+  for (auto& c : cases()) {
+    SCOPED_TRACE(c.key);
+    const Array img = golden(c.image), lab = golden(c.labels);
+    const Array prob_ref = golden("rwp_" + c.key);
+    const Array out = seg::random_walker(img, lab, c.o);
+    expect_labels(golden("rw_" + c.key), out, prob_ref, 1e-6);
+    c.o.return_full_prob = true;
+    const Array prob = seg::random_walker(img, lab, c.o);
+    EXPECT_EQ(prob.dtype(), DType::float64);
+    EXPECT_ARRAY_NEAR(prob_ref, prob, 0.0, 1e-6);
+  }
+}
+
+TEST(RandomWalker, NoUnlabelledPixelsReturnsLabels) {
+  std::vector<std::int32_t> v(30, 1);
+  v[7] = 2;
+  v[8] = -1;
+  const Array lab = Array::from_vector(v, {5, 6});
+  const Array out = seg::random_walker(cusktest::random_array({5, 6}, DType::float64, 3, 0, 1), lab);
+  EXPECT_ARRAY_EQ(lab, out);
+}
+
+TEST(RandomWalker, BadInput) {
+  const Array img = golden("img2"), lab = golden("lab2");
+  EXPECT_THROW(seg::random_walker(img, Array::zeros({40, 43}, DType::int32)), InvalidArgument);
+  EXPECT_THROW(seg::random_walker(img, Array::zeros({40, 44}, DType::int32)), InvalidArgument);  // no seeds
+  EXPECT_THROW(seg::random_walker(img, lab.astype(DType::float64)), InvalidArgument);
+  EXPECT_THROW(seg::random_walker(img, lab, {.spacing = {1.0, 1.0, 1.0}}), InvalidArgument);
+  EXPECT_THROW(seg::random_walker(Array::zeros({4}, DType::float64), Array::zeros({4}, DType::int32)),
+               InvalidArgument);
+  EXPECT_THROW(seg::random_walker(img, lab, {.channel_axis = -1}), InvalidArgument);  // 2-D multichannel
+  EXPECT_THROW(seg::random_walker(golden("rgb2"), golden("labrgb")), InvalidArgument);  // shape without channels
+}
+
+TEST(GpuRandomWalker, MatchesCpuStridedAndStream) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (auto& c : cases()) {
+    SCOPED_TRACE(c.key);
+    const Array img = golden(c.image), lab = golden(c.labels);
+    c.o.return_full_prob = true;
+    const Array cpu_prob = seg::random_walker(img, lab, c.o);
+    const Array gpu_prob = seg::random_walker(img.to(Device::cuda(), s), lab.to(Device::cuda(), s), c.o, s);
+    EXPECT_TRUE(gpu_prob.device().is_cuda());
+    EXPECT_ARRAY_NEAR(cpu_prob, gpu_prob, 0.0, 1e-6);
+    c.o.return_full_prob = false;
+    const Array cpu = seg::random_walker(img, lab, c.o);
+    const Array gpu = seg::random_walker(img.to(Device::cuda(), s), lab.to(Device::cuda(), s), c.o, s);
+    expect_labels(cpu, gpu, cpu_prob, 1e-6);
+  }
+  // Fresh random data, a strided view of a wider image, three labels.
+  const Array wide = cusktest::random_array({48, 100}, DType::float64, 11, 0, 1);
+  std::vector<std::int32_t> v(48 * 50, 0);
+  v[3 * 50 + 4] = 1;
+  v[40 * 50 + 10] = 2;
+  v[24 * 50 + 45] = 3;
+  const Array lab = Array::from_vector(v, {48, 50});
+  const cuskimage::Slice all{}, every2{0, 100, 2};
+  const Array view = wide.slice({all, every2});
+  const Array dview = wide.to(Device::cuda(), s).slice({all, every2});
+  const seg::RandomWalkerOptions po{.beta = 20, .return_full_prob = true};
+  const Array cpu_prob = seg::random_walker(view, lab, po);
+  EXPECT_ARRAY_NEAR(cpu_prob, seg::random_walker(dview, lab.to(Device::cuda(), s), po, s), 0.0, 1e-7);
+  expect_labels(seg::random_walker(view, lab, {.beta = 20}),
+                seg::random_walker(dview, lab.to(Device::cuda(), s), {.beta = 20}, s), cpu_prob, 1e-6);
+}
+
+}  // namespace
