@@ -120,3 +120,25 @@ OPS += [
        skimage=lambda L, x: L.skimage.segmentation.quickshift(x),
        shapes=((512, 512, 3),)),
 ]
+
+# random_walker (bench/segmentation/bench_random_walker.cpp): the 512^2 float64 texture with label 1
+# on its brightest 2 % and label 2 on its darkest 2 % (ties at the cut included).
+
+
+def _rw_input(xp, shape, dtype):
+    import numpy as np
+    img = test_image(np, shape, "float64")
+    s = np.sort(img.ravel())
+    k = img.size // 50
+    lab = np.zeros(shape, np.int32)
+    lab[img <= s[k - 1]] = 2
+    lab[img >= s[img.size - k]] = 1
+    return (xp.asarray(img), xp.asarray(lab)) if xp is not np else (img, lab)
+
+
+OPS += [
+    Op("random_walker two labels, cg_j", "float64", r"RandomWalker_512/",
+       cucim=lambda L, x: L.cucim.segmentation.random_walker(x[0], x[1]),
+       skimage=lambda L, x: L.skimage.segmentation.random_walker(x[0], x[1]),
+       shapes=((512, 512),), make_input=_rw_input),
+]
