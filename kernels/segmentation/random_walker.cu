@@ -57,7 +57,7 @@ __global__ void update_p_kernel(RwGrid g, const double* r, double* p, const doub
 __global__ void apply_kernel(RwGrid g, const double* p, double* q, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    q[i] = rw_apply(g, p, i);
+    q[i] = rw_apply(g, p, i, i / (g.nx * g.ny), (i / g.nx) % g.ny, i % g.nx);
 }
 
 __global__ void step_kernel(const double* p, const double* q, double* x, double* r, const double* s, int cur,

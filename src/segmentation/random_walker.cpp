@@ -91,6 +91,15 @@ std::vector<std::uint8_t> propagate(const RwProblem& p, const std::vector<std::u
   return hit;
 }
 
+/// Advances a raster (z, y, x) position by one pixel.
+void step_pos(std::int64_t* pos, const std::int64_t* len) {
+  if (++pos[2] < len[2]) return;
+  pos[2] = 0;
+  if (++pos[1] < len[1]) return;
+  pos[1] = 0;
+  ++pos[0];
+}
+
 /// The graph: forward edge weights per axis and the degree of every unknown pixel (0 elsewhere).
 struct RwGraph {
   std::vector<double> diag, wz, wy, wx;
@@ -114,8 +123,9 @@ RwGraph build_graph(const RwProblem& p, const std::vector<std::uint8_t>& active,
   const std::int64_t steps[3] = {p.nx * p.ny, p.nx, 1};
   const double spacing[3] = {p.sz, p.sy, p.sx};
   std::vector<double>* w[3] = {&g.wz, &g.wy, &g.wx};
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t pos[3] = {i / steps[0], (i / p.nx) % p.ny, i % p.nx}, len[3] = {p.nz, p.ny, p.nx};
+  const std::int64_t len[3] = {p.nz, p.ny, p.nx};
+  std::int64_t pos[3] = {0, 0, 0};
+  for (std::int64_t i = 0; i < n; ++i, step_pos(pos, len)) {
     for (int a = 0; a < 3; ++a) {
       const std::int64_t j = i + steps[a];
       if (pos[a] + 1 >= len[a] || !active[i] || !active[j]) continue;
@@ -141,8 +151,9 @@ std::vector<double> rhs_for(const RwProblem& p, const RwGraph& g, const std::vec
   std::vector<double> b(p.n, 0.0);
   const std::int64_t steps[3] = {p.nx * p.ny, p.nx, 1};
   const std::vector<double>* w[3] = {&g.wz, &g.wy, &g.wx};
-  for (std::int64_t i = 0; i < p.n; ++i) {
-    const std::int64_t pos[3] = {i / steps[0], (i / p.nx) % p.ny, i % p.nx}, len[3] = {p.nz, p.ny, p.nx};
+  const std::int64_t len[3] = {p.nz, p.ny, p.nx};
+  std::int64_t pos[3] = {0, 0, 0};
+  for (std::int64_t i = 0; i < p.n; ++i, step_pos(pos, len)) {
     for (int a = 0; a < 3; ++a) {
       if (pos[a] + 1 < len[a]) {
         const std::int64_t j = i + steps[a];
@@ -176,7 +187,9 @@ std::vector<double> cpu_cg(const RwGrid& g, const std::vector<double>& b, std::i
     const double rho = dot(r, z);
     const double beta = it > 0 ? rho / rho_prev : 0.0;
     for (std::size_t i = 0; i < n; ++i) p[i] = it > 0 ? p[i] * beta + z[i] : z[i];
-    for (std::size_t i = 0; i < n; ++i) q[i] = detail::rw_apply(g, p.data(), std::int64_t(i));
+    for (std::int64_t z = 0, i = 0; z < g.nz; ++z)
+      for (std::int64_t y = 0; y < g.ny; ++y)
+        for (std::int64_t x = 0; x < g.nx; ++x, ++i) q[i] = detail::rw_apply(g, p.data(), i, z, y, x);
     const double alpha = rho / dot(p, q);
     for (std::size_t i = 0; i < n; ++i) {
       x[i] += alpha * p[i];
@@ -185,6 +198,25 @@ std::vector<double> cpu_cg(const RwGrid& g, const std::vector<double>& b, std::i
     rho_prev = rho;
   }
   return x;
+}
+
+/// The sorted distinct values (np.unique); labels images hold few, so an insertion into a short
+/// sorted list is cheaper than sorting every pixel.
+std::vector<std::int64_t> distinct(const std::vector<std::int64_t>& v) {
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0 && v[i] == v[i - 1]) continue;
+    const auto it = std::lower_bound(out.begin(), out.end(), v[i]);
+    if (it != out.end() && *it == v[i]) continue;
+    if (out.size() >= 4096) {
+      out = v;
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    }
+    out.insert(it, v[i]);
+  }
+  return out;
 }
 
 /// The labels scikit-image returns without solving (no unlabelled pixel, or none reachable).
@@ -217,9 +249,7 @@ Array unsolved(const RwProblem& p, const Array& labels, std::int64_t nlabels, co
 Array random_walker(const Array& data, const Array& labels, const RandomWalkerOptions& o, const Stream& stream) {
   RwProblem p = load(data, labels, o, stream);
   const Device dev = data.device();
-  std::vector<std::int64_t> vals = p.labels;
-  std::sort(vals.begin(), vals.end());
-  vals.erase(std::unique(vals.begin(), vals.end()), vals.end());
+  const std::vector<std::int64_t> vals = distinct(p.labels);
   expect(vals.back() > 0, kFn, "labels", "has no seeds: it must contain at least one positive value");
   const auto zero = std::lower_bound(vals.begin(), vals.end(), std::int64_t(0));
   if (zero == vals.end() || *zero != 0) return unsolved(p, labels, 0, nullptr, o.return_full_prob, stream, dev);
@@ -238,7 +268,9 @@ Array random_walker(const Array& data, const Array& labels, const RandomWalkerOp
   if (unknowns == 0) return unsolved(p, labels, nlabels, &iso, o.return_full_prob, stream, dev);
   std::vector<std::int64_t> relab(p.n);
   for (std::int64_t i = 0; i < p.n; ++i)
-    relab[i] = (std::lower_bound(vals.begin(), vals.end(), p.labels[i]) - vals.begin()) - zero_idx;
+    relab[i] = i > 0 && p.labels[i] == p.labels[i - 1]
+                   ? relab[i - 1]
+                   : (std::lower_bound(vals.begin(), vals.end(), p.labels[i]) - vals.begin()) - zero_idx;
   const RwGraph g = build_graph(p, active, unknown, o.beta, o.channel_axis.has_value());
   const bool jacobi = o.mode != RandomWalkerMode::cg;
   std::vector<double> rhs(std::size_t(nlabels) * std::size_t(p.n));

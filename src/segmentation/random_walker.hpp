@@ -21,12 +21,13 @@ struct RwGrid {
   const double *diag, *wz, *wy, *wx;
 };
 
-/// (A v)[i]: the Laplacian restricted to the unknowns (v is zero at seeds and inactive pixels).
-CUSK_HD double rw_apply(const RwGrid& g, const double* v, std::int64_t i) {
+/// (A v)[i] at pixel i = (z, y, x): the Laplacian restricted to the unknowns (v is zero at seeds
+/// and inactive pixels).
+CUSK_HD double rw_apply(const RwGrid& g, const double* v, std::int64_t i, std::int64_t z, std::int64_t y,
+                        std::int64_t x) {
   const double d = g.diag[i];
   if (!(d > 0.0)) return 0.0;
   const std::int64_t sy = g.nx, sz = g.nx * g.ny;
-  const std::int64_t x = i % g.nx, y = (i / g.nx) % g.ny, z = i / sz;
   double s = d * v[i];
   if (x + 1 < g.nx) s -= g.wx[i] * v[i + 1];
   if (x > 0) s -= g.wx[i - 1] * v[i - 1];
