@@ -67,7 +67,7 @@ RwProblem load(const Array& data, const Array& labels, const RandomWalkerOptions
     p.sx = o.spacing[nd - 1];
   }
   p.data = util::img_as_float64(d.to(Device::cpu(), stream), {}, stream).to_vector<double>();
-  p.labels = labels.to_vector<std::int64_t>();
+  p.labels = labels.to(Device::cpu(), stream).to_vector<std::int64_t>();
   return p;
 }
 

@@ -4,8 +4,10 @@
 Inputs: img2 (40 x 44 float64: a bright disc and a bar over noise), img2u8 (img2 as uint8), img3
 (10 x 12 x 14 float64), rgb2 (36 x 40 x 3 float64); seed images lab2 (labels 1, 2), lab2n (labels
 2, 5, 9 and an inactive -1 band that walls off a pocket of unlabelled pixels), lab3 (1, 2),
-labrgb (1, 2, 3). Outputs, for each case key in CASES:
+labrgb (1, 2, 3), labiso (an inactive wall, and a seed region with no unlabelled pixel beside it),
+laball (every unlabelled pixel cut off from the seeds). Outputs, for each case key in CASES:
   rw_<key>       random_walker(...) labels
+  rw_all         random_walker(img2, laball): scikit-image returns the labels, -1 on the cut-off pixels
   rwp_<key>      random_walker(..., return_full_prob=True) probabilities (float64)
 """
 import warnings
@@ -36,6 +38,16 @@ def inputs(rng):
     lab2n[20:22, 33] = 0
     lab2n[0:5, 38] = -1         # a walled-off pocket of unlabelled pixels at the top right
     lab2n[5, 38:] = -1
+    labiso = np.zeros(img2.shape, np.int8)  # a wall (-1), a seed region with no unlabelled pixel
+    labiso[:, 22] = -1
+    labiso[0:3, 23:26] = 3
+    labiso[3, 23:26] = -1
+    labiso[0:3, 26] = -1
+    labiso[14, 15] = 1
+    labiso[30, 35] = 2
+    laball = np.zeros(img2.shape, np.int8)  # every unlabelled pixel cut off from the seeds
+    laball[:, :20] = 1
+    laball[:, 20] = -1
     img3 = 0.1 * rng.random((10, 12, 14))
     zz, yy, xx = np.indices(img3.shape)
     img3[(zz - 5) ** 2 + (yy - 6) ** 2 + (xx - 7) ** 2 < 12] += 1.0
@@ -49,7 +61,7 @@ def inputs(rng):
     labrgb[0, 0] = 2
     labrgb[21, 15] = 3
     return {"img2": img2, "img2u8": (img2 / img2.max() * 255).astype(np.uint8), "img3": img3, "rgb2": rgb2,
-            "lab2": lab2, "lab2n": lab2n, "lab3": lab3, "labrgb": labrgb}
+            "lab2": lab2, "lab2n": lab2n, "labiso": labiso, "laball": laball, "lab3": lab3, "labrgb": labrgb}
 
 
 # key: (image, labels, keyword arguments)
@@ -62,6 +74,7 @@ CASES = {
     "u8": ("img2u8", "lab2", {}),
     "neg": ("img2", "lab2n", {}),
     "neg_cg": ("img2", "lab2n", {"mode": "cg", "tol": 1e-5}),
+    "iso": ("img2", "labiso", {}),
     "vol": ("img3", "lab3", {}),
     "vol_sp": ("img3", "lab3", {"spacing": (2.0, 1.0, 0.5), "beta": 50}),
     "rgb": ("rgb2", "labrgb", {"channel_axis": -1}),
@@ -74,6 +87,9 @@ def generate(g):
     for k, a in ins.items():
         g.save(k, a)
     g.save("rgb2c0", np.ascontiguousarray(np.moveaxis(ins["rgb2"], -1, 0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g.save("rw_all", random_walker(ins["img2"], ins["laball"]))
     for key, (im, lab, kw) in CASES.items():
         data = ins[im]
         if key == "rgb0":

@@ -42,6 +42,7 @@ std::vector<Case> cases() {
       {"u8", "img2u8", "lab2", {}},
       {"neg", "img2", "lab2n", {}},
       {"neg_cg", "img2", "lab2n", {.mode = M::cg, .tol = 1e-5}},
+      {"iso", "img2", "labiso", {}},
       {"vol", "img3", "lab3", {}},
       {"vol_sp", "img3", "lab3", {.beta = 50, .spacing = {2.0, 1.0, 0.5}}},
       {"rgb", "rgb2", "labrgb", {.channel_axis = -1}},
@@ -50,7 +51,7 @@ std::vector<Case> cases() {
 }
 
 /// Labels equal wherever the reference probabilities' two best are more than `sep` apart.
-void expect_labels(const Array& expected, const Array& actual, const Array& prob, double sep) {
+void expect_labels(const Array& expected, const Array& actual, const Array& prob, double sep, double max_close = 0.01) {
   ASSERT_EQ(expected.shape(), actual.shape());
   EXPECT_EQ(expected.dtype(), actual.dtype());
   const auto e = expected.to_vector<std::int64_t>(), a = actual.to(Device::cpu()).to_vector<std::int64_t>();
@@ -67,7 +68,7 @@ void expect_labels(const Array& expected, const Array& actual, const Array& prob
     }
     EXPECT_EQ(e[i], a[i]) << "pixel " << i;
   }
-  EXPECT_LT(close, n / 100 + 1) << "too few well-separated pixels to compare";
+  EXPECT_LE(double(close), max_close * double(n)) << "too few well-separated pixels to compare";
 }
 
 TEST(RandomWalker, GoldensCpu) {
@@ -76,7 +77,9 @@ TEST(RandomWalker, GoldensCpu) {
     const Array img = golden(c.image), lab = golden(c.labels);
     const Array prob_ref = golden("rwp_" + c.key);
     const Array out = seg::random_walker(img, lab, c.o);
-    expect_labels(golden("rw_" + c.key), out, prob_ref, 1e-6);
+    // "iso": the region beyond the wall holds one seed pixel and stops at tol with probabilities
+    // ~1e-6: most of it is not separated (scikit-image's result, not a solver failure).
+    expect_labels(golden("rw_" + c.key), out, prob_ref, 1e-6, c.key == "iso" ? 0.5 : 0.01);
     c.o.return_full_prob = true;
     const Array prob = seg::random_walker(img, lab, c.o);
     EXPECT_EQ(prob.dtype(), DType::float64);
@@ -91,6 +94,10 @@ TEST(RandomWalker, NoUnlabelledPixelsReturnsLabels) {
   const Array lab = Array::from_vector(v, {5, 6});
   const Array out = seg::random_walker(cusktest::random_array({5, 6}, DType::float64, 3, 0, 1), lab);
   EXPECT_ARRAY_EQ(lab, out);
+}
+
+TEST(RandomWalker, AllUnlabelledCutOff) {
+  EXPECT_ARRAY_EQ(golden("rw_all"), seg::random_walker(golden("img2"), golden("laball")));
 }
 
 TEST(RandomWalker, BadInput) {
@@ -119,7 +126,7 @@ TEST(GpuRandomWalker, MatchesCpuStridedAndStream) {
     c.o.return_full_prob = false;
     const Array cpu = seg::random_walker(img, lab, c.o);
     const Array gpu = seg::random_walker(img.to(Device::cuda(), s), lab.to(Device::cuda(), s), c.o, s);
-    expect_labels(cpu, gpu, cpu_prob, 1e-6);
+    expect_labels(cpu, gpu, cpu_prob, 1e-6, c.key == "iso" ? 0.5 : 0.01);
   }
   // Fresh random data, a strided view of a wider image, three labels.
   const Array wide = cusktest::random_array({48, 100}, DType::float64, 11, 0, 1);
