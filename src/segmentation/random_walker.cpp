@@ -256,8 +256,9 @@ Array random_walker(const Array& data, const Array& labels, const RandomWalkerOp
   const std::int64_t zero_idx = zero - vals.begin(), nlabels = std::int64_t(vals.size()) - zero_idx - 1;
   std::vector<std::uint8_t> active(p.n), seeds(p.n), unknown(p.n), iso(p.n, 0);
   for (std::int64_t i = 0; i < p.n; ++i) active[i] = p.labels[i] >= 0, seeds[i] = p.labels[i] > 0;
-  // Unlabelled pixels no seed can reach leave the graph (and keep label 0).
-  const auto reached = propagate(p, seeds, active);
+  // Unlabelled pixels no seed can reach leave the graph (and keep label 0). Without inactive pixels
+  // the grid is one component holding a seed: nothing to search.
+  const auto reached = vals.front() < 0 ? propagate(p, seeds, active) : std::vector<std::uint8_t>(p.n, 1);
   std::int64_t unknowns = 0;
   for (std::int64_t i = 0; i < p.n; ++i) {
     iso[i] = p.labels[i] == 0 && !reached[i];
