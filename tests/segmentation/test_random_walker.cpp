@@ -1,10 +1,13 @@
 // random_walker against scikit-image 0.26's goldens (tests/golden/cases_segmentation_random_walker.py):
 // the CPU runs scipy's conjugate-gradient iterations in the same order, with its own summation
 // order for the dot products and float64 differences for float32 data, so the probabilities agree
-// within 1e-6 absolute (Jacobi-preconditioned runs: 1e-7; plain cg drifts to ~4e-7 over its longer runs), and the labels exactly wherever the two best probabilities are more than 1e-6
-// apart (every pixel of these goldens but the ones counted). GPU tier: same iterations, CUB dot
-// products in another order: probabilities within 5e-6 of the CPU's (the CPU-vs-scipy drift of plain
-// cg, with margin), labels equal where the CPU's top two differ by more than 1e-5.
+// within 1e-6 absolute (Jacobi-preconditioned runs ~1e-7; plain cg drifts to ~4e-7 over its longer
+// runs), and the labels exactly wherever the two best probabilities are more than 1e-6 apart. On
+// badly conditioned systems (beta 130 on pure noise: weights down to 1e-10) rounding differences
+// grow through the iterations and the probabilities can differ from scipy's by ~5e-3, while scipy's
+// own error at tol 1e-3 is larger still. GPU tier: same iterations, CUB dot products in another
+// order: probabilities within 5e-6 of the CPU's, labels equal where the CPU's top two differ by
+// more than 1e-5.
 #include <gtest/gtest.h>
 
 #include <algorithm>
