@@ -172,28 +172,39 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
   return s;
 }
 
-/// scipy.sparse.linalg.cg(A, b, rtol=tol, atol=0, M) from x0 = 0, maxiter = 10 * unknowns.
+/// scipy.sparse.linalg.cg(A, b, rtol=tol, atol=0, M) from x0 = 0, maxiter = 10 * unknowns. The
+/// dot products are running sums fused into the passes that produce their operands.
 std::vector<double> cpu_cg(const RwGrid& g, const std::vector<double>& b, std::int64_t unknowns, double tol,
                            bool jacobi) {
-  const std::size_t n = b.size();
-  const double bnorm = std::sqrt(dot(b, b));
+  const std::int64_t n = std::int64_t(b.size());
+  double rr = dot(b, b);
+  const double bnorm = std::sqrt(rr);
   if (bnorm == 0.0) return b;
   const double atol = tol * bnorm;
   std::vector<double> x(n, 0.0), r = b, z(n), p(n), q(n);
   double rho_prev = 1.0;
   for (std::int64_t it = 0; it < 10 * unknowns; ++it) {
-    if (std::sqrt(dot(r, r)) < atol) break;
-    for (std::size_t i = 0; i < n; ++i) z[i] = detail::rw_precond(g, r.data(), std::int64_t(i), jacobi);
-    const double rho = dot(r, z);
+    if (std::sqrt(rr) < atol) break;
+    double rho = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      z[i] = detail::rw_precond(g, r.data(), i, jacobi);
+      rho += r[i] * z[i];
+    }
     const double beta = it > 0 ? rho / rho_prev : 0.0;
-    for (std::size_t i = 0; i < n; ++i) p[i] = it > 0 ? p[i] * beta + z[i] : z[i];
-    for (std::int64_t z = 0, i = 0; z < g.nz; ++z)
+    for (std::int64_t i = 0; i < n; ++i) p[i] = it > 0 ? p[i] * beta + z[i] : z[i];
+    double pq = 0.0;
+    for (std::int64_t zz = 0, i = 0; zz < g.nz; ++zz)
       for (std::int64_t y = 0; y < g.ny; ++y)
-        for (std::int64_t x = 0; x < g.nx; ++x, ++i) q[i] = detail::rw_apply(g, p.data(), i, z, y, x);
-    const double alpha = rho / dot(p, q);
-    for (std::size_t i = 0; i < n; ++i) {
+        for (std::int64_t xx = 0; xx < g.nx; ++xx, ++i) {
+          q[i] = detail::rw_apply(g, p.data(), i, zz, y, xx);
+          pq += p[i] * q[i];
+        }
+    const double alpha = rho / pq;
+    rr = 0.0;
+    for (std::int64_t i = 0; i < n; ++i) {
       x[i] += alpha * p[i];
       r[i] -= alpha * q[i];
+      rr += r[i] * r[i];
     }
     rho_prev = rho;
   }
