@@ -28,7 +28,7 @@ OPS += [
     Op("warp AffineTransform order 3", "float32", r"WarpAffine/\d+/3/", shapes=SHAPES_2D,
        cucim=lambda L, x: L.cucim.transform.warp(x, _cucim_affine(L), order=3),
        skimage=lambda L, x: L.skimage.transform.warp(x, _sk_affine(L), order=3)),
-    Op("rotate 30 (order 1)", "float32", r"Rotate", shapes=SHAPES_2D,
+    Op("rotate 30 (order 1)", "float32", r"TransformRotate", shapes=SHAPES_2D,
        cucim=lambda L, x: L.cucim.transform.rotate(x, 30, order=1),
        skimage=lambda L, x: L.skimage.transform.rotate(x, 30, order=1)),
     Op("swirl", "float32", r"Swirl", shapes=SHAPES_2D,

@@ -34,7 +34,7 @@ void BM_WarpAffine(benchmark::State& st) {
   cuskbench::run(st, bytes, [&](const Stream& s) { (void)tf::warp(img, m, {.order = order}, s); });
 }
 
-void BM_Rotate(benchmark::State& st) {
+void BM_TransformRotate(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array img = cuskbench::test_image(cuskbench::shape_arg(st), DType::float32, Device::cuda());
   cuskbench::run(st, 8.0 * static_cast<double>(img.size()),
@@ -80,7 +80,7 @@ BENCHMARK(BM_WarpAffine)
     ->ArgsProduct({{0, 1, 2}, {1, 3, 0, 5}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Rotate)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TransformRotate)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Swirl)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WarpPolar)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResizeLocalMean)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond);
