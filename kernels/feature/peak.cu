@@ -426,13 +426,13 @@ void min_max(const T* v, i64 n, Array& out, const Stream& s) {
 }
 
 /// Window offsets (3 ints each, padded) of the footprint (centre size // 2) or the box.
-std::vector<int> window_offsets(const Array& footprint, const PeakPlan& plan, int nd) {
+std::vector<int> window_offsets(const Array& footprint, const PeakPlan& plan, int nd, const Stream& s) {
   std::vector<int> o;
   Shape fs = footprint.valid() ? footprint.shape() : Shape(nd, plan.box);
   std::vector<std::uint8_t> in;
   if (footprint.valid()) {
-    const Array f = footprint.to(Device::cpu()).astype(DType::bool_).contiguous();
-    Stream().synchronize();
+    // A device footprint comes back on the caller's stream (the copy waits for it).
+    const Array f = footprint.to(Device::cpu(), s).astype(DType::bool_).contiguous();
     const bool* p = f.data<bool>();
     in.assign(p, p + f.size());
   } else {
@@ -506,7 +506,7 @@ Array cuda_peak_local_max(const Array& image, const Array& labels, const Array& 
     k_bbox<<<blocks(g.n), kThreads, 0, s.handle()>>>(lab, g, ptr<int>(box), ptr<int>(any));
     CUSK_CUDA_CHECK_LAUNCH();
     if (read_one<int>(any, s) == 0) return Array::empty({0, 2}, DType::int64, dev, s);  // no label box
-    const std::vector<int> offs = window_offsets(footprint, plan, nd);
+    const std::vector<int> offs = window_offsets(footprint, plan, nd, s);
     Array doffs = upload(offs, dev, s);
     Array eq = Array::empty({g.n}, DType::uint8, dev, s);
     Array noteq = Array::zeros({nlab}, DType::int32, dev, s);

@@ -175,8 +175,7 @@ std::vector<T> max_filter_nearest(const T* img, const Geometry& g, const Array& 
     }
     return cur;
   }
-  const Array f = footprint.to(Device::cpu()).astype(DType::bool_).contiguous();
-  Stream().synchronize();
+  const Array& f = footprint;  // on the host, bool, contiguous: compute() prepared it once
   const Geometry fg(f.shape());
   std::vector<std::int64_t> offs;
   for (std::int64_t k = 0; k < fg.size; ++k) {
@@ -343,9 +342,7 @@ Plan make_plan(const Array& image, const PeakLocalMaxOptions& o, std::string_vie
 }
 
 template <class T>
-Coords run_host(const Array& image, const PeakLocalMaxOptions& o, const Plan& plan, int* ncols) {
-  const Array c = image.to(Device::cpu()).contiguous();
-  Stream().synchronize();
+Coords run_host(const Array& c, const PeakLocalMaxOptions& o, const Plan& plan, int* ncols) {
   const T* v = c.data<T>();
   const Geometry g(c.shape());
   const int nd = c.ndim();
@@ -358,23 +355,30 @@ Coords run_host(const Array& image, const PeakLocalMaxOptions& o, const Plan& pl
     exclude_border(mask.data(), g, plan.border);
     return high_intensity_peaks(v, mask.data(), g, plan.num_peaks, o.min_distance, o.p_norm);
   }
-  const Array lab = o.labels.to(Device::cpu()).astype(DType::int64).contiguous();
-  Stream().synchronize();
-  const std::int64_t* lp = lab.data<std::int64_t>();
+  const std::int64_t* lp = o.labels.data<std::int64_t>();
   bool any_label = false;
   Coords r = by_label(v, g, std::vector<std::int64_t>(lp, lp + g.size), plan, o, thr, &any_label);
   if (!any_label) *ncols = 2;  // scikit-image's np.empty((0, 2)) whatever the ndim
   return r;
 }
 
-Coords compute(const Array& image, const PeakLocalMaxOptions& o, std::string_view fn, int* ncols) {
+/// The host backend: image, labels and footprint brought to the host once, on the caller's stream
+/// (a device-to-host copy waits for that stream), as the contiguous dtypes run_host reads.
+Coords compute(const Array& image, const PeakLocalMaxOptions& o, std::string_view fn, int* ncols,
+               const Stream& stream) {
   cuskimage::detail::expect_valid(image, fn, "image");
   expect(image.ndim() >= 1, fn, "image", "must have at least one dimension, got a 0-D array");
   expect(image.dtype() != DType::bool_, fn, "image", "must be numeric (scikit-image negates the intensities), got bool");
   const Plan plan = make_plan(image, o, fn);
+  const Array host = image.to(Device::cpu(), stream).contiguous();
+  PeakLocalMaxOptions h{.min_distance = o.min_distance, .threshold_abs = o.threshold_abs,
+                        .threshold_rel = o.threshold_rel, .exclude_border = o.exclude_border,
+                        .num_peaks = o.num_peaks, .num_peaks_per_label = o.num_peaks_per_label, .p_norm = o.p_norm};
+  if (o.labels.valid()) h.labels = o.labels.to(Device::cpu(), stream).astype(DType::int64).contiguous();
+  if (o.footprint.valid()) h.footprint = o.footprint.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
   Coords out;
   cuskimage::detail::dispatch<Types>(image.dtype(), fn,
-                                     [&]<class T>() { out = run_host<T>(image, o, plan, ncols); });
+                                     [&]<class T>() { out = run_host<T>(host, h, plan, ncols); });
   return out;
 }
 
@@ -420,7 +424,7 @@ Array peak_local_max(const Array& image, const PeakLocalMaxOptions& opts, const 
     if (d.valid()) return d;
   }
   int ncols = 0;
-  const Coords c = compute(image, opts, kPlm, &ncols);
+  const Coords c = compute(image, opts, kPlm, &ncols, stream);
   return to_array(c, ncols, image.device(), stream);
 }
 
