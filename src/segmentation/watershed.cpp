@@ -219,7 +219,7 @@ Array minima_markers(const Array& image, const Array& mask, int connectivity, co
   stream.synchronize();
   if (mask.valid()) {
     auto* m = host.data<std::uint8_t>();
-    const Array mh = mask.to(Device::cpu()).astype(DType::bool_).contiguous();
+    const Array mh = mask.to(Device::cpu(), stream).astype(DType::bool_).contiguous();
     const bool* mp = mh.data<bool>();
     for (std::int64_t i = 0; i < host.size(); ++i) m[i] = mp[i] ? m[i] : 0;
   }
