@@ -105,4 +105,14 @@ TEST(GpuOpticalFlow, MatchesCpuOnFreshInputsAndStream) {
   }));
 }
 
+// Strided views (every other row and column) give what their contiguous copies give.
+TEST(OpticalFlow, StridedViewsEqualTheirCopies) {
+  const Array a = cuskimage::ndimage::gaussian_filter(cusktest::random_array({80, 72}, DType::float64, 41), 2.0);
+  const Array b = cuskimage::ndimage::gaussian_filter(cusktest::random_array({80, 72}, DType::float64, 42), 2.0);
+  const auto view = [](const Array& x) { return x.slice({cuskimage::Slice{0, 80, 2}, cuskimage::Slice{0, 72, 2}}); };
+  const Array av = view(a), bv = view(b);
+  EXPECT_ARRAY_EQ(reg::optical_flow_ilk(av.contiguous(), bv.contiguous()), reg::optical_flow_ilk(av, bv));
+  EXPECT_ARRAY_EQ(reg::optical_flow_tvl1(av.contiguous(), bv.contiguous()), reg::optical_flow_tvl1(av, bv));
+}
+
 }  // namespace

@@ -115,4 +115,16 @@ TEST(GpuTransformPyramids, NoLegacyStream) {
   }));
 }
 
+// A strided view (every other row, reversed columns) gives what its contiguous copy gives.
+TEST(TransformPyramids, StridedViewEqualsItsCopy) {
+  const Array base = cusktest::random_array({81, 70}, DType::float64, 31);
+  const Array view = base.slice({cuskimage::Slice{0, 81, 2}, cuskimage::Slice{std::nullopt, std::nullopt, -1}});
+  const Array copy = view.contiguous();
+  EXPECT_ARRAY_EQ(tf::pyramid_reduce(copy), tf::pyramid_reduce(view));
+  EXPECT_ARRAY_EQ(tf::pyramid_expand(copy), tf::pyramid_expand(view));
+  const auto a = tf::pyramid_gaussian(copy), b = tf::pyramid_gaussian(view);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_ARRAY_EQ(a[i], b[i]) << "layer " << i;
+}
+
 }  // namespace
