@@ -59,6 +59,10 @@ struct Pos {
   std::int64_t z, y, x;
 };
 __device__ __forceinline__ Pos pos_of(const RwGrid& g, std::int64_t i) {
+  if (g.nz * g.ny * g.nx <= 0xffffffffLL) {  // 32-bit division: the common case, far cheaper
+    const unsigned u = unsigned(i), nx = unsigned(g.nx), ny = unsigned(g.ny), row = u / nx;
+    return {std::int64_t(row / ny), std::int64_t(row % ny), std::int64_t(u - row * nx)};
+  }
   const std::int64_t row = i / g.nx;
   return {row / g.ny, row % g.ny, i - row * g.nx};
 }
