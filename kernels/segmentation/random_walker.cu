@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "cuskimage/memory.hpp"
@@ -311,12 +312,47 @@ void data_stats(const Array& data, double* sums, Device dev, const Stream& strea
   CUSK_CUDA_CHECK(cub::DeviceReduce::Sum(tmp.data(), tb, sq, sums + 1, total, cs));
 }
 
+/// Two pinned flag slots for the convergence reads, pooled process-wide: cudaMallocHost
+/// synchronises the device (not once per call), and the pool is leaked on purpose (pinned memory
+/// must not be freed after the CUDA runtime has shut down).
+class FlagLease {
+ public:
+  FlagLease() {
+    {
+      std::lock_guard lock(mutex());
+      if (!pool().empty()) {
+        mem_ = std::move(pool().back());
+        pool().pop_back();
+      }
+    }
+    if (!mem_) mem_ = allocate_pinned(2 * sizeof(unsigned));
+  }
+  ~FlagLease() {
+    std::lock_guard lock(mutex());
+    pool().push_back(std::move(mem_));
+  }
+  FlagLease(const FlagLease&) = delete;
+  FlagLease& operator=(const FlagLease&) = delete;
+  volatile unsigned* get() const { return static_cast<volatile unsigned*>(mem_.get()); }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::vector<std::shared_ptr<void>>& pool() {
+    static auto* v = new std::vector<std::shared_ptr<void>>();
+    return *v;
+  }
+  std::shared_ptr<void> mem_;
+};
+
 /// Enqueues the iterations chunk by chunk; returns once the device reports every column done
 /// (or maxiter is reached). The flag of chunk c is read while chunk c + 1 runs.
 void iterate(const RwDev& d, unsigned blocks, std::int64_t maxiter, const Stream& stream) {
   const cudaStream_t cs = stream.handle();
-  const std::shared_ptr<void> pinned = allocate_pinned(2 * sizeof(unsigned));
-  volatile unsigned* flag = static_cast<volatile unsigned*>(pinned.get());
+  const FlagLease lease;
+  volatile unsigned* flag = lease.get();
   flag[0] = 0u;
   flag[1] = 0u;
   cudaEvent_t ev[2];
@@ -343,7 +379,7 @@ void iterate(const RwDev& d, unsigned blocks, std::int64_t maxiter, const Stream
     if (c > 0) {
       CUSK_CUDA_CHECK(cudaEventSynchronize(ev[(c - 1) & 1]));
       if (flag[(c - 1) & 1] != 0u) {
-        CUSK_CUDA_CHECK(cudaEventSynchronize(ev[c & 1]));  // the pinned slot outlives no copy
+        CUSK_CUDA_CHECK(cudaEventSynchronize(ev[c & 1]));  // no copy into the slots left pending
         return;
       }
     }
