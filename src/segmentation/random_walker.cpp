@@ -262,10 +262,11 @@ Array solve_cuda(const RwProblem& p, const RandomWalkerOptions& o, const Array& 
                  std::int64_t unknowns, const Stream& stream) {
   std::vector<std::int32_t> code(p.n);
   for (std::int64_t i = 0; i < p.n; ++i) code[i] = iso[i] ? detail::kRwIsolated : std::int32_t(relab[i]);
-  const detail::RwSpec spec{p.nz,   p.ny,          p.nx,     p.channels,
-                            p.sz,   p.sy,          p.sx,     o.beta,
-                            o.channel_axis.has_value(),      int(nlabels),
-                            unknowns, o.tol,       o.mode != RandomWalkerMode::cg, o.return_full_prob};
+  const detail::RwSpec spec{.nz = p.nz, .ny = p.ny, .nx = p.nx, .channels = p.channels,
+                            .sz = p.sz, .sy = p.sy, .sx = p.sx, .beta = o.beta,
+                            .multi = o.channel_axis.has_value(), .nlabels = int(nlabels),
+                            .unknowns = unknowns, .tol = o.tol, .jacobi = o.mode != RandomWalkerMode::cg,
+                            .full_prob = o.return_full_prob};
   cuskimage::detail::DeviceGuard guard(p.ddata.device().index());
   const Array out = detail::cuda_random_walker(p.ddata, code, spec, stream);
   if (!o.return_full_prob) return out.reshape(labels.shape()).astype(labels.dtype(), stream);
