@@ -10,9 +10,10 @@
 //   x-kernel: x += alpha p, r -= alpha q, partial sums of r.r and r.Mr.
 // Their last block (a done-counter, threadfence reduction) sums the block partials in a fixed
 // order (deterministic), updates the per-column scalars on the device and runs the stopping test
-// there. The host enqueues iterations in chunks and reads an "all converged" flag through pinned
-// memory one chunk behind, so it never waits on the GPU inside the loop; the kernels of iterations
-// past convergence return at once.
+// there. The host enqueues iterations in chunks of kChunk and reads an "all converged" flag through
+// pinned memory one chunk behind, so the GPU always has a chunk queued; the kernels of the (at most
+// one chunk of) iterations past convergence return at once. Every field is float64, as on the CPU;
+// cg_mg runs as cg_j (as scikit-image without pyamg).
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
