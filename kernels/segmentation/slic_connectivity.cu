@@ -118,7 +118,7 @@ __global__ void search_kernel(const std::int32_t* __restrict__ roots, const std:
   if (comp_size[r] >= min_size) return;
   const std::int32_t root = roots[r], plane = g.h * g.w;
   std::int32_t* q = queue + offset[r];
-  std::int32_t* L = list + std::int64_t(r) * kList;
+  std::int32_t L[kList];  // thread-local until the end
   std::int32_t len = 0, met = 0, n = 1;
   q[0] = root;
   seen[root] = 1;
@@ -150,6 +150,7 @@ __global__ void search_kernel(const std::int32_t* __restrict__ roots, const std:
       }
     }
   }
+  for (int k = 0; k < len; ++k) list[std::int64_t(r) * kList + k] = L[k];
   count[r] = met;
 }
 
