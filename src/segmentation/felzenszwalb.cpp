@@ -50,7 +50,7 @@ I find_root(std::vector<FzNode<I>>& f, I x) {
 
 /// The .pyx's greedy merge over the edges in weight order (ends: 2 m pixel indices, w: m weights),
 /// then its min_size pass over the same order, then labels by first pixel. Nodes of edges a few
-/// places ahead are prefetched.
+/// places ahead, and their parents', are prefetched.
 template <class I>
 std::vector<std::int64_t> merge(std::int64_t n, std::int64_t m, const I* ends, const double* w, double scale,
                                 std::int64_t min_size) {
@@ -58,9 +58,13 @@ std::vector<std::int64_t> merge(std::int64_t n, std::int64_t m, const I* ends, c
   for (std::int64_t p = 0; p < n; ++p) f[p] = {static_cast<I>(p), I(1), 0.0};
   constexpr std::int64_t kAhead = 16;
   auto prefetch = [&](std::int64_t i) {
-    if (i < m) {
-      __builtin_prefetch(&f[ends[2 * i]]);
-      __builtin_prefetch(&f[ends[2 * i + 1]]);
+    if (i + kAhead < m) {  // the ends' nodes, then (their lines requested kAhead / 2 edges ago) their parents'
+      __builtin_prefetch(&f[ends[2 * (i + kAhead)]]);
+      __builtin_prefetch(&f[ends[2 * (i + kAhead) + 1]]);
+    }
+    if (i + kAhead / 2 < m) {
+      __builtin_prefetch(&f[f[ends[2 * (i + kAhead / 2)]].parent]);
+      __builtin_prefetch(&f[f[ends[2 * (i + kAhead / 2) + 1]].parent]);
     }
   };
   // A segment's threshold float(cint + scale / size) is at most (the largest weight merged so far
@@ -69,7 +73,7 @@ std::vector<std::int64_t> merge(std::int64_t n, std::int64_t m, const I* ends, c
   double merged_max = 0.0;
   for (std::int64_t i = 0; i < m; ++i) {
     if (scale >= 0 && w[i] >= (merged_max + scale) * (1.0 + 0x1p-23)) break;
-    prefetch(i + kAhead);
+    prefetch(i);
     const I s0 = find_root(f, ends[2 * i]), s1 = find_root(f, ends[2 * i + 1]);
     if (s0 == s1) continue;
     const float in0 = static_cast<float>(f[s0].cint + scale / static_cast<double>(f[s0].size));
@@ -87,7 +91,7 @@ std::vector<std::int64_t> merge(std::int64_t n, std::int64_t m, const I* ends, c
   // segment) without a find.
   for (std::int64_t p = 0; p < n; ++p) f[p].parent = f[f[p].parent].parent;
   for (std::int64_t i = 0; i < m; ++i) {
-    prefetch(i + kAhead);
+    prefetch(i);
     if (f[ends[2 * i]].parent == f[ends[2 * i + 1]].parent) continue;
     const I s0 = find_root(f, ends[2 * i]), s1 = find_root(f, ends[2 * i + 1]);
     if (s0 == s1) continue;
