@@ -21,18 +21,13 @@
 #include <vector>
 
 #include "cuskimage/ndimage.hpp"
+#include "kernels/feature/for_each.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/feature/corner.hpp"
 #include "src/ndimage/boundary.hpp"
 
 namespace cuskimage::feature::detail {
 namespace {
-
-template <class F>
-__global__ void __launch_bounds__(256) for_each_kernel(std::int64_t n, F f) {
-  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
-}
 
 constexpr int kTile = 32;       // output tile side
 constexpr int kBx = 32, kBy = 8;
@@ -164,13 +159,6 @@ __global__ void __launch_bounds__(kBx* kBy)
 }
 
 }  // namespace
-
-template <class F>
-void cuda_for_each(std::int64_t n, const F& f, const Stream& stream) {
-  const unsigned blocks = static_cast<unsigned>(std::clamp<std::int64_t>((n + 255) / 256, 1, 1 << 20));
-  for_each_kernel<F><<<blocks, 256, 0, stream.handle()>>>(n, f);
-  CUSK_CUDA_CHECK_LAUNCH();
-}
 
 template <class T>
 bool cuda_structure_tensor_2d(const Array& img, const std::vector<double>& sigma, ndimage::Mode mode, double cval,
