@@ -79,10 +79,12 @@ __device__ void products_global(const T* __restrict__ img, const StGeom& g, std:
 }
 
 /// The symmetric Gaussian pass of scipy: v0 * w0, then += (v[+j] + v[-j]) * w[j], to T.
+/// (The multiply-adds may fuse here: a float64 sum rounded once more to float32 gives the CPU's
+/// float32 bits but for ~2^-29 of cases; float64 results move by an ulp. It halves the FP64 work.)
 template <class T>
 __device__ __forceinline__ T gauss(const T* v, int step, const double* w, int r) {
-  double acc = mul_rn(double(v[0]), w[0]);
-  for (int j = 1; j <= r; ++j) acc = add_rn(acc, mul_rn(add_rn(double(v[j * step]), double(v[-j * step])), w[j]));
+  double acc = double(v[0]) * w[0];
+  for (int j = 1; j <= r; ++j) acc += (double(v[j * step]) + double(v[-j * step])) * w[j];
   return static_cast<T>(acc);
 }
 
@@ -90,7 +92,7 @@ template <class T>
 __global__ void __launch_bounds__(kBx* kBy)
     structure_tensor_kernel(const T* __restrict__ img, StGeom g, Taps taps, T* __restrict__ o0, T* __restrict__ o1,
                             T* __restrict__ o2, bool respond, Response kind, T param) {
-  extern __shared__ unsigned char smem_raw[];
+  extern __shared__ __align__(16) unsigned char smem_raw[];
   T* smem = reinterpret_cast<T*>(smem_raw);
   const int ry = taps.ry, rx = taps.rx;
   const int ph = kTile + 2 * ry, pw = kTile + 2 * rx;  // product tile (virtual coordinates)

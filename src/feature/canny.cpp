@@ -147,9 +147,10 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
                          detail::ErodedMask{has_mask ? static_cast<const std::uint8_t*>(mask8.data()) : nullptr,
                                             static_cast<std::uint8_t*>(eroded.data()), ny, nx},
                          stream);
-  Array smoothed =
-      ndimage::gaussian_filter(util::img_as_float(masked, {}, stream).astype(ft, stream), sigma, gopt, stream)
-          .contiguous(stream);
+  Array fimg = util::img_as_float(masked, {}, stream);
+  if (fimg.dtype() != ft) fimg = fimg.astype(ft, stream);
+  Array smoothed = ndimage::gaussian_filter(fimg, sigma, gopt, stream).contiguous(stream);
+  fimg = Array();
   Array cls = Array::empty({ny, nx}, DType::uint8, dev, stream);
   Array out = Array::empty({ny, nx}, DType::bool_, dev, stream);
   cuskimage::detail::dispatch<cuskimage::detail::FloatTypes>(ft, fn, [&]<class T>() {
