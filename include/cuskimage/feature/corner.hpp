@@ -58,8 +58,7 @@ CUSK_OPTIONS(HessianMatrixOptions,
              (mode, "how the image is extended beyond its edges"),
              (cval, "value outside the edges for mode 'constant'"),
              (order, "rc (axis order) or xy (2-D only: last axis first)"),
-             (use_gaussian_derivatives, "Gaussian-derivative convolutions (true) or finite differences of "
-                                        "the smoothed image (false, the default)"))
+             (use_gaussian_derivatives, "Gaussian-derivative convolutions, or finite differences (default)"))
 
 /// skimage.feature.hessian_matrix: the n(n+1)/2 upper elements of the Hessian. With finite
 /// differences: numpy.gradient (twice) of the Gaussian-smoothed image; every axis needs >= 2 pixels.
