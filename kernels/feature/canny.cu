@@ -96,7 +96,9 @@ __global__ void __launch_bounds__(kBx* kBy)
     if (y >= ny || x >= nx) continue;
     const int k = (r + 1) * M + (c + 1);
     auto at = [&](int dr, int dc) { return mg[k + dr * M + dc]; };
-    cls[y * nx + x] = canny_class(gi[k], gj[k], mg[k], eroded[y * nx + x] != 0, th, at);
+    // no mask: the eroded mask is every pixel off the outer ring (not read from memory)
+    const bool inside = eroded ? eroded[y * nx + x] != 0 : (y > 0 && y < ny - 1 && x > 0 && x < nx - 1);
+    cls[y * nx + x] = canny_class(gi[k], gj[k], mg[k], inside, th, at);
   }
 }
 
@@ -190,7 +192,7 @@ bool cuda_canny_fused(const Array& smoothed, const Array& bleed, const std::vect
   const dim3 grid(static_cast<unsigned>((nx + kT - 1) / kT), static_cast<unsigned>((ny + kT - 1) / kT));
   canny_fused_kernel<T><<<grid, dim3(kBx, kBy), 0, stream.handle()>>>(
       static_cast<const T*>(smoothed.data()), bleed.valid() ? static_cast<const T*>(bleed.data()) : nullptr, bp,
-      use_bleed, std::numeric_limits<T>::epsilon(), static_cast<const std::uint8_t*>(eroded.data()), ny, nx, th,
+      use_bleed, std::numeric_limits<T>::epsilon(), eroded.valid() ? static_cast<const std::uint8_t*>(eroded.data()) : nullptr, ny, nx, th,
       static_cast<std::uint8_t*>(cls.data()));
   CUSK_CUDA_CHECK_LAUNCH();
   return true;

@@ -142,11 +142,14 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
                                               static_cast<int>(masked.itemsize())},
                            stream);
   }
-  Array eroded = Array::empty({ny, nx}, DType::uint8, dev, stream);
-  detail::for_each_index(eroded, eroded.size(),
-                         detail::ErodedMask{has_mask ? static_cast<const std::uint8_t*>(mask8.data()) : nullptr,
-                                            static_cast<std::uint8_t*>(eroded.data()), ny, nx},
-                         stream);
+  auto eroded_mask = [&] {
+    Array e = Array::empty({ny, nx}, DType::uint8, dev, stream);
+    detail::for_each_index(e, e.size(),
+                           detail::ErodedMask{has_mask ? static_cast<const std::uint8_t*>(mask8.data()) : nullptr,
+                                              static_cast<std::uint8_t*>(e.data()), ny, nx},
+                           stream);
+    return e;
+  };
   Array fimg = util::img_as_float(masked, {}, stream);
   if (fimg.dtype() != ft) fimg = fimg.astype(ft, stream);
   Array smoothed = ndimage::gaussian_filter(fimg, sigma, gopt, stream).contiguous(stream);
@@ -166,7 +169,7 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
       if (th.low == 0) th.low = 1e-14f;
       cuskimage::detail::DeviceGuard guard(dev.index());
       if (detail::cuda_canny_fused<T>(smoothed, Array(), detail::ones_row_profile<T>(ny, w0, opts.cval), w1, opts.cval,
-                                      eroded, true, th, cls, stream)) {
+                                      Array(), true, th, cls, stream)) {
         detail::cuda_canny_hysteresis(cls, out, stream);
         return;
       }
@@ -179,7 +182,8 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
     if (fused) {
       if (th.low == 0) th.low = 1e-14f;
       cuskimage::detail::DeviceGuard guard(dev.index());
-      if (detail::cuda_canny_fused<T>(smoothed, bleed, {}, {}, opts.cval, eroded, bleedover, th, cls, stream)) {
+      const Array er = has_mask ? eroded_mask() : Array();
+      if (detail::cuda_canny_fused<T>(smoothed, bleed, {}, {}, opts.cval, er, bleedover, th, cls, stream)) {
         detail::cuda_canny_hysteresis(cls, out, stream);
         return;
       }
@@ -207,6 +211,7 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
       th.high_in_t = false;
     }
     if (th.low == 0) th.low = 1e-14f;
+    const Array eroded = eroded_mask();
     detail::NmsClass<T> f{static_cast<const T*>(is.data()), static_cast<const T*>(js.data()),
                           static_cast<const T*>(mag.data()), static_cast<const std::uint8_t*>(eroded.data()),
                           static_cast<std::uint8_t*>(cls.data()), nx, th};

@@ -129,7 +129,8 @@ void cuda_canny_hysteresis(const Array& cls, Array& out, const Stream& stream);
 
 /// The fused CUDA step smoothed -> class: bleed division (bleed array, or the separable profile of a
 /// Gaussian of ones when `bleed_rows` is set), Sobel (mode reflect), magnitude and the suppression.
-/// Returns false where it does not apply (the caller composes the steps instead).
+/// `eroded` invalid: no mask (the outer ring is excluded). Returns false where it does not apply
+/// (the caller composes the steps instead).
 template <class T>
 bool cuda_canny_fused(const Array& smoothed, const Array& bleed, const std::vector<double>& bleed_rows,
                       const std::vector<double>& col_weights, double cval, const Array& eroded, bool use_bleed,
