@@ -6,8 +6,9 @@
 //   1. the Sobel products P = (Iy Iy, Iy Ix, Ix Ix) over the tile plus the Gaussian halo, where
 //      Iy = [1,2,1]_x ([-1,0,1]_y x), each 1-D pass summed in double as scipy's symmetric
 //      correlate1d sums (centre * w0 + (right + left) * w1) and rounded to T;
-//   2. the Gaussian along rows (axis 0) of each product, rounded to T;
+//   2. the Gaussian along rows (axis 0) of each product, summed in T;
 //   3. the Gaussian along columns, then the three elements (or the corner response) are written.
+// The Sobel products equal the CPU's bits; the Gaussian sums in T with FMAs (see gauss()).
 // Boundary modes apply to each intermediate array as scipy applies them (an out-of-range sample of
 // an intermediate is the mode's sample of that intermediate, or cval): interior blocks read the
 // image tile from shared memory with plain neighbours; the blocks on the image's rim compute their
@@ -33,8 +34,9 @@ constexpr int kTile = 32;       // output tile side
 constexpr int kBx = 32, kBy = 8;
 constexpr int kMaxRadius = 24;  // Gaussian radius handled by the fused kernel
 
+template <class T>
 struct Taps {
-  double wy[kMaxRadius + 1], wx[kMaxRadius + 1];  // centre first, symmetric
+  T wy[kMaxRadius + 1], wx[kMaxRadius + 1];  // centre first, symmetric (rounded to T)
   int ry, rx;
 };
 
@@ -79,18 +81,19 @@ __device__ void products_global(const T* __restrict__ img, const StGeom& g, std:
 }
 
 /// The symmetric Gaussian pass of scipy: v0 * w0, then += (v[+j] + v[-j]) * w[j], to T.
-/// (The multiply-adds may fuse here: a float64 sum rounded once more to float32 gives the CPU's
-/// float32 bits but for ~2^-29 of cases; float64 results move by an ulp. It halves the FP64 work.)
+/// Sums in T with fused multiply-adds: for float32 the two Gaussian passes are most of the kernel's
+/// arithmetic, and float32 lanes are twice the float64 ones on the H200 (scipy sums in float64: the
+/// results agree within ~1e-6 of the largest element; float64 results within an ulp or two).
 template <class T>
-__device__ __forceinline__ T gauss(const T* v, int step, const double* w, int r) {
-  double acc = double(v[0]) * w[0];
-  for (int j = 1; j <= r; ++j) acc += (double(v[j * step]) + double(v[-j * step])) * w[j];
-  return static_cast<T>(acc);
+__device__ __forceinline__ T gauss(const T* v, int step, const T* w, int r) {
+  T acc = v[0] * w[0];
+  for (int j = 1; j <= r; ++j) acc += (v[j * step] + v[-j * step]) * w[j];
+  return acc;
 }
 
 template <class T>
 __global__ void __launch_bounds__(kBx* kBy)
-    structure_tensor_kernel(const T* __restrict__ img, StGeom g, Taps taps, T* __restrict__ o0, T* __restrict__ o1,
+    structure_tensor_kernel(const T* __restrict__ img, StGeom g, Taps<T> taps, T* __restrict__ o0, T* __restrict__ o1,
                             T* __restrict__ o2, bool respond, Response kind, T param) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* smem = reinterpret_cast<T*>(smem_raw);
@@ -166,9 +169,9 @@ template <class T>
 bool cuda_structure_tensor_2d(const Array& img, const std::vector<double>& sigma, ndimage::Mode mode, double cval,
                               T* out[3], const Response* resp, T param, T* r_out, T* r_out2, const Stream& stream) {
   if (static_cast<double>(static_cast<T>(cval)) != cval || !img.is_contiguous()) return false;
-  Taps taps{};
+  Taps<T> taps{};
   int* radius[2] = {&taps.ry, &taps.rx};
-  double* w[2] = {taps.wy, taps.wx};
+  T* w[2] = {taps.wy, taps.wx};
   for (int a = 0; a < 2; ++a) {
     // scipy skips an axis whose sigma is ~0 (no pass, no rounding): composed instead.
     if (!(sigma[static_cast<std::size_t>(a)] > 1e-15)) return false;
@@ -176,7 +179,7 @@ bool cuda_structure_tensor_2d(const Array& img, const std::vector<double>& sigma
     if (r > kMaxRadius) return false;
     const std::vector<double> k = ndimage::gaussian_kernel1d(sigma[static_cast<std::size_t>(a)], 0, r);
     *radius[a] = static_cast<int>(r);
-    for (std::int64_t j = 0; j <= r; ++j) w[a][j] = k[static_cast<std::size_t>(r + j)];
+    for (std::int64_t j = 0; j <= r; ++j) w[a][j] = static_cast<T>(k[static_cast<std::size_t>(r + j)]);
   }
   const int ph = kTile + 2 * taps.ry, pw = kTile + 2 * taps.rx;
   const std::size_t smem = sizeof(T) * (3 * ph * pw + 3 * kTile * pw + (ph + 2) * (pw + 2));

@@ -2,7 +2,8 @@
 // structure_tensor (2-D/3-D, every mode, xy order), hessian_matrix (both forms), their eigenvalues,
 // hessian_matrix_det (approximation and exact), shape_index, the corner responses, moravec, fast,
 // subpix and orientations. Float results within a stated tolerance relative to the array's largest
-// magnitude (float64 1e-9, the box-filter determinant 1e-10, float32 2e-6); the window detectors
+// magnitude (float64 1e-9, the box-filter determinant 1e-10, float32 2e-6 on the CPU and 1e-5 for
+// the GPU's fused structure tensor, which sums its Gaussian in float32); the window detectors
 // exactly. Then bad arguments and the GPU tier (device == CPU on fresh inputs, strided views, a
 // non-default stream).
 #include <gtest/gtest.h>
@@ -45,13 +46,17 @@ void expect_near(const Array& want, const Array& got, double tol) {
   const Array g = cusktest::host_copy(got);
   EXPECT_TRUE(cusktest::arrays_close(want, g, 0, tol * std::max(max_abs(want), 1e-300)));
 }
-double tol_for(const Array& a) { return a.dtype() == DType::float32 ? 2e-6 : 1e-9; }
+/// float32 on the GPU: the fused structure tensor sums its Gaussian in float32 (scipy in float64).
+double tol_for(const Array& a, const Array& got) {
+  if (a.dtype() != DType::float32) return 1e-9;
+  return got.device().is_cpu() ? 2e-6 : 1e-5;
+}
 
 void expect_list(const std::string& prefix, const std::vector<Array>& got) {
   for (std::size_t k = 0; k < got.size(); ++k) {
     SCOPED_TRACE(prefix + "_" + std::to_string(k));
     const Array want = G(prefix + "_" + std::to_string(k));
-    expect_near(want, got[k], tol_for(want));
+    expect_near(want, got[k], tol_for(want, got[k]));
   }
 }
 
@@ -72,7 +77,7 @@ void check_tensors(const Inputs& in, const Stream& s) {
   for (std::size_t i = 0; i < st.size(); ++i) {
     expect_list("st" + std::to_string(i), st[i]);
     const Array want = G("steig" + std::to_string(i));
-    expect_near(want, ft::structure_tensor_eigenvalues(st[i], s), want.dtype() == DType::float32 ? 1e-5 : 1e-9);
+    expect_near(want, ft::structure_tensor_eigenvalues(st[i], s), want.dtype() == DType::float32 ? 5e-5 : 1e-9);
   }
   std::vector<std::vector<Array>> hm;
   hm.push_back(ft::hessian_matrix(in.cam, {.sigma = 1.5}, s));
@@ -101,18 +106,20 @@ void check_dets(const Inputs& in, const Stream& s) {
 }
 
 void check_responses(const Inputs& in, const Stream& s) {
+  // float32 responses: determinants cancel, and the GPU sums the tensor's Gaussian in float32
+  const double r32 = in.f32.device().is_cpu() ? 1e-5 : 1e-4;
   expect_near(G("harris0"), ft::corner_harris(in.cam, {}, s), 1e-9);
   expect_near(G("harris1"), ft::corner_harris(in.f32, {.method = ft::HarrisMethod::eps, .eps = 1e-4, .sigma = 2.0}, s),
-              1e-5);
+              r32);
   expect_near(G("harris2"), ft::corner_harris(in.sq, {.k = 0.1, .sigma = 1.5}, s), 1e-9);
   expect_near(G("shi0"), ft::corner_shi_tomasi(in.cam, {}, s), 1e-9);
-  expect_near(G("shi1"), ft::corner_shi_tomasi(in.f32, {.sigma = 1.5}, s), 1e-5);
+  expect_near(G("shi1"), ft::corner_shi_tomasi(in.f32, {.sigma = 1.5}, s), r32);
   const auto f0 = ft::corner_foerstner(in.sq, {}, s);
   expect_near(G("foer0_w"), f0.w, 1e-9);
   expect_near(G("foer0_q"), f0.q, 1e-9);
   const auto f1 = ft::corner_foerstner(in.f32, {.sigma = 2.0}, s);
-  expect_near(G("foer1_w"), f1.w, 1e-5);
-  expect_near(G("foer1_q"), f1.q, 1e-5);
+  expect_near(G("foer1_w"), f1.w, r32);
+  expect_near(G("foer1_q"), f1.q, r32);
   expect_near(G("kr0"), ft::corner_kitchen_rosenfeld(in.cam, {}, s), 1e-9);
   expect_near(G("kr1"), ft::corner_kitchen_rosenfeld(in.f32, {.mode = Mode::reflect}, s), 1e-5);
 }
@@ -217,8 +224,9 @@ TEST(GpuFeatureCorner, GoldensOnDevice) {
 }
 
 /// GPU == CPU on fresh images, contiguous and strided: float64 within 1e-12 of the largest
-/// magnitude, float32 within 2e-6 (the fused tensor kernel sums as the CPU does; ndimage's float32
-/// Gaussian on the GPU may sum in another order); the window detectors exactly.
+/// magnitude, float32 within 1e-5 (the fused tensor kernel's Gaussian sums in float32 where scipy
+/// and the CPU sum in float64; 1e-4 for the responses, whose determinants cancel); the window
+/// detectors exactly.
 TEST(GpuFeatureCorner, MatchesCpu) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
@@ -228,7 +236,7 @@ TEST(GpuFeatureCorner, MatchesCpu) {
     const Array view = base.slice({Slice{1, std::nullopt, 2}, Slice{std::nullopt, std::nullopt, 1}});
     for (const Array* h : {&base, &view}) {
       const Array d = h->to(Device::cuda(), s);
-      const double tol = dt == DType::float32 ? 2e-6 : 1e-12;
+      const double tol = dt == DType::float32 ? 1e-5 : 1e-12;
       for (Mode m : {Mode::constant, Mode::reflect, Mode::wrap, Mode::nearest}) {
         const auto want = ft::structure_tensor(*h, {.sigma = 1.5, .mode = m});
         const auto got = ft::structure_tensor(d, {.sigma = 1.5, .mode = m}, s);
