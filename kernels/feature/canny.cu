@@ -4,7 +4,8 @@
 //    Sobel gradients and their magnitude over the tile + 1, then the bilinear suppression and the
 //    hysteresis class (0/1/2, one byte) of each pixel. The bleed-over of the common case (no mask,
 //    mode constant: the Gaussian of an all-ones image) is separable and computed in the kernel from
-//    its row profile (ny values) with scipy's column-pass sums, so no bleed image is read.
+//    its row profile with scipy's column-pass sums near the left and right edges (a per-row value
+//    elsewhere), so no bleed image is read.
 //  * hysteresis: union-find over the 8-connected classes > 0 (kernels/core/union_find.cuh), then
 //    every class-2 pixel marks its root, then out = marked[root].
 // Bytes per pixel (float32, no mask): smoothed 4 read, class 1 written, then the labelling (parent
@@ -35,7 +36,8 @@ using ndimage::detail::map_index;
 constexpr int kT = 32, kBx = 32, kBy = 8, kMaxR = 24;
 
 struct BleedProfile {
-  const double* rows;  // the row pass of the Gaussian of ones (T values), or null
+  const double* rows;  // the row pass of the Gaussian of ones (T values), then each row's interior value
+  std::int64_t ny;
   double w[kMaxR + 1];  // column weights, centre first
   int r;
   double cval;
@@ -44,6 +46,7 @@ struct BleedProfile {
 template <class T>
 __device__ T bleed_at(const T* bleed, const BleedProfile& bp, std::int64_t y, std::int64_t x, std::int64_t nx) {
   if (bleed) return bleed[y * nx + x];
+  if (x >= bp.r && x + bp.r < nx) return static_cast<T>(bp.rows[bp.ny + y]);  // every tap inside
   const double v = bp.rows[y];
   double acc = mul_rn(v, bp.w[0]);
   for (int j = 1; j <= bp.r; ++j) {
@@ -184,6 +187,7 @@ bool cuda_canny_fused(const Array& smoothed, const Array& bleed, const std::vect
     if (r > kMaxR) return false;
     bp.r = r;
     for (int j = 0; j <= r; ++j) bp.w[j] = col_weights[static_cast<std::size_t>(r + j)];
+    bp.ny = smoothed.shape(0);
     rows = Array::from_vector(bleed_rows, {static_cast<std::int64_t>(bleed_rows.size())}).to(smoothed.device(), stream);
     bp.rows = static_cast<const double*>(rows.data());
   }

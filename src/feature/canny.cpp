@@ -79,18 +79,23 @@ void cpu_hysteresis(const std::uint8_t* cls, bool* out, std::int64_t ny, std::in
   for (std::int64_t i = 0; i < n; ++i) out[i] = cls[i] && good[find(i)];
 }
 
-/// The row pass of scipy's Gaussian of an all-ones image under mode constant (cval outside), in T.
+/// The row pass of scipy's Gaussian of an all-ones image under mode constant (cval outside), in T,
+/// for each row (v[0, ny)), then the column pass's value away from the left and right edges, where
+/// every tap is inside (v[ny, 2 ny)): the kernel loops over taps only near those edges.
 template <class T>
-std::vector<double> ones_row_profile(std::int64_t ny, const std::vector<double>& w, double cval) {
-  const std::int64_t r = static_cast<std::int64_t>(w.size()) / 2;
-  std::vector<double> v(static_cast<std::size_t>(ny));
+std::vector<double> ones_row_profile(std::int64_t ny, const std::vector<double>& w0, const std::vector<double>& w1,
+                                     double cval) {
+  auto pass = [](double centre, const std::vector<double>& w, auto&& at) {
+    const std::int64_t r = static_cast<std::int64_t>(w.size()) / 2;
+    double acc = centre * w[static_cast<std::size_t>(r)];
+    for (std::int64_t j = 1; j <= r; ++j) acc += (at(j) + at(-j)) * w[static_cast<std::size_t>(r + j)];
+    return static_cast<double>(static_cast<T>(acc));
+  };
+  std::vector<double> v(static_cast<std::size_t>(2 * ny));
   for (std::int64_t y = 0; y < ny; ++y) {
-    double acc = 1.0 * w[static_cast<std::size_t>(r)];
-    for (std::int64_t j = 1; j <= r; ++j) {
-      const double a = y + j < ny ? 1.0 : cval, b = y - j >= 0 ? 1.0 : cval;
-      acc += (a + b) * w[static_cast<std::size_t>(r + j)];
-    }
-    v[static_cast<std::size_t>(y)] = static_cast<double>(static_cast<T>(acc));
+    v[static_cast<std::size_t>(y)] = pass(1.0, w0, [&](std::int64_t j) { return y + j >= 0 && y + j < ny ? 1.0 : cval; });
+    const double row = v[static_cast<std::size_t>(y)];
+    v[static_cast<std::size_t>(ny + y)] = pass(row, w1, [&](std::int64_t) { return row; });
   }
   return v;
 }
@@ -168,7 +173,7 @@ Array canny(const Array& image, const CannyOptions& opts, const Stream& stream) 
       const auto w0 = ndimage::gaussian_kernel1d(sigma[0], 0, r0), w1 = ndimage::gaussian_kernel1d(sigma[1], 0, r1);
       if (th.low == 0) th.low = 1e-14f;
       cuskimage::detail::DeviceGuard guard(dev.index());
-      if (detail::cuda_canny_fused<T>(smoothed, Array(), detail::ones_row_profile<T>(ny, w0, opts.cval), w1, opts.cval,
+      if (detail::cuda_canny_fused<T>(smoothed, Array(), detail::ones_row_profile<T>(ny, w0, w1, opts.cval), w1, opts.cval,
                                       Array(), true, th, cls, stream)) {
         detail::cuda_canny_hysteresis(cls, out, stream);
         return;
