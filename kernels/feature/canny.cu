@@ -6,11 +6,13 @@
 //    mode constant: the Gaussian of an all-ones image) is separable and computed in the kernel from
 //    its row profile with scipy's column-pass sums near the left and right edges (a per-row value
 //    elsewhere), so no bleed image is read.
-//  * hysteresis: union-find over the 8-connected classes > 0 (kernels/core/union_find.cuh), then
-//    every class-2 pixel marks its root, then out = marked[root].
-// Bytes per pixel (float32, no mask): smoothed 4 read, class 1 written, then the labelling (parent
-// 4 B written, read ~4x, mark, bool out): ~30 B/px, 8192^2 -> ~2 GB, floor ~0.48 ms at 4.2 TB/s; the
-// Gaussian before it moves 8 B/px more (0.13 ms).
+//  * hysteresis: union-find over the 8-connected classes > 0 (kernels/core/union_find.cuh's find
+//    and union), then every class-2 pixel marks its root, then out = marked[root]; foreground is
+//    read from the class bytes, so the parents are only touched at edge pixels.
+// Bytes per pixel (float32, no mask): smoothed 4 read, class 1 written, then the labelling passes
+// read the class byte 5 times and write the bool once (+ 4-byte parents at the few edge pixels):
+// ~11 B/px, 8192^2 -> ~0.74 GB, floor ~0.18 ms at 4.2 TB/s; the Gaussian before it moves 8 B/px
+// more (0.13 ms).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -105,69 +107,84 @@ __global__ void __launch_bounds__(kBx* kBy)
   }
 }
 
+// The labelling reads the one-byte class image to tell foreground from background, so the 4-byte
+// parents are touched only at edge pixels (a few per cent of the image); the mark of a component
+// is bit 2 of its root's class byte (every writer stores the same value).
+constexpr std::uint8_t kMark = 4;
+
 template <class I>
-__global__ void __launch_bounds__(256) merge8_kernel(I* parent, std::int64_t ny, std::int64_t nx) {
+__global__ void __launch_bounds__(256) init8_kernel(const std::uint8_t* cls, I* parent, std::int64_t n) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if (cls[i]) parent[i] = I(i);
+}
+
+template <class I>
+__global__ void __launch_bounds__(256) merge8_kernel(const std::uint8_t* cls, I* parent, std::int64_t ny,
+                                                     std::int64_t nx) {
   const std::int64_t total = ny * nx, stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
-    if (parent[i] < 0) continue;
+    if (!cls[i]) continue;
     const std::int64_t x = i % nx, y = i / nx;
-    if (x > 0 && parent[i - 1] >= 0) cuskimage::detail::ccl_union<I>(parent, I(i), I(i - 1));
+    if (x > 0 && cls[i - 1]) cuskimage::detail::ccl_union<I>(parent, I(i), I(i - 1));
     if (y == 0) continue;
     for (int dx = -1; dx <= 1; ++dx) {
       const std::int64_t xx = x + dx;
       if (xx < 0 || xx >= nx) continue;
       const std::int64_t j = i - nx + dx;
-      if (parent[j] >= 0) cuskimage::detail::ccl_union<I>(parent, I(i), I(j));
+      if (cls[j]) cuskimage::detail::ccl_union<I>(parent, I(i), I(j));
     }
   }
 }
 
 template <class I>
-__global__ void __launch_bounds__(256) mark_high_kernel(const std::uint8_t* cls, const I* parent, std::uint8_t* mark,
-                                                        std::int64_t n) {
+__global__ void __launch_bounds__(256) flatten8_kernel(const std::uint8_t* cls, I* parent, std::int64_t n) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    if (cls[i] == 2) mark[parent[i]] = 1;
+    if (cls[i]) parent[i] = cuskimage::detail::ccl_find(parent, I(i));
 }
 
 template <class I>
-__global__ void __launch_bounds__(256) keep_kernel(const I* parent, const std::uint8_t* mark, bool* out,
+__global__ void __launch_bounds__(256) mark_high_kernel(std::uint8_t* cls, const I* parent, std::int64_t n) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    if ((cls[i] & 3) == 2) {
+      const I r = parent[i];
+      cls[r] = static_cast<std::uint8_t>(cls[r] | kMark);
+    }
+}
+
+template <class I>
+__global__ void __launch_bounds__(256) keep_kernel(const std::uint8_t* cls, const I* parent, bool* out,
                                                    std::int64_t n) {
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = parent[i] >= 0 && mark[parent[i]] != 0;
+    out[i] = cls[i] != 0 && (cls[parent[i]] & kMark) != 0;
 }
 
-struct ClassFg {
-  const std::uint8_t* cls;
-  __device__ bool operator()(std::int64_t i) const { return cls[i] != 0; }
-};
-
+/// Hysteresis of the class image (overwritten: roots get the mark bit).
 template <class I>
-void hysteresis(const Array& cls, Array& out, const Stream& s) {
+void hysteresis(Array& cls, Array& out, const Stream& s) {
   const std::int64_t n = cls.size(), ny = cls.shape(0), nx = cls.shape(1);
   Array parent = Array::empty({n}, sizeof(I) == 4 ? DType::int32 : DType::int64, cls.device(), s);
-  Array mark = Array::zeros({n}, DType::uint8, cls.device(), s);
   I* p = static_cast<I*>(parent.data());
-  const auto* c = static_cast<const std::uint8_t*>(cls.data());
+  auto* c = static_cast<std::uint8_t*>(cls.data());
   const unsigned nb = static_cast<unsigned>(std::clamp<std::int64_t>((n + 255) / 256, 1, 1 << 20));
-  const cuskimage::detail::CclGeom g{1, ny, nx};
-  cuskimage::detail::ccl_init<I><<<nb, 256, 0, s.handle()>>>(p, g, ClassFg{c});
+  init8_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, n);
   CUSK_CUDA_CHECK_LAUNCH();
-  merge8_kernel<I><<<nb, 256, 0, s.handle()>>>(p, ny, nx);
+  merge8_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, ny, nx);
   CUSK_CUDA_CHECK_LAUNCH();
-  cuskimage::detail::ccl_flatten<I><<<nb, 256, 0, s.handle()>>>(p, g);
+  flatten8_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, n);
   CUSK_CUDA_CHECK_LAUNCH();
-  auto* m = static_cast<std::uint8_t*>(mark.data());
-  mark_high_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, m, n);
+  mark_high_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, n);
   CUSK_CUDA_CHECK_LAUNCH();
-  keep_kernel<I><<<nb, 256, 0, s.handle()>>>(p, m, static_cast<bool*>(out.data()), n);
+  keep_kernel<I><<<nb, 256, 0, s.handle()>>>(c, p, static_cast<bool*>(out.data()), n);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void cuda_canny_hysteresis(const Array& cls, Array& out, const Stream& stream) {
+void cuda_canny_hysteresis(Array& cls, Array& out, const Stream& stream) {
   if (cls.size() == 0) return;
   if (cls.size() < (std::int64_t(1) << 31))
     hysteresis<std::int32_t>(cls, out, stream);

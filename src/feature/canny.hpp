@@ -123,9 +123,10 @@ struct Magnitude {
   CUSK_HD void operator()(std::int64_t i) const { out[i] = grad_magnitude(is[i], js[i]); }
 };
 
-/// The CUDA hysteresis of the class image (rows x cols, contiguous uint8): the 8-connected
-/// components of classes > 0 that hold a 2 become true in `out` (bool, contiguous).
-void cuda_canny_hysteresis(const Array& cls, Array& out, const Stream& stream);
+/// The CUDA hysteresis of the class image (rows x cols, contiguous uint8; its bytes are reused as
+/// marks): the 8-connected components of classes > 0 that hold a 2 become true in `out` (bool,
+/// contiguous).
+void cuda_canny_hysteresis(Array& cls, Array& out, const Stream& stream);
 
 /// The fused CUDA step smoothed -> class: bleed division (bleed array, or the separable profile of a
 /// Gaussian of ones when `bleed_rows` is set), Sobel (mode reflect), magnitude and the suppression.
