@@ -92,7 +92,8 @@ Array corner_moravec(const Array& image, const CornerMoravecOptions& opts, const
 
 Array corner_fast(const Array& image, const CornerFastOptions& opts, const Stream& stream) {
   const char* fn = "feature.corner_fast";
-  cuskimage::detail::expect(opts.n >= 1 && opts.n <= 16, fn, "n", "must be in [1, 16], got ", opts.n);
+  // scikit-image takes n as a C signed char; n > 16 asks for all 16 circle pixels, n <= 0 for none.
+  cuskimage::detail::expect(opts.n >= -128 && opts.n <= 127, fn, "n", "must fit a signed char, got ", opts.n);
   const Array img = detail::prepared(image, fn, stream);
   Array out = Array::empty(img.shape(), img.dtype(), img.device(), stream);
   cuskimage::detail::dispatch<cuskimage::detail::FloatTypes>(img.dtype(), fn, [&]<class T>() {

@@ -176,6 +176,12 @@ TEST(FeatureCorner, Semantics) {
   EXPECT_EQ(m.at<double>({3, 3}), 2.0);
   EXPECT_EQ(m.at<double>({2, 2}), 1.0);
   EXPECT_EQ(m.at<double>({1, 1}), 0.0);
+  // FAST with n beyond the circle (all 16 pixels) and n <= 0 (never), as scikit-image's loop runs
+  Array spot = Array::zeros({12, 12}, DType::float64);
+  spot.data<double>()[5 * 12 + 5] = 1;
+  EXPECT_EQ(ft::corner_fast(spot, {.n = 17}).at<double>({5, 5}), 16.0);
+  EXPECT_EQ(ft::corner_fast(spot, {.n = 0}).at<double>({5, 5}), 0.0);
+  EXPECT_EQ(ft::corner_fast(spot, {.n = -3}).at<double>({5, 5}), 0.0);
   // F critical values (scipy.stats.f.isf(0.01, 119, 119) and its reciprocal)
   EXPECT_NEAR(cuskimage::feature::detail::f_isf_equal_dof(0.01, 119), 1.5357730784853303, 1e-9);
   EXPECT_NEAR(cuskimage::feature::detail::f_isf_equal_dof(0.99, 119), 0.651137862753955, 1e-9);
@@ -199,7 +205,7 @@ TEST(FeatureCorner, BadArguments) {
   EXPECT_THROW(ft::shape_index(vol), InvalidArgument);
   EXPECT_THROW(ft::corner_harris(vol), InvalidArgument);
   EXPECT_THROW(ft::corner_kitchen_rosenfeld(vol), InvalidArgument);
-  EXPECT_THROW(ft::corner_fast(img, {.n = 17}), InvalidArgument);
+  EXPECT_THROW(ft::corner_fast(img, {.n = 200}), InvalidArgument);
   EXPECT_THROW(ft::corner_fast(vol), InvalidArgument);
   EXPECT_THROW(ft::corner_moravec(img, {.window_size = -1}), InvalidArgument);
   const Array c = Array::zeros({3, 2}, DType::int64);

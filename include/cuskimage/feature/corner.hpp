@@ -154,7 +154,7 @@ struct CornerFastOptions {
   double threshold = 0.15;
 };
 CUSK_OPTIONS(CornerFastOptions,
-             (n, "minimum number of consecutive circle pixels all brighter or all darker (1..16)"),
+             (n, "minimum number of consecutive circle pixels all brighter or all darker (of 16)"),
              (threshold, "brightness difference that makes a circle pixel brighter or darker"))
 /// skimage.feature.corner_fast (2-D; 0 within 3 pixels of the border).
 Array corner_fast(const Array& image, const CornerFastOptions& opts = {}, const Stream& stream = {});
