@@ -4,6 +4,11 @@
 peak_local_max on the distance transform of binary blobs (the test texture above its middle grey,
 as bench/feature/bench_peak.cpp makes them), min_distance 7, with and without the blobs' labels.
 Our benchmarks: bench/feature/bench_peak.cpp.
+
+# corners/canny
+structure_tensor (sigma 1), corner_harris, corner_shi_tomasi, canny (sigma 2), corner_fast,
+corner_moravec and hessian_matrix_det (sigma 3) on the float32 test texture. Our benchmarks:
+bench/feature/bench_corner.cpp.
 """
 from compare import Op, test_image
 
@@ -38,4 +43,33 @@ OPS = [
        cucim=lambda L, x: L.cucim.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        skimage=lambda L, x: L.skimage.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        shapes=_SHAPES, make_input=_edt_labels),
+    # --- corners/canny ---
+    Op("structure_tensor sigma 1", "float32", r"StructureTensor_f32/",
+       cucim=lambda L, x: L.cucim.feature.structure_tensor(x, sigma=1),
+       skimage=lambda L, x: L.skimage.feature.structure_tensor(x, sigma=1),
+       shapes=((2048, 2048), (8192, 8192))),
+    Op("corner_harris", "float32", r"CornerHarris_f32/",
+       cucim=lambda L, x: L.cucim.feature.corner_harris(x),
+       skimage=lambda L, x: L.skimage.feature.corner_harris(x),
+       shapes=((1024, 1024), (4096, 4096))),
+    Op("corner_shi_tomasi", "float32", r"CornerShiTomasi_f32/",
+       cucim=lambda L, x: L.cucim.feature.corner_shi_tomasi(x),
+       skimage=lambda L, x: L.skimage.feature.corner_shi_tomasi(x),
+       shapes=((4096, 4096),)),
+    Op("canny sigma 2", "float32", r"Canny_f32/",
+       cucim=lambda L, x: L.cucim.feature.canny(x, sigma=2),
+       skimage=lambda L, x: L.skimage.feature.canny(x, sigma=2),
+       shapes=((2048, 2048), (8192, 8192))),
+    Op("corner_fast n 9", "float32", r"CornerFast_f32/",
+       cucim=None,  # not in cuCIM
+       skimage=lambda L, x: L.skimage.feature.corner_fast(x, n=9),
+       shapes=((2048, 2048),)),
+    Op("corner_moravec", "float32", r"CornerMoravec_f32/",
+       cucim=None,  # not in cuCIM
+       skimage=lambda L, x: L.skimage.feature.corner_moravec(x),
+       shapes=((2048, 2048),)),
+    Op("hessian_matrix_det sigma 3", "float32", r"HessianMatrixDet_f32/",
+       cucim=lambda L, x: L.cucim.feature.hessian_matrix_det(x, sigma=3),
+       skimage=lambda L, x: L.skimage.feature.hessian_matrix_det(x, sigma=3),
+       shapes=((2048, 2048),)),
 ]

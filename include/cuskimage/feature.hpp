@@ -2,3 +2,5 @@
 #pragma once
 
 #include "cuskimage/feature/peak.hpp"
+#include "cuskimage/feature/canny.hpp"
+#include "cuskimage/feature/corner.hpp"
