@@ -3,3 +3,4 @@
 
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/template.hpp"
+#include "cuskimage/feature/hog.hpp"

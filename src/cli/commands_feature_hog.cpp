@@ -1,6 +1,7 @@
 // feature.match_template, feature.hog, feature.daisy and the Haar-like feature commands on the
 // command line (images and arrays written as .npy or images).
 //   cuskimage feature.match_template image.npy template.npy response.npy --pad_input true --mode reflect
+//   cuskimage feature.hog image.png features.npy hog.npy --pixels_per_cell 16,16 --block_norm L1
 #include "cuskimage/feature.hpp"
 #include "src/cli/registry.hpp"
 
@@ -16,6 +17,20 @@ CUSK_CLI_COMMANDS(feature_hog) {
               .handler([](Invocation& inv) -> Result {
                 return feature::match_template(inv.input(0), inv.input(1),
                                                inv.options<feature::MatchTemplateOptions>(), inv.stream());
+              }));
+  reg.add(Command("feature.hog",
+                  "Histogram of oriented gradients: the feature vector and the HOG image (always drawn here).")
+              .input("image", "2-D image (with --channel_axis for colour)")
+              .options<feature::HogOptions>()
+              .returns_image({"features", "hog_image"})
+              .handler([](Invocation& inv) -> Result {
+                auto o = inv.options<feature::HogOptions>();
+                o.visualize = true;
+                feature::HogResult r = feature::hog(inv.input(0), o, inv.stream());
+                Result res;
+                res.images.push_back(std::move(r.features));
+                res.images.push_back(std::move(r.hog_image));
+                return res;
               }));
 }
 

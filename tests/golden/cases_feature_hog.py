@@ -5,11 +5,16 @@ and match_template for tests/feature/test_{template,hog,haar,daisy}.cpp (loaded 
 match_template: images mt_img_<i>.npy, templates mt_tpl_<j>.npy; case c has parameters
 mt_p_<c>.npy (float64: image, template, pad_input, mode index in MODES, constant_values) and
 output mt_out_<c>.npy; mt_ncases.npy holds the count.
+
+hog: images hog_img_<i>.npy; case c has parameters hog_p_<c>.npy (float64: image, orientations,
+pixels_per_cell (2), cells_per_block (2), block_norm index in NORMS, visualize, transform_sqrt,
+feature_vector, channel_axis (NaN: None)), features hog_out_<c>.npy and, with visualize, the
+image hog_vis_<c>.npy; hog_ncases.npy holds the count.
 """
 import numpy as np
 import scipy.ndimage as ndi
 from skimage import data
-from skimage.feature import match_template
+from skimage.feature import hog, match_template
 
 MODES = ["constant", "edge", "symmetric", "reflect", "wrap"]
 
@@ -45,5 +50,40 @@ def match_template_cases(g):
     g.save("mt_ncases", np.array([len(cases)], np.int64))
 
 
+NORMS = ["L1", "L1-sqrt", "L2", "L2-Hys"]
+
+
+def hog_cases(g):
+    rng = g.rng(2223)
+    cam = data.camera()[200:264, 180:244].copy()
+    f64 = ndi.gaussian_filter(rng.normal(size=(70, 66)), 1.0)
+    f32 = rng.uniform(0, 4, (40, 48)).astype(np.float32)
+    rgb = data.astronaut()[100:164, 180:244].copy()
+    chw = np.ascontiguousarray(np.moveaxis(rgb, -1, 0))
+    small = rng.normal(size=(12, 13))
+    imgs = [cam, f64, f32, rgb, chw, small]
+    nan = np.nan
+    cases = [(0, 9, 8, 8, 3, 3, 3, 1, 0, 1, nan), (0, 9, 8, 8, 3, 3, 3, 0, 1, 0, nan),
+             (1, 7, 6, 5, 2, 3, 0, 1, 0, 0, nan), (1, 7, 6, 5, 2, 3, 1, 0, 0, 1, nan),
+             (1, 12, 7, 7, 1, 2, 2, 1, 0, 1, nan), (1, 4, 16, 16, 2, 2, 3, 1, 0, 1, nan),
+             (2, 9, 4, 4, 2, 2, 1, 1, 1, 1, nan), (2, 5, 3, 3, 3, 3, 3, 1, 0, 0, nan),
+             (3, 9, 8, 8, 2, 2, 3, 1, 0, 1, -1), (4, 8, 6, 6, 3, 3, 2, 1, 1, 1, 0),
+             (5, 6, 1, 1, 2, 2, 3, 1, 0, 1, nan), (5, 6, 2, 2, 1, 1, 0, 1, 0, 1, nan)]
+    for i, a in enumerate(imgs):
+        g.save(f"hog_img_{i}", a)
+    for c, (i, n, cr, cc, br, bc, norm, vis, sq, fv, ax) in enumerate(cases):
+        res = hog(imgs[i], orientations=n, pixels_per_cell=(cr, cc), cells_per_block=(br, bc),
+                  block_norm=NORMS[norm], visualize=bool(vis), transform_sqrt=bool(sq), feature_vector=bool(fv),
+                  channel_axis=None if np.isnan(ax) else int(ax))
+        g.save(f"hog_p_{c}", np.array([i, n, cr, cc, br, bc, norm, vis, sq, fv, ax], np.float64))
+        if vis:
+            g.save(f"hog_out_{c}", res[0])
+            g.save(f"hog_vis_{c}", res[1])
+        else:
+            g.save(f"hog_out_{c}", res)
+    g.save("hog_ncases", np.array([len(cases)], np.int64))
+
+
 def generate(g):
     match_template_cases(g)
+    hog_cases(g)
