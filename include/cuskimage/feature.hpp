@@ -4,3 +4,4 @@
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/template.hpp"
 #include "cuskimage/feature/hog.hpp"
+#include "cuskimage/feature/haar.hpp"

@@ -14,7 +14,8 @@ image hog_vis_<c>.npy; hog_ncases.npy holds the count.
 import numpy as np
 import scipy.ndimage as ndi
 from skimage import data
-from skimage.feature import hog, match_template
+from skimage.feature import draw_haar_like_feature, haar_like_feature, haar_like_feature_coord, hog, match_template
+from skimage.transform import integral_image
 
 MODES = ["constant", "edge", "symmetric", "reflect", "wrap"]
 
@@ -48,6 +49,64 @@ def match_template_cases(g):
         g.save(f"mt_p_{c}", np.array([i, j, pad, mode, cval], np.float64))
         g.save(f"mt_out_{c}", out)
     g.save("mt_ncases", np.array([len(cases)], np.int64))
+
+
+TYPES = ["type-2-x", "type-2-y", "type-3-x", "type-3-y", "type-4"]
+
+
+def packed(coords, types):
+    """(n, 4, 2, 2) int64 rectangles padded with -1, and the type indices."""
+    out = np.full((len(coords), 4, 2, 2), -1, np.int64)
+    for i, f in enumerate(coords):
+        for k, rect in enumerate(f):
+            out[i, k] = np.array(rect)
+    return out, np.array([TYPES.index(t) for t in types], np.int64)
+
+
+def haar_cases(g):
+    """haar_c_<k>: coords of haar_like_feature_coord cases (width, height, types) in haar_cp_<k>
+    (first two entries width, height, then type indices); haar_f_<k>: features, haar_fp_<k>
+    parameters (integral image, r, c, width, height, coord case or -1, then type indices);
+    haar_d_<k>: drawings (haar_dp_<k>: image, r, c, coord case, max_n_features or -1, seed, alpha)."""
+    rng = g.rng(2224)
+    coord_cases = [(5, 4, []), (4, 6, [4, 0]), (3, 3, [3]), (12, 12, [])]
+    for k, (w, h, t) in enumerate(coord_cases):
+        c, ty = haar_like_feature_coord(w, h, [TYPES[i] for i in t] or None)
+        if k < 3:
+            pc, pt = packed(c, ty)
+            g.save(f"haar_c_{k}", pc)
+            g.save(f"haar_ct_{k}", pt)
+        g.save(f"haar_cp_{k}", np.array([w, h] + t, np.int64))
+    u8 = data.camera()[300:316, 200:220].copy()
+    iis = [integral_image(u8), integral_image(rng.uniform(-1, 1, (10, 12))),
+           integral_image(rng.uniform(0, 1, (9, 9)).astype(np.float32)), integral_image(u8.astype(np.int32))]
+    for i, a in enumerate(iis):
+        g.save(f"haar_ii_{i}", a)
+    feat_cases = [(0, 2, 3, 5, 6, -1, []), (1, 0, 0, 6, 5, -1, [4, 1]), (2, 1, 2, 7, 7, -1, [2, 3]),
+                  (3, 0, 0, 4, 4, -1, []), (1, 3, 1, 5, 4, 0, [])]
+    for k, (i, r, c, w, h, cc, t) in enumerate(feat_cases):
+        if cc < 0:
+            out = haar_like_feature(iis[i], r, c, w, h, [TYPES[j] for j in t] or None)
+        else:
+            coords, types = haar_like_feature_coord(5, 4)
+            perm = rng.permutation(len(coords))[:40]
+            g.save(f"haar_perm_{k}", perm.astype(np.int64))
+            out = haar_like_feature(iis[i], r, c, w, h, feature_type=types[perm], feature_coord=coords[perm])
+        g.save(f"haar_f_{k}", out)
+        g.save(f"haar_fp_{k}", np.array([i, r, c, w, h, cc] + t, np.int64))
+    grey = data.camera()[100:124, 100:124].copy()
+    rgb32 = rng.uniform(0, 1, (20, 20, 3)).astype(np.float32)
+    g.save("haar_dimg_0", grey)
+    g.save("haar_dimg_1", rgb32)
+    draw_cases = [(0, 2, 3, 0, 5, 0, 0.5), (0, 0, 0, 1, -1, 0, 0.3), (1, 1, 1, 2, 4, 7, 0.5), (0, 4, 2, 3, 300, 3, 0.6)]
+    for k, (i, r, c, cc, mx, seed, alpha) in enumerate(draw_cases):
+        w, h, t = coord_cases[cc]
+        coords, _ = haar_like_feature_coord(w, h, [TYPES[j] for j in t] or None)
+        img = grey if i == 0 else rgb32
+        out = draw_haar_like_feature(img, r, c, w, h, coords, alpha=alpha, max_n_features=None if mx < 0 else mx,
+                                     rng=seed)
+        g.save(f"haar_d_{k}", out)
+        g.save(f"haar_dp_{k}", np.array([i, r, c, cc, mx, seed, alpha], np.float64))
 
 
 NORMS = ["L1", "L1-sqrt", "L2", "L2-Hys"]
@@ -87,3 +146,4 @@ def hog_cases(g):
 def generate(g):
     match_template_cases(g)
     hog_cases(g)
+    haar_cases(g)
