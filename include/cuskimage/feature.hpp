@@ -5,3 +5,4 @@
 #include "cuskimage/feature/template.hpp"
 #include "cuskimage/feature/hog.hpp"
 #include "cuskimage/feature/haar.hpp"
+#include "cuskimage/feature/daisy.hpp"

@@ -71,6 +71,19 @@ CUSK_CLI_COMMANDS(feature_hog) {
                 res.images.push_back(std::move(r.hog_image));
                 return res;
               }));
+  reg.add(Command("feature.daisy", "Dense DAISY descriptors (P, Q, D) and their drawing (always drawn here).")
+              .input("image", "2-D image")
+              .options<feature::DaisyOptions>()
+              .returns_image({"descs", "descs_img"})
+              .handler([](Invocation& inv) -> Result {
+                auto o = inv.options<feature::DaisyOptions>();
+                o.visualize = true;
+                feature::DaisyResult r = feature::daisy(inv.input(0), o, inv.stream());
+                Result res;
+                res.images.push_back(std::move(r.descs));
+                res.images.push_back(std::move(r.descs_img));
+                return res;
+              }));
   reg.add(Command("feature.haar_like_feature_coord",
                   "Every Haar-like feature of a window: one row per rectangle (feature index, type, corners).")
               .param(Param::integer("width", required, "window width"))

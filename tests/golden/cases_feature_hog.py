@@ -14,7 +14,7 @@ image hog_vis_<c>.npy; hog_ncases.npy holds the count.
 import numpy as np
 import scipy.ndimage as ndi
 from skimage import data
-from skimage.feature import draw_haar_like_feature, haar_like_feature, haar_like_feature_coord, hog, match_template
+from skimage.feature import daisy, draw_haar_like_feature, haar_like_feature, haar_like_feature_coord, hog, match_template
 from skimage.transform import integral_image
 
 MODES = ["constant", "edge", "symmetric", "reflect", "wrap"]
@@ -109,6 +109,37 @@ def haar_cases(g):
         g.save(f"haar_dp_{k}", np.array([i, r, c, cc, mx, seed, alpha], np.float64))
 
 
+DNORMS = ["l1", "l2", "daisy", "off"]
+
+
+def daisy_cases(g):
+    """daisy: images daisy_img_<i>; case c: daisy_p_<c> (image, step, radius, rings, histograms,
+    orientations, normalization index, visualize, sigmas case, ring_radii case; cases -1 = None),
+    daisy_out_<c> and, with visualize, daisy_vis_<c>."""
+    rng = g.rng(2225)
+    cam = data.camera()[150:198, 250:298].copy()
+    f32 = ndi.gaussian_filter(rng.uniform(0, 1, (40, 44)), 1.0).astype(np.float32)
+    f64 = rng.uniform(0, 1, (36, 30))
+    imgs = [cam, f32, f64]
+    sig = [[1.0, 2.0, 3.0], [0.8, 1.5, 2.2, 3.1]]
+    rad = [[3, 6], [2, 4, 7]]
+    cases = [(0, 5, 8, 2, 6, 5, 0, 0, -1, -1), (0, 4, 10, 3, 8, 8, 1, 1, -1, -1), (1, 3, 6, 2, 6, 6, 2, 1, 0, 0),
+             (1, 6, 7, 3, 4, 4, 3, 0, 1, 1), (2, 4, 6, 2, 5, 7, 0, 1, -1, 0), (2, 2, 5, 2, 4, 4, 1, 0, 0, -1)]
+    for i, a in enumerate(imgs):
+        g.save(f"daisy_img_{i}", a)
+    for c, (i, step, radius, rings, hist, ori, norm, vis, sc, rc) in enumerate(cases):
+        res = daisy(imgs[i], step=step, radius=radius, rings=rings, histograms=hist, orientations=ori,
+                    normalization=DNORMS[norm], sigmas=None if sc < 0 else sig[sc],
+                    ring_radii=None if rc < 0 else rad[rc], visualize=bool(vis))
+        g.save(f"daisy_p_{c}", np.array([i, step, radius, rings, hist, ori, norm, vis, sc, rc], np.int64))
+        if vis:
+            g.save(f"daisy_out_{c}", res[0])
+            g.save(f"daisy_vis_{c}", res[1])
+        else:
+            g.save(f"daisy_out_{c}", res)
+    g.save("daisy_ncases", np.array([len(cases)], np.int64))
+
+
 NORMS = ["L1", "L1-sqrt", "L2", "L2-Hys"]
 
 
@@ -147,3 +178,4 @@ def generate(g):
     match_template_cases(g)
     hog_cases(g)
     haar_cases(g)
+    daisy_cases(g)
