@@ -34,28 +34,21 @@ Array texture(std::int64_t n) {
   return a;
 }
 
-void BM_MatchTemplate(benchmark::State& st) {
+/// The texture and a 64^2 template cut from it; bytes: the image read and the response written.
+void match_template(benchmark::State& st, bool pad) {
   if (!cuskbench::require_gpu(st)) return;
   const std::int64_t n = st.range(0), m = 64;
   const Array img = texture(n);
   const Array tpl = img.slice({Slice{n / 3, n / 3 + m}, Slice{n / 2, n / 2 + m}}).copy();
   Stream().synchronize();
-  const double out = static_cast<double>((n - m + 1) * (n - m + 1));
+  const double out = pad ? static_cast<double>(n * n) : static_cast<double>((n - m + 1) * (n - m + 1));
   cuskbench::run(st, 4.0 * static_cast<double>(img.size()) + 4.0 * out, [&](const Stream& s) {
-    benchmark::DoNotOptimize(cuskimage::feature::match_template(img, tpl, {}, s));
+    benchmark::DoNotOptimize(cuskimage::feature::match_template(img, tpl, {.pad_input = pad}, s));
   });
 }
 
-void BM_MatchTemplatePadded(benchmark::State& st) {
-  if (!cuskbench::require_gpu(st)) return;
-  const std::int64_t n = st.range(0), m = 64;
-  const Array img = texture(n);
-  const Array tpl = img.slice({Slice{n / 3, n / 3 + m}, Slice{n / 2, n / 2 + m}}).copy();
-  Stream().synchronize();
-  cuskbench::run(st, 8.0 * static_cast<double>(img.size()), [&](const Stream& s) {
-    benchmark::DoNotOptimize(cuskimage::feature::match_template(img, tpl, {.pad_input = true}, s));
-  });
-}
+void BM_MatchTemplate(benchmark::State& st) { match_template(st, false); }
+void BM_MatchTemplatePadded(benchmark::State& st) { match_template(st, true); }
 
 void BM_Hog(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;

@@ -37,6 +37,13 @@ struct Codec<std::vector<feature::HaarFeatureType>> {
 
 namespace {
 
+Result two_images(Array a, Array b) {
+  Result res;
+  res.images.push_back(std::move(a));
+  res.images.push_back(std::move(b));
+  return res;
+}
+
 Command& window_params(Command& c) {
   return c.param(Param::integer("r", required, "row of the window's top-left corner"))
       .param(Param::integer("c", required, "column of the window's top-left corner"))
@@ -66,10 +73,7 @@ CUSK_CLI_COMMANDS(feature_hog) {
                 auto o = inv.options<feature::HogOptions>();
                 o.visualize = true;
                 feature::HogResult r = feature::hog(inv.input(0), o, inv.stream());
-                Result res;
-                res.images.push_back(std::move(r.features));
-                res.images.push_back(std::move(r.hog_image));
-                return res;
+                return two_images(std::move(r.features), std::move(r.hog_image));
               }));
   reg.add(Command("feature.daisy", "Dense DAISY descriptors (P, Q, D) and their drawing (always drawn here).")
               .input("image", "2-D image")
@@ -79,10 +83,7 @@ CUSK_CLI_COMMANDS(feature_hog) {
                 auto o = inv.options<feature::DaisyOptions>();
                 o.visualize = true;
                 feature::DaisyResult r = feature::daisy(inv.input(0), o, inv.stream());
-                Result res;
-                res.images.push_back(std::move(r.descs));
-                res.images.push_back(std::move(r.descs_img));
-                return res;
+                return two_images(std::move(r.descs), std::move(r.descs_img));
               }));
   reg.add(Command("feature.haar_like_feature_coord",
                   "Every Haar-like feature of a window: one row per rectangle (feature index, type, corners).")

@@ -21,28 +21,6 @@ struct DaisyGeom {
   DaisyNormalization norm = DaisyNormalization::l1;
 };
 
-template <class T>
-CUSK_HD T daisy_exp(T x) {
-  if constexpr (sizeof(T) == 4)
-    return expf(x);
-  else
-    return exp(x);
-}
-template <class T>
-CUSK_HD T daisy_cos(T x) {
-  if constexpr (sizeof(T) == 4)
-    return cosf(x);
-  else
-    return cos(x);
-}
-template <class T>
-CUSK_HD T daisy_atan2(T y, T x) {
-  if constexpr (sizeof(T) == 4)
-    return atan2f(y, x);
-  else
-    return atan2(y, x);
-}
-
 /// The orientation responses of pixel (r, c) of the contiguous image into hist (O, rows, cols).
 template <class T>
 CUSK_HD void daisy_pixel(const T* img, const DaisyGeom& g, std::int64_t r, std::int64_t c, T* hist) {
@@ -50,13 +28,13 @@ CUSK_HD void daisy_pixel(const T* img, const DaisyGeom& g, std::int64_t r, std::
   const T dx = c < g.cols - 1 ? T(img[i + 1] - img[i]) : T(0);
   const T dy = r < g.rows - 1 ? T(img[i + g.cols] - img[i]) : T(0);
   const T mag = static_cast<T>(sqrt(dx * dx + dy * dy));
-  const T ori = daisy_atan2(dy, dx);
+  const T ori = std::atan2(dy, dx);  // atan2f for float32, as NumPy
   const double pi = 3.141592653589793;
   const T kappa = static_cast<T>(g.orientations / pi);
   const std::int64_t plane = g.rows * g.cols;
   for (int o = 0; o < g.orientations; ++o) {
     const T angle = static_cast<T>(2 * o * pi / g.orientations - pi);
-    hist[o * plane + i] = daisy_exp(static_cast<T>(kappa * daisy_cos(static_cast<T>(ori - angle)))) * mag;
+    hist[o * plane + i] = std::exp(static_cast<T>(kappa * std::cos(static_cast<T>(ori - angle)))) * mag;
   }
 }
 

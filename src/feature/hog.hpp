@@ -31,14 +31,6 @@ CUSK_HD T hog_value(const T* img, const HogGeom& g, std::int64_t r, std::int64_t
   return g.sqrt_image ? static_cast<T>(sqrt(v)) : v;
 }
 
-template <class T>
-CUSK_HD T hog_hypot(T a, T b) {
-  if constexpr (sizeof(T) == 4)
-    return hypotf(a, b);
-  else
-    return hypot(a, b);
-}
-
 /// One pixel's vote: its float64 magnitude and orientation bin (-1: none, an angle that rounds
 /// to 180 after numpy's remainder, as in scikit-image; -2: every bin, a NaN angle).
 template <class T>
@@ -52,7 +44,7 @@ CUSK_HD void hog_vote(const T* img, const HogGeom& g, std::int64_t r, std::int64
       gr = a, gc = b;
       break;
     }
-    const T m = hog_hypot(a, b);
+    const T m = std::hypot(a, b);  // hypotf for float32, as NumPy
     if (ch == 0 || m > best) best = m, gr = a, gc = b;  // argmax: first maximum
   }
   const double dr = static_cast<double>(gr), dc = static_cast<double>(gc);
