@@ -1,10 +1,11 @@
 // hog, match_template, haar_like_feature and daisy on the benchmark texture (float32).
 // Bytes moved (what each op must read and write at least; floors at the H200's ~4.8 TB/s):
 //   match_template 4096^2, 64^2 template: image read + response (4033^2) written, 4 + 4 B per pixel:
-//     132 MB, floor 0.028 ms. This implementation moves ~1.4 GB (float32 FFT grid 4096^2: build
-//     writes it and R, R^2 in float64; two float64 integral images; one batched R2C of 2 grids, the
-//     conjugate product, one C2R; the normalisation reads 8 corners + the correlation), ~0.3 ms of
-//     traffic. Target (H200): <= 2.0 ms (cuCIM 7.29 ms).
+//     132 MB, floor 0.028 ms. This implementation moves ~2.8 GB (the 4096^2 float32 FFT grid of the
+//     image and of the template, R and R^2 in float64: 0.47 GB; two float64 integral images, a row
+//     and a column pass each: 1.07 GB; one batched R2C of the 2 grids, the conjugate product, one
+//     C2R: ~0.9 GB; the normalisation: the correlation, 8 window corners mostly from L2, the
+//     response: ~0.4 GB), ~0.7 ms at 4 TB/s. Target (H200): <= 2.0 ms (cuCIM 7.29 ms).
 //   hog 2048^2 (8x8 cells, 3x3 blocks, 9 bins): image read 16.8 MB + features written
 //     (255^2 blocks x 81 x 4 B) 21.1 MB = 38 MB, floor 0.008 ms; the cell histograms
 //     (256^2 x 9 x 8 B, 4.7 MB) go through L2. Target: <= 3 ms (scikit-image 867 ms).

@@ -93,7 +93,10 @@ Array cuda_match_template(const Array& image, const Array& tmpl0, const Template
   build_kernel<T><<<grid_blocks(P, kThreads, kCap), kThreads, 0, s.handle()>>>(
       image.data<T>(), st, tdev.data<T>(), g, buf.data<T>(), r1.data<double>(), r2.data<double>());
   CUSK_CUDA_CHECK(cudaGetLastError());
-  const Array ii1 = transform::integral_image(r1, {}, s), ii2 = transform::integral_image(r2, {}, s);
+  // A 2-D region is scanned as 2-D (a leading axis of 1 would cost the scan a pass); same layout.
+  const Shape rs = g.nd == 2 ? Shape{g.r[1], g.r[2]} : Shape{g.r[0], g.r[1], g.r[2]};
+  const Array ii1 = transform::integral_image(r1.reshape(rs), {}, s);
+  const Array ii2 = transform::integral_image(r2.reshape(rs), {}, s);
   std::vector<long long> ext;
   for (int a = lead; a < 3; ++a) ext.push_back(g.L[a]);
   Array spec = Array::empty({2 * H, 2}, dtype_v<T>, dev, s);
