@@ -117,4 +117,13 @@ TEST(GpuFeatureHog, MatchesCpu) {
   expect_same(rgb, rgb.to(Device::cuda(), s), {.visualize = true, .channel_axis = 0}, s);
 }
 
+TEST(GpuFeatureHog, StaysOnItsStream) {
+  CUSK_REQUIRE_GPU();
+  const Array d = cusktest::random_array({512, 480}, DType::float32, 6).to(Device::cuda());
+  cuskimage::Stream().synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    (void)ft::hog(d, {.visualize = true}, s);
+  }));
+}
+
 }  // namespace

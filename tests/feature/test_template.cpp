@@ -107,4 +107,15 @@ TEST(GpuFeatureTemplate, MatchesCpu) {
   }
 }
 
+TEST(GpuFeatureTemplate, StaysOnItsStream) {
+  CUSK_REQUIRE_GPU();
+  const Array h = cusktest::random_array({512, 480}, DType::float32, 5);
+  const Array t = h.slice({Slice{100, 140}, Slice{200, 232}}).copy();
+  const Array d = h.to(Device::cuda()), td = t.to(Device::cuda());
+  cuskimage::Stream().synchronize();
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    (void)ft::match_template(d, td, {.pad_input = true, .mode = ft::TemplatePadMode::reflect}, s);
+  }));
+}
+
 }  // namespace
