@@ -2,9 +2,8 @@
 // a tile of cells, its threads compute every tile pixel's vote (magnitude, bin) into shared memory,
 // then one thread per (cell, bin) sums that bin's votes in the cell's row-major order (the float32
 // accumulation order scikit-image has, so the histogram is the CPU's). Cells larger than the tile
-// budget take a kernel that computes the votes on the fly. Then one thread per block normalises,
-// and one thread per cell draws its lines (the lines stay inside their cell while the radius is
-// non-negative; 1-pixel cells draw serially).
+// budget take a kernel that computes the votes on the fly. Then one thread per block normalises.
+// The visualize drawing is made on the host from this histogram (src/feature/hog.cpp says why).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -69,23 +68,10 @@ __global__ void block_kernel(const double* __restrict__ hist, HogGeom g, T* __re
     hog_block(hist, g, k / g.nbc, k % g.nbc, out + k * per);
 }
 
-template <class T>
-__global__ void draw_kernel(const double* __restrict__ hist, HogGeom g, bool serial, T* __restrict__ image) {
-  const i64 n = g.ncr * g.ncc;
-  if (serial) {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-      for (i64 k = 0; k < n; ++k) hog_draw_cell(hist, g, k / g.ncc, k % g.ncc, image);
-    return;
-  }
-  for (i64 k = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; k < n;
-       k += static_cast<i64>(gridDim.x) * blockDim.x)
-    hog_draw_cell(hist, g, k / g.ncc, k % g.ncc, image);
-}
-
 }  // namespace
 
 template <class T>
-void cuda_hog(const Array& image, const HogGeom& g, Array& hist, Array& features, Array& hog_image, const Stream& s) {
+void cuda_hog(const Array& image, const HogGeom& g, Array& hist, Array& features, const Stream& s) {
   const T* img = image.data<T>();
   double* h = hist.data<double>();
   const i64 cell_pix = g.cr * g.cc;
@@ -103,16 +89,9 @@ void cuda_hog(const Array& image, const HogGeom& g, Array& hist, Array& features
   const i64 nb = g.nbr * g.nbc;
   block_kernel<T><<<grid_blocks(nb, 128, kCap), 128, 0, s.handle()>>>(h, g, features.data<T>());
   CUSK_CUDA_CHECK(cudaGetLastError());
-  if (hog_image.valid()) {
-    const bool serial = std::min(g.cr, g.cc) / 2 - 1 < 0;
-    const i64 nc = g.ncr * g.ncc;
-    draw_kernel<T><<<serial ? 1 : grid_blocks(nc, 128, kCap), serial ? 1 : 128, 0, s.handle()>>>(h, g, serial,
-                                                                                                 hog_image.data<T>());
-    CUSK_CUDA_CHECK(cudaGetLastError());
-  }
 }
 
-template void cuda_hog<float>(const Array&, const HogGeom&, Array&, Array&, Array&, const Stream&);
-template void cuda_hog<double>(const Array&, const HogGeom&, Array&, Array&, Array&, const Stream&);
+template void cuda_hog<float>(const Array&, const HogGeom&, Array&, Array&, const Stream&);
+template void cuda_hog<double>(const Array&, const HogGeom&, Array&, Array&, const Stream&);
 
 }  // namespace cuskimage::feature::detail

@@ -75,8 +75,12 @@ __global__ void __launch_bounds__(kThreads)
     const bool inside = z >= 0 && z < g.nz && y >= 0 && y < g.ny && x >= 0 && x < g.nx;
     sh[t] = inside ? in[(static_cast<std::int64_t>(z) * g.ny + y) * g.nx + x] : ws_wall();
   }
-  __shared__ int off[kMaxSteps];  // the steps in halo-tile offsets
-  if (threadIdx.x < s.n) off[threadIdx.x] = (s.d[threadIdx.x][0] * HY + s.d[threadIdx.x][1]) * HX + s.d[threadIdx.x][2];
+  // The steps in halo-tile offsets. Padded and zeroed past s.n: compute-sanitizer caught the
+  // unrolled neighbour loop below reading off[24..26] as one 12-byte load with s.n = 26 (the
+  // value past the end is not used, but the read left the block's shared memory).
+  __shared__ int off[kMaxSteps + 2];
+  if (threadIdx.x < kMaxSteps + 2)
+    off[threadIdx.x] = threadIdx.x < s.n ? (s.d[threadIdx.x][0] * HY + s.d[threadIdx.x][1]) * HX + s.d[threadIdx.x][2] : 0;
   __syncthreads();
 
   // Per owned pixel: its value, its halo-tile index and two bits (free: updated; inside: written).

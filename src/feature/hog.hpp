@@ -167,10 +167,8 @@ CUSK_HD void hog_draw_cell(const double* hist, const HogGeom& g, std::int64_t r,
 }
 
 /// CUDA backend: `image` on the device in T, viewed as (rows, cols, channels) by g's strides.
-/// Fills the (ncr, ncc, n) float64 histogram, the features (contiguous T, nbr*nbc*br*bc*n) and,
-/// when `hog_image` is valid, the drawing.
+/// Fills the (ncr, ncc, n) float64 histogram and the features (contiguous T, nbr*nbc*br*bc*n).
 template <class T>
-void cuda_hog(const Array& image, const HogGeom& g, Array& hist, Array& features, Array& hog_image,
-              const Stream& stream);
+void cuda_hog(const Array& image, const HogGeom& g, Array& hist, Array& features, const Stream& stream);
 
 }  // namespace cuskimage::feature::detail

@@ -255,7 +255,9 @@ TEST(GpuFeatureCorner, MatchesCpu) {
       expect_near(ft::corner_kitchen_rosenfeld(*h), ft::corner_kitchen_rosenfeld(d, {}, s), tol * 10);
       // the GPU integral image sums in another order: box sums move by ~1e-16 of the image total
       expect_near(ft::hessian_matrix_det(*h, {.sigma = 2}), ft::hessian_matrix_det(d, {.sigma = 2}, s), 1e-9);
-      expect_near(ft::shape_index(*h), ft::shape_index(d, {}, s), 1e-5);
+      // shape_index = 2/pi atan((l2 + l1) / (l2 - l1)) magnifies the Hessian's float32 rounding where
+      // its eigenvalues nearly coincide: on the H200, 2 of 34,713 float32 pixels moved by 1.2e-5.
+      expect_near(ft::shape_index(*h), ft::shape_index(d, {}, s), dt == DType::float32 ? 1e-4 : 1e-5);
       EXPECT_TRUE(cusktest::arrays_equal(ft::corner_moravec(*h), cusktest::host_copy(ft::corner_moravec(d, {}, s))));
       EXPECT_TRUE(cusktest::arrays_equal(ft::corner_fast(*h, {.n = 9, .threshold = 0.1}),
                                          cusktest::host_copy(ft::corner_fast(d, {.n = 9, .threshold = 0.1}, s))));
