@@ -3,3 +3,4 @@
 
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/texture.hpp"
+#include "cuskimage/feature/blob.hpp"
