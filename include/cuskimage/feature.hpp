@@ -4,3 +4,4 @@
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/texture.hpp"
 #include "cuskimage/feature/blob.hpp"
+#include "cuskimage/feature/basic_features.hpp"
