@@ -122,17 +122,61 @@ std::vector<double> prune_blobs(std::vector<double> rows, int cols, int sigma_di
   for (std::int64_t i = 0; i < n; ++i)
     for (int k = nd; k < cols; ++k) sigma = std::max(sigma, rows[i * cols + k]);
   const double r = 2 * sigma * std::sqrt(static_cast<double>(nd));
-  // query_pairs: every i < j within r (squared Euclidean distance <= r^2, as the tree tests it).
+  // query_pairs: every i < j within r (squared Euclidean distance <= r^2, as the tree tests it),
+  // found through a grid of r-sized cells (3^ndim neighbour cells per blob), then sorted.
   std::vector<Pair> pairs;
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i + 1; j < n; ++j) {
-      double d2 = 0;
-      for (int a = 0; a < nd; ++a) {
-        const double t = rows[i * cols + a] - rows[j * cols + a];
-        d2 += t * t;
-      }
-      if (d2 <= r * r) pairs.emplace_back(i, j);
+  const double cell = r > 0 ? r : 1.0;
+  std::vector<std::int64_t> lo(nd, 0), ext(nd, 1);
+  std::vector<std::int64_t> cc(static_cast<std::size_t>(n * nd));
+  for (int a = 0; a < nd; ++a) {
+    std::int64_t mn = 0, mx = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      cc[i * nd + a] = static_cast<std::int64_t>(std::floor(rows[i * cols + a] / cell));
+      mn = i ? std::min(mn, cc[i * nd + a]) : cc[i * nd + a];
+      mx = i ? std::max(mx, cc[i * nd + a]) : cc[i * nd + a];
     }
+    lo[a] = mn;
+    ext[a] = mx - mn + 1;
+  }
+  auto cell_of = [&](const std::int64_t* c) {
+    std::int64_t k = 0;
+    for (int a = 0; a < nd; ++a) k = k * ext[a] + (c[a] - lo[a]);
+    return k;
+  };
+  std::vector<std::pair<std::int64_t, std::int64_t>> order(static_cast<std::size_t>(n));  // (cell, blob)
+  for (std::int64_t i = 0; i < n; ++i) order[i] = {cell_of(&cc[i * nd]), i};
+  std::sort(order.begin(), order.end());
+  std::vector<std::int64_t> q(nd), off(nd);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::fill(off.begin(), off.end(), -1);
+    for (;;) {  // every neighbour cell offset in {-1, 0, 1}^nd
+      bool inside = true;
+      for (int a = 0; a < nd; ++a) {
+        q[a] = cc[i * nd + a] + off[a];
+        inside = inside && q[a] >= lo[a] && q[a] < lo[a] + ext[a];
+      }
+      if (inside) {
+        const std::int64_t key = cell_of(q.data());
+        auto it = std::lower_bound(order.begin(), order.end(), std::make_pair(key, std::int64_t{0}));
+        for (; it != order.end() && it->first == key; ++it) {
+          const std::int64_t j = it->second;
+          if (j <= i) continue;
+          double d2 = 0;
+          for (int a = 0; a < nd; ++a) {
+            const double t = rows[i * cols + a] - rows[j * cols + a];
+            d2 += t * t;
+          }
+          if (d2 <= r * r) pairs.emplace_back(i, j);
+        }
+      }
+      int a = nd - 1;
+      while (a >= 0 && off[a] == 1) off[a--] = -1;
+      if (a < 0) break;
+      ++off[a];
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());  // cell keys may wrap in high ndim
   for (const auto& [i, j] : python_set_order(pairs)) {
     double* b1 = &rows[i * cols];
     double* b2 = &rows[j * cols];
