@@ -24,7 +24,7 @@ __global__ void k_layer(Terms<T> t, bool dog, T scale, std::int64_t n, std::int6
                         T* __restrict__ cube) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    cube[i * K + k] = blob_layer_value<T>(t.p, t.n, dog, scale, i);
+    cube[i * K + k] = blob_layer_value<T>([&](int a) { return t.p[a][i]; }, t.n, dog, scale);
 }
 
 template <class T>

@@ -37,7 +37,14 @@ struct InlineCircle {
 template <class T>
 __global__ void k_lbp(const T* __restrict__ img, i64 rows, i64 cols, InlineCircle ic, const double* far,
                       LbpKind kind, double* __restrict__ out) {
-  const LbpCircle k{ic.P, ic.P <= kMaxInlineP ? ic.v : far};
+  // The circle goes to shared memory: a pointer into the parameter block would make every thread
+  // copy it to local memory.
+  __shared__ double sh[2 * kMaxInlineP];
+  const bool inline_circle = ic.P <= kMaxInlineP;
+  if (inline_circle)
+    for (int k = threadIdx.x; k < 2 * ic.P; k += blockDim.x) sh[k] = ic.v[k];
+  __syncthreads();
+  const LbpCircle k{ic.P, inline_circle ? sh : far};
   const i64 n = rows * cols;
   for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<i64>(gridDim.x) * blockDim.x) {

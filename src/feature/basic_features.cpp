@@ -43,7 +43,12 @@ void write_features(const Array& g, const Array& sob, const detail::FeatGrid& G,
         float* op = out.data<float>();
         const std::int64_t n = g.size();
 #pragma omp parallel for schedule(static) if (n > 65536)
-        for (std::int64_t i = 0; i < n; ++i) detail::feat_pixel(gp, sp, G, L, i, op);
+        for (std::int64_t i = 0; i < n; ++i) {
+          if (G.nd == 2)
+            detail::feat_pixel<2>(gp, sp, G, L, i, op);
+          else
+            detail::feat_pixel<3>(gp, sp, G, L, i, op);
+        }
       },
       [&](const Stream& s) { detail::cuda_basic_features(g, sob, G, L, out, s); });
 }

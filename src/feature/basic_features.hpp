@@ -60,7 +60,10 @@ CUSK_HD float feat_sqrt(float x) {
 #endif
 }
 
-/// The features of pixel i (C order) of one sigma: G, the Sobel magnitude, the eigenvalues.
+/// The features of pixel i (C order) of one sigma: G, the Sobel magnitude, the eigenvalues. ND (the
+/// grid's nd) is a template argument so that every axis index is a constant (registers, not a
+/// local-memory array, on the device).
+template <int ND>
 CUSK_HD void feat_pixel(const float* g, const float* sob, const FeatGrid& G, const FeatLayer& L, std::int64_t i,
                         float* out) {
   using cuskimage::detail::add_rn;
@@ -74,8 +77,8 @@ CUSK_HD void feat_pixel(const float* g, const float* sob, const FeatGrid& G, con
   c[2] = i % G.s[2];
   c[1] = (i / G.s[2]) % G.s[1];
   c[0] = i / (G.s[2] * G.s[1]);
-  const int off = 3 - G.nd;  // the first spatial axis in the padded grid
-  if (G.nd == 2) {
+  if constexpr (ND == 2) {
+    constexpr int off = 1;  // the first spatial axis in the padded grid
     const float m00 = feat_grad2(g, G, c, off, off), m01 = feat_grad2(g, G, c, off, off + 1);
     const float m11 = feat_grad2(g, G, c, off + 1, off + 1);
     const float mean = add_rn(m00, m11) / 2.0f;
@@ -84,33 +87,34 @@ CUSK_HD void feat_pixel(const float* g, const float* sob, const FeatGrid& G, con
     o[k++] = mean + hs;
     o[k++] = mean - hs;
     return;
-  }
-  // 3-D: the symmetric 3x3 eigenvalues by the trigonometric closed form, in double.
-  const double a00 = feat_grad2(g, G, c, 0, 0), a01 = feat_grad2(g, G, c, 0, 1), a02 = feat_grad2(g, G, c, 0, 2);
-  const double a11 = feat_grad2(g, G, c, 1, 1), a12 = feat_grad2(g, G, c, 1, 2), a22 = feat_grad2(g, G, c, 2, 2);
-  const double p1 = a01 * a01 + a02 * a02 + a12 * a12;
-  const double q = (a00 + a11 + a22) / 3;
-  double e0, e1, e2;
-  if (p1 == 0) {
-    e0 = a00, e1 = a11, e2 = a22;
-    if (e0 < e1) { const double t = e0; e0 = e1; e1 = t; }
-    if (e1 < e2) { const double t = e1; e1 = e2; e2 = t; }
-    if (e0 < e1) { const double t = e0; e0 = e1; e1 = t; }
   } else {
-    const double b00 = a00 - q, b11 = a11 - q, b22 = a22 - q;
-    const double p2 = b00 * b00 + b11 * b11 + b22 * b22 + 2 * p1;
-    const double p = sqrt(p2 / 6);
-    const double det = b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02) + a02 * (a01 * a12 - b11 * a02);
-    double r = det / (2 * p * p * p);
-    r = r < -1 ? -1 : (r > 1 ? 1 : r);
-    const double phi = acos(r) / 3;
-    e0 = q + 2 * p * cos(phi);
-    e2 = q + 2 * p * cos(phi + 2.0943951023931954923);  // + 2 pi / 3
-    e1 = 3 * q - e0 - e2;
+    // 3-D: the symmetric 3x3 eigenvalues by the trigonometric closed form, in double.
+    const double a00 = feat_grad2(g, G, c, 0, 0), a01 = feat_grad2(g, G, c, 0, 1), a02 = feat_grad2(g, G, c, 0, 2);
+    const double a11 = feat_grad2(g, G, c, 1, 1), a12 = feat_grad2(g, G, c, 1, 2), a22 = feat_grad2(g, G, c, 2, 2);
+    const double p1 = a01 * a01 + a02 * a02 + a12 * a12;
+    const double q = (a00 + a11 + a22) / 3;
+    double e0, e1, e2;
+    if (p1 == 0) {
+      e0 = a00, e1 = a11, e2 = a22;
+      if (e0 < e1) { const double t = e0; e0 = e1; e1 = t; }
+      if (e1 < e2) { const double t = e1; e1 = e2; e2 = t; }
+      if (e0 < e1) { const double t = e0; e0 = e1; e1 = t; }
+    } else {
+      const double b00 = a00 - q, b11 = a11 - q, b22 = a22 - q;
+      const double p2 = b00 * b00 + b11 * b11 + b22 * b22 + 2 * p1;
+      const double p = sqrt(p2 / 6);
+      const double det = b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02) + a02 * (a01 * a12 - b11 * a02);
+      double r = det / (2 * p * p * p);
+      r = r < -1 ? -1 : (r > 1 ? 1 : r);
+      const double phi = acos(r) / 3;
+      e0 = q + 2 * p * cos(phi);
+      e2 = q + 2 * p * cos(phi + 2.0943951023931954923);  // + 2 pi / 3
+      e1 = 3 * q - e0 - e2;
+    }
+    o[k++] = static_cast<float>(e0);
+    o[k++] = static_cast<float>(e1);
+    o[k++] = static_cast<float>(e2);
   }
-  o[k++] = static_cast<float>(e0);
-  o[k++] = static_cast<float>(e1);
-  o[k++] = static_cast<float>(e2);
 }
 
 /// CUDA backend: the features of one sigma for every pixel (g, sob contiguous float32 on the device;

@@ -80,7 +80,8 @@ void write_layer(const std::vector<Array>& terms, bool dog, double scale, Array&
           }
           T* o = cube.data<T>();
           for (std::int64_t i = 0; i < n; ++i)
-            o[i * K + k] = detail::blob_layer_value<T>(p, static_cast<int>(terms.size()), dog, static_cast<T>(scale), i);
+            o[i * K + k] = detail::blob_layer_value<T>([&](int a) { return p[a][i]; }, static_cast<int>(terms.size()),
+                                                       dog, static_cast<T>(scale));
         };
         if (cube.dtype() == DType::float32)
           run.template operator()<float>();

@@ -14,12 +14,15 @@ namespace cuskimage::feature::detail {
 constexpr int kBlobMaxTerms = 8;  // image axes a Laplacian layer sums (blob_log's ndim limit)
 
 /// One layer value: LoG -(t0 + t1 + ...) * scale, summed in T as scipy's generic_laplace does;
-/// DoG (t0 - t1) * scale.
-template <class T>
-CUSK_HD T blob_layer_value(const T* const* terms, int n, bool dog, T scale, std::int64_t i) {
-  if (dog) return (terms[0][i] - terms[1][i]) * scale;
-  T v = terms[0][i];
-  for (int a = 1; a < n; ++a) v = v + terms[a][i];
+/// DoG (t0 - t1) * scale. term(a) reads term a at the pixel (a fixed-bound loop: the CUDA kernel's
+/// term pointers stay in the parameter block).
+template <class T, class Term>
+CUSK_HD T blob_layer_value(const Term& term, int n, bool dog, T scale) {
+  if (dog) return (term(0) - term(1)) * scale;
+  T v = term(0);
+  CUSK_UNROLL
+  for (int a = 1; a < kBlobMaxTerms; ++a)
+    if (a < n) v = v + term(a);
   return -v * scale;
 }
 
