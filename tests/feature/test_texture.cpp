@@ -143,6 +143,18 @@ TEST(GpuFeatureTexture, GoldensOnDevice) {
   glcm_goldens(Device::cuda(), s);
 }
 
+TEST(GpuFeatureTexture, MultiblockOnDevice) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array sat = cusktest::random_array({40, 50}, DType::float64, 8, 0, 1000);
+  const Array d = sat.to(Device::cuda(), s);
+  EXPECT_EQ(ft::multiblock_lbp(sat, 2, 3, 4, 5), ft::multiblock_lbp(d, 2, 3, 4, 5, s));
+  const Array img = cusktest::random_array({30, 31}, DType::uint8, 9);
+  const Array got = ft::draw_multiblock_lbp(img.to(Device::cuda(), s), 1, 2, 3, 4, {.lbp_code = 77}, s);
+  EXPECT_EQ(got.device(), Device::cuda());
+  EXPECT_ARRAY_EQ(ft::draw_multiblock_lbp(img, 1, 2, 3, 4, {.lbp_code = 77}), cusktest::host_copy(got));
+}
+
 TEST(GpuFeatureTexture, LbpMatchesCpu) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
