@@ -68,7 +68,16 @@ struct Pairs {
 template <class T>
 __device__ __forceinline__ void pair_values(const T* img, i64 cols, const PairDev& q, i64 k, unsigned& i,
                                             unsigned& j) {
-  const i64 r = q.r0 + k / q.w, c = q.c0 + k % q.w;
+  // 32-bit division where the pair's region allows it (64-bit division is a long sequence).
+  i64 r, c;
+  if (q.n <= 0xffffffffLL) {
+    const auto kk = static_cast<unsigned>(k), w = static_cast<unsigned>(q.w);
+    r = q.r0 + kk / w;
+    c = q.c0 + kk % w;
+  } else {
+    r = q.r0 + k / q.w;
+    c = q.c0 + k % q.w;
+  }
   i = img[r * cols + c];
   j = img[(r + q.dr) * cols + c + q.dc];
 }
