@@ -7,6 +7,7 @@
 //   cuskimage feature.multiscale_basic_features img.png feats.npy --sigma_max 8
 //   cuskimage feature.blob_log img.png blobs.csv --max_sigma 10 --num_sigma 5
 //   cuskimage feature.blob_dog img.png --threshold 0.1
+//   cuskimage feature.blob_doh img.png --max_sigma 20
 // Blobs are a CSV table: one row per blob, coordinates then sigma(s).
 #include <string>
 #include <vector>
@@ -122,6 +123,14 @@ CUSK_CLI_COMMANDS(feature_texture) {
                 const Array& img = inv.input(0);
                 return blob_table(feature::blob_dog(img, inv.options<feature::BlobDogOptions>(), inv.stream()),
                                   img.ndim());
+              }));
+  reg.add(Command("feature.blob_doh", "Blobs by the determinant of the Hessian: row, col and sigma per blob.")
+              .input("image", "2-D image")
+              .options<feature::BlobDohOptions>()
+              .returns_table("one row per blob: row, col, sigma")
+              .handler([](Invocation& inv) -> Result {
+                return blob_table(feature::blob_doh(inv.input(0), inv.options<feature::BlobDohOptions>(), inv.stream()),
+                                  2);
               }));
 }
 

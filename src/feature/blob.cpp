@@ -209,10 +209,42 @@ Array blob_log(const Array& image, const BlobLogOptions& opts, const Stream& str
   return log_impl<double>(img, opts, stream);
 }
 
+Array doh_impl(const Array& img, const BlobDohOptions& o, const Stream& stream) {
+  constexpr std::string_view fn = "feature.blob_doh";
+  expect(o.min_sigma > 0 && o.max_sigma > 0, fn, "min_sigma", "and max_sigma must be positive, got ", o.min_sigma,
+         " and ", o.max_sigma);
+  expect(o.num_sigma >= 1, fn, "num_sigma", "must be positive, got ", o.num_sigma);
+  std::vector<std::vector<double>> sig;
+  if (o.log_scale) {
+    // math.log(x, 10): log(x) / log(10); then np.logspace.
+    sig = linspace<double>({std::log(o.min_sigma) / std::log(10.0)}, {std::log(o.max_sigma) / std::log(10.0)},
+                           o.num_sigma);
+    for (auto& s : sig) s[0] = std::pow(10.0, s[0]);
+  } else {
+    sig = linspace<double>({o.min_sigma}, {o.max_sigma}, o.num_sigma);
+  }
+  Shape cs = img.shape();
+  cs.push_back(static_cast<std::int64_t>(sig.size()));
+  Array cube = Array::empty(cs, img.dtype(), img.device(), stream);
+  for (std::size_t k = 0; k < sig.size(); ++k) {
+    // The float64 determinant stored into the cube's dtype.
+    Array layer = cube.index(2, static_cast<std::int64_t>(k));
+    layer.copy_from(hessian_matrix_det(img, {.sigma = sig[k][0]}, stream).astype(img.dtype(), stream), stream);
+  }
+  return finish<double>(cube, sig, true, o.threshold, o.threshold_rel, {0, 0, 0}, o.overlap, img.device(), stream);
+}
+
 Array blob_dog(const Array& image, const BlobDogOptions& opts, const Stream& stream) {
   const Array img = float_image(image, "feature.blob_dog", stream);
   if (img.dtype() == DType::float32) return dog_impl<float>(img, opts, stream);
   return dog_impl<double>(img, opts, stream);
+}
+
+Array blob_doh(const Array& image, const BlobDohOptions& opts, const Stream& stream) {
+  constexpr std::string_view fn = "feature.blob_doh";
+  cuskimage::detail::expect_valid(image, fn, "image");
+  cuskimage::detail::expect_ndim(image, fn, "image", 2, 2);
+  return doh_impl(float_image(image, fn, stream), opts, stream);
 }
 
 }  // namespace cuskimage::feature

@@ -1,4 +1,4 @@
-// blob_log and blob_dog against scikit-image 0.26's goldens (tests/golden/cases_feature_blob.py):
+// blob_log, blob_dog and blob_doh against scikit-image 0.26's goldens (tests/golden/cases_feature_blob.py):
 // 2-D float64 / uint8 / float32, 3-D, anisotropic sigmas, log_scale, threshold_rel, exclude_border,
 // overlap 0.1..1 and smoothed noise with ~100 blobs (long pruning chains). The same blobs in the
 // same order, coordinates exactly, sigmas exactly (they are the sigma list's values). Then bad
@@ -70,7 +70,25 @@ void run_goldens(const Device& dev, const Stream& s) {
   }
 }
 
+void doh_goldens(const Device& dev, const Stream& s) {
+  const auto count = golden("dohn").to_vector<std::int64_t>()[0];
+  ASSERT_EQ(count, 5);
+  for (int n = 0; n < count; ++n) {
+    SCOPED_TRACE("doh case " + std::to_string(n));
+    const auto p = golden("doh_p_" + std::to_string(n)).to_vector<double>();
+    const Array img = golden("img_" + std::to_string(static_cast<int>(p[0]))).to(dev, s);
+    const Array got = ft::blob_doh(img,
+                                   {.min_sigma = p[1], .max_sigma = p[2], .num_sigma = static_cast<std::int64_t>(p[3]),
+                                    .threshold = opt(p[4]), .overlap = p[5], .log_scale = p[6] != 0,
+                                    .threshold_rel = opt(p[7])},
+                                   s);
+    EXPECT_EQ(got.device(), dev);
+    EXPECT_ARRAY_EQ(golden("doh_out_" + std::to_string(n)), cusktest::host_copy(got));
+  }
+}
+
 TEST(FeatureBlob, Goldens) { run_goldens(Device::cpu(), Stream()); }
+TEST(FeatureBlob, DohGoldens) { doh_goldens(Device::cpu(), Stream()); }
 
 TEST(FeatureBlob, NoBlobs) {
   const Array img = Array::zeros({20, 20}, DType::float64);
@@ -90,6 +108,9 @@ TEST(FeatureBlob, BadArguments) {
   EXPECT_THROW(ft::blob_dog(img, {.sigma_ratio = 1.0}), InvalidArgument);
   EXPECT_THROW(ft::blob_dog(img, {.exclude_border = true}), InvalidArgument);
   EXPECT_THROW(ft::blob_log(Array::zeros({0, 4}, DType::float64)), InvalidArgument);
+  EXPECT_THROW(ft::blob_doh(Array::zeros({8, 8, 8}, DType::float64)), InvalidArgument);
+  EXPECT_THROW(ft::blob_doh(img, {.num_sigma = 0}), InvalidArgument);
+  EXPECT_THROW(ft::blob_doh(img, {.min_sigma = -1}), InvalidArgument);
 }
 
 // ---- GPU tier ------------------------------------------------------------------------------------------
@@ -98,6 +119,7 @@ TEST(GpuFeatureBlob, GoldensOnDevice) {
   CUSK_REQUIRE_GPU();
   const Stream s = Stream::create();
   run_goldens(Device::cuda(), s);
+  doh_goldens(Device::cuda(), s);
 }
 
 TEST(GpuFeatureBlob, MatchesCpu) {
@@ -115,6 +137,10 @@ TEST(GpuFeatureBlob, MatchesCpu) {
       // (float32) / ~1e-14 (float64) relative, and no test peak sits that close to a tie.
       EXPECT_ARRAY_EQ(ft::blob_log(h, lo), cusktest::host_copy(ft::blob_log(d, lo, s)));
       EXPECT_ARRAY_EQ(ft::blob_dog(h, dg), cusktest::host_copy(ft::blob_dog(d, dg, s)));
+      if (shape.size() == 2) {
+        const ft::BlobDohOptions dh{.max_sigma = 8.0, .num_sigma = 5, .threshold = 0.0005};
+        EXPECT_ARRAY_EQ(ft::blob_doh(h, dh), cusktest::host_copy(ft::blob_doh(d, dh, s)));
+      }
       const Array hv = h.slice({Slice{std::nullopt, std::nullopt, 2}});
       const Array dv = d.slice({Slice{std::nullopt, std::nullopt, 2}});
       EXPECT_ARRAY_EQ(ft::blob_log(hv, lo), cusktest::host_copy(ft::blob_log(dv, lo, s)));

@@ -93,3 +93,18 @@ def generate(g):
                                   np.float64))
         g.save(f"out_{n}", out)
     g.save("ncases", np.array([len(all_cases)], np.int64))
+    generate_doh(g, imgs)
+
+
+def generate_doh(g, imgs):
+    """blob_doh goldens: doh_p_<c> (image, min_sigma, max_sigma, num_sigma, threshold (NaN = None),
+    overlap, log_scale, threshold_rel (NaN = None)) and doh_out_<c>; dohn.npy holds the count."""
+    from skimage.feature import blob_doh
+    cases = [(0, 1, 10, 5, 0.001, 0.5, 0, NAN), (0, 1, 8, 8, 0.0005, 0.3, 1, NAN), (1, 2, 12, 6, 0.002, 0.5, 0, NAN),
+             (4, 1, 10, 5, 0.001, 0.5, 0, NAN), (5, 1, 6, 6, NAN, 0.5, 0, 0.05)]
+    for n, (img, lo, hi, num, thr, ov, logs, trel) in enumerate(cases):
+        out = blob_doh(imgs[img], min_sigma=lo, max_sigma=hi, num_sigma=num, threshold=None if np.isnan(thr) else thr,
+                       overlap=ov, log_scale=bool(logs), threshold_rel=None if np.isnan(trel) else trel)
+        g.save(f"doh_p_{n}", np.array([img, lo, hi, num, thr, ov, logs, trel], np.float64))
+        g.save(f"doh_out_{n}", out)
+    g.save("dohn", np.array([len(cases)], np.int64))

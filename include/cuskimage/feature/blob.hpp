@@ -1,4 +1,4 @@
-// skimage.feature.blob (scikit-image 0.26): blob_log, blob_dog.
+// skimage.feature.blob (scikit-image 0.26): blob_log, blob_dog, blob_doh.
 //
 // Semantics are scikit-image 0.26's:
 // - the image is read with img_as_float (float32 stays float32, everything else float64) and the
@@ -8,6 +8,9 @@
 //   s_i = min_sigma * sigma_ratio^i, i <= k = int(mean(log(max/min) / log(ratio) + 1));
 // - peaks are peak_local_max of the cube (3^(ndim+1) footprint, threshold_abs = threshold,
 //   threshold_rel, exclude_border on the image axes, 0 on the scale axis);
+// - blob_doh (2-D) stacks hessian_matrix_det(image, s) (the integral-image box-filter
+//   approximation) over linspace/logspace(min_sigma, max_sigma, num_sigma) in float64 sigmas, no
+//   border exclusion; its rows are (row, col, sigma) float64;
 // - each blob is a row (coordinates..., sigma) or, when min_sigma or max_sigma is given per axis,
 //   (coordinates..., one sigma per axis); rows are in peak_local_max's order;
 // - overlap pruning is _prune_blobs': every pair of blobs closer than 2 * max sigma * sqrt(ndim)
@@ -78,5 +81,26 @@ CUSK_OPTIONS(BlobDogOptions,
 
 /// skimage.feature.blob_dog: blobs by the difference of Gaussians (any ndim).
 Array blob_dog(const Array& image, const BlobDogOptions& opts = {}, const Stream& stream = {});
+
+struct BlobDohOptions {
+  double min_sigma = 1.0;
+  double max_sigma = 30.0;
+  std::int64_t num_sigma = 10;
+  std::optional<double> threshold = 0.01;
+  double overlap = 0.5;
+  bool log_scale = false;
+  std::optional<double> threshold_rel = std::nullopt;
+};
+CUSK_OPTIONS(BlobDohOptions,
+             (min_sigma, "smallest standard deviation"),
+             (max_sigma, "largest standard deviation"),
+             (num_sigma, "number of scales between min_sigma and max_sigma"),
+             (threshold, "absolute lower bound of the scale-space maxima (none: no bound)"),
+             (overlap, "blobs overlapping by more than this fraction are pruned (the smaller one)"),
+             (log_scale, "space the scales logarithmically"),
+             (threshold_rel, "lower bound as a fraction of the cube's maximum"))
+
+/// skimage.feature.blob_doh: blobs by the determinant of the Hessian (2-D; (N, 3) float64).
+Array blob_doh(const Array& image, const BlobDohOptions& opts = {}, const Stream& stream = {});
 
 }  // namespace cuskimage::feature
