@@ -5,6 +5,12 @@ peak_local_max on the distance transform of binary blobs (the test texture above
 as bench/feature/bench_peak.cpp makes them), min_distance 7, with and without the blobs' labels.
 Our benchmarks: bench/feature/bench_peak.cpp.
 
+# blobs/texture
+blob_log / blob_dog on the float32 test texture (max_sigma 10; blob_log 5 scales),
+multiscale_basic_features on the uint8 texture (default sigmas), local_binary_pattern P=8 R=1 and
+graycomatrix (distance 1, four angles, 256 levels) on the uint8 texture. cuCIM has blob_log,
+blob_dog and multiscale_basic_features; LBP and the GLCM are scikit-image only.
+Our benchmarks: bench/feature/bench_blob.cpp, bench/feature/bench_texture.cpp.
 # corners/canny
 structure_tensor (sigma 1), corner_harris, corner_shi_tomasi, canny (sigma 2), corner_fast,
 corner_moravec and hessian_matrix_det (sigma 3) on the float32 test texture. Our benchmarks:
@@ -15,6 +21,7 @@ hog (defaults) on the float32 texture; haar_like_feature of every feature of a 2
 integral image of a 256^2 texture; daisy (defaults) on the float32 texture.
 Our benchmarks: bench/feature/bench_hog.cpp.
 """
+import math
 from compare import Op, test_image
 
 
@@ -48,6 +55,29 @@ OPS = [
        cucim=lambda L, x: L.cucim.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        skimage=lambda L, x: L.skimage.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        shapes=_SHAPES, make_input=_edt_labels),
+    # --- blobs/texture ---
+    Op("blob_log max_sigma 10, 5 scales", "float32", r"BlobLog/",
+       cucim=lambda L, x: L.cucim.feature.blob_log(x, max_sigma=10, num_sigma=5),
+       skimage=lambda L, x: L.skimage.feature.blob_log(x, max_sigma=10, num_sigma=5),
+       shapes=((1024, 1024), (2048, 2048))),
+    Op("blob_dog max_sigma 10", "float32", r"BlobDog/",
+       cucim=lambda L, x: L.cucim.feature.blob_dog(x, max_sigma=10),
+       skimage=lambda L, x: L.skimage.feature.blob_dog(x, max_sigma=10),
+       shapes=((1024, 1024),)),
+    Op("blob_doh (max_sigma 30, 10 scales)", "float32", r"BlobDoh/",
+       cucim=lambda L, x: L.cucim.feature.blob_doh(x),
+       skimage=lambda L, x: L.skimage.feature.blob_doh(x),
+       shapes=((1024, 1024),)),
+    Op("multiscale_basic_features", "uint8", r"MultiscaleBasicFeatures/",
+       cucim=lambda L, x: L.cucim.feature.multiscale_basic_features(x),
+       skimage=lambda L, x: L.skimage.feature.multiscale_basic_features(x),
+       shapes=((1024, 1024), (2048, 2048))),
+    Op("local_binary_pattern P=8 R=1", "uint8", r"LocalBinaryPattern/",
+       skimage=lambda L, x: L.skimage.feature.local_binary_pattern(x, 8, 1),
+       shapes=((2048, 2048), (4096, 4096))),
+    Op("graycomatrix distance 1, 4 angles", "uint8", r"Graycomatrix/",
+       skimage=lambda L, x: L.skimage.feature.graycomatrix(x, [1], [0, math.pi / 4, math.pi / 2, 3 * math.pi / 4]),
+       shapes=((2048, 2048), (4096, 4096))),
     # --- corners/canny ---
     Op("structure_tensor sigma 1", "float32", r"StructureTensor_f32/",
        cucim=lambda L, x: L.cucim.feature.structure_tensor(x, sigma=1),

@@ -2,6 +2,9 @@
 #pragma once
 
 #include "cuskimage/feature/peak.hpp"
+#include "cuskimage/feature/texture.hpp"
+#include "cuskimage/feature/blob.hpp"
+#include "cuskimage/feature/basic_features.hpp"
 #include "cuskimage/feature/canny.hpp"
 #include "cuskimage/feature/corner.hpp"
 #include "cuskimage/feature/template.hpp"
