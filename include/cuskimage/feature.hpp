@@ -2,3 +2,5 @@
 #pragma once
 
 #include "cuskimage/feature/peak.hpp"
+#include "cuskimage/feature/match.hpp"
+#include "cuskimage/feature/brief.hpp"

@@ -1,0 +1,72 @@
+"""Golden outputs of skimage.feature's BRIEF, match_descriptors, plot_matched_features' default
+colours and SIFT for tests/feature/test_{brief,match,sift}.cpp (loaded as
+"feature_keypoints/<name>.npy").
+
+cam.npy: a 128x128 uint8 crop of camera. BRIEF case c: brief_p_<c>.npy (float64: descriptor_size,
+patch_size, mode (0 normal, 1 uniform), sigma, seed, image (0 camera uint8, 1 camera float32)),
+brief_kp_<c>.npy keypoints, brief_desc_<c>.npy and brief_mask_<c>.npy. match case c:
+match_p_<c>.npy (metric index in MatchMetric's order, -1 none; p; max_distance; cross_check;
+max_ratio; set (0 bool, 1 float)), match_out_<c>.npy. Descriptor sets: match_b1/b2 (bool),
+match_f1/f2 (float64).
+"""
+import numpy as np
+import skimage
+from skimage.feature import BRIEF, match_descriptors
+
+METRICS = ["euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev", "hamming", "cosine",
+           "correlation", "braycurtis", "canberra", "jaccard"]
+
+
+def camera_crop():
+    return skimage.data.camera()[120:248, 200:328].copy()
+
+
+def brief_cases(g, cam, rng):
+    kp = np.concatenate([rng.uniform(-2, 130, (40, 2)), rng.integers(20, 108, (20, 2)).astype(float),
+                         [[24, 24], [104, 104], [23.5, 60], [104.2, 60], [60, 103.9], [12, 12]]])
+    cases = [(256, 49, 0, 1.0, 1, 0), (128, 25, 1, 2.0, 7, 0), (64, 16, 0, 0.5, 3, 1), (32, 9, 1, 1.0, 12345, 1),
+             (256, 48, 1, 1.0, 5, 0)]
+    for c, (d, ps, mode, sigma, seed, im) in enumerate(cases):
+        img = cam if im == 0 else (cam / 255.0).astype(np.float32)
+        kpc = kp if c % 2 == 0 else np.round(kp)
+        if mode == 1:  # a 'uniform' sample of +patch_size // 2 on the last kept row reads past the image (UB)
+            kpc = kpc[np.trunc(kpc[:, 0]) + ps // 2 < img.shape[0]]
+        b = BRIEF(descriptor_size=d, patch_size=ps, mode=["normal", "uniform"][mode], sigma=sigma, rng=seed)
+        b.extract(img, kpc)
+        g.save(f"brief_p_{c}", np.array([d, ps, mode, sigma, seed, im], float))
+        g.save(f"brief_kp_{c}", kpc)
+        g.save(f"brief_desc_{c}", b.descriptors)
+        g.save(f"brief_mask_{c}", b.mask)
+    return len(cases)
+
+
+def match_cases(g, rng):
+    b1 = rng.random((60, 64)) < 0.5
+    b2 = np.concatenate([b1[::2] ^ (rng.random((30, 64)) < 0.1), rng.random((25, 64)) < 0.5])
+    f1 = rng.normal(size=(50, 16))
+    f2 = np.concatenate([f1[::3] + 0.2 * rng.normal(size=(17, 16)), rng.normal(size=(20, 16))])
+    f1[3] = f1[4]  # duplicate rows: ties in argmin
+    g.save("match_b1", b1), g.save("match_b2", b2), g.save("match_f1", f1), g.save("match_f2", f2)
+    cases = [(-1, 2, np.inf, 1, 1.0, 0), (-1, 2, np.inf, 0, 1.0, 0), (-1, 2, 0.3, 1, 0.8, 0), (-1, 2, np.inf, 1, 1.0, 1),
+             (-1, 2, np.inf, 0, 0.9, 1), (-1, 2, 3.0, 1, 1.0, 1)]
+    cases += [(m, 2, np.inf, 1, 0.95, 1) for m in range(len(METRICS)) if METRICS[m] not in ("hamming", "jaccard")]
+    cases += [(3, 1.5, np.inf, 0, 1.0, 1), (3, 3, np.inf, 1, 0.9, 1), (5, 2, np.inf, 0, 1.0, 0), (10, 2, np.inf, 1, 1.0, 0),
+              (0, 2, np.inf, 1, 0.9, 0)]
+    for c, (m, p, md, cc, mr, s) in enumerate(cases):
+        d1, d2 = (b1, b2) if s == 0 else (f1, f2)
+        metric = None if m < 0 else METRICS[m]
+        out = match_descriptors(d1, d2, metric=metric, p=p, max_distance=md, cross_check=bool(cc), max_ratio=mr)
+        g.save(f"match_p_{c}", np.array([m, p, md, cc, mr, s], float))
+        g.save(f"match_out_{c}", out.astype(np.int64))
+    return len(cases)
+
+
+def generate(g):
+    rng = g.rng(22)
+    cam = camera_crop()
+    g.save("cam", cam)
+    nb = brief_cases(g, cam, rng)
+    nm = match_cases(g, rng)
+    colours = np.random.default_rng(seed=0)
+    g.save("plot_colours", np.array([colours.random(3) for _ in range(7)]))
+    g.save("ncases", np.array([nb, nm]))
