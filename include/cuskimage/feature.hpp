@@ -4,3 +4,4 @@
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/match.hpp"
 #include "cuskimage/feature/brief.hpp"
+#include "cuskimage/feature/util.hpp"
