@@ -5,3 +5,4 @@
 #include "cuskimage/feature/match.hpp"
 #include "cuskimage/feature/brief.hpp"
 #include "cuskimage/feature/util.hpp"
+#include "cuskimage/feature/sift.hpp"

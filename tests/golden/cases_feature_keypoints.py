@@ -7,7 +7,7 @@ patch_size, mode (0 normal, 1 uniform), sigma, seed, image (0 camera uint8, 1 ca
 brief_kp_<c>.npy keypoints, brief_desc_<c>.npy and brief_mask_<c>.npy. match case c:
 match_p_<c>.npy (metric index in MatchMetric's order, -1 none; p; max_distance; cross_check;
 max_ratio; set (0 bool, 1 float)), match_out_<c>.npy. Descriptor sets: match_b1/b2 (bool),
-match_f1/f2 (float64).
+match_f1/f2 (float64). SIFT case c (SIFT_CASES[c] on cam[:96, :112]): its attributes.
 """
 import numpy as np
 import skimage
@@ -69,4 +69,20 @@ def generate(g):
     nm = match_cases(g, rng)
     colours = np.random.default_rng(seed=0)
     g.save("plot_colours", np.array([colours.random(3) for _ in range(7)]))
-    g.save("ncases", np.array([nb, nm]))
+    ns = sift_cases(g, cam)
+    g.save("ncases", np.array([nb, nm, ns]))
+
+
+SIFT_CASES = [dict(), dict(upsampling=1, n_scales=4, c_dog=0.01), dict(upsampling=4, sigma_min=2.4, n_octaves=3, n_bins=24, n_hist=3, n_ori=6)]
+
+
+def sift_cases(g, cam):
+    """SIFT case c: sift_<c>_{keypoints,positions,sigmas,scales,octaves,orientations,descriptors}."""
+    from skimage.feature import SIFT
+    img = cam[:96, :112]
+    for c, kw in enumerate(SIFT_CASES):
+        s = SIFT(**kw)
+        s.detect_and_extract(img)
+        for name in ("keypoints", "positions", "sigmas", "scales", "octaves", "orientations", "descriptors"):
+            g.save(f"sift_{c}_{name}", getattr(s, name))
+    return len(SIFT_CASES)
