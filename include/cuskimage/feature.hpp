@@ -6,3 +6,4 @@
 #include "cuskimage/feature/brief.hpp"
 #include "cuskimage/feature/util.hpp"
 #include "cuskimage/feature/sift.hpp"
+#include "cuskimage/feature/orb.hpp"

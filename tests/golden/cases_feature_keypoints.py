@@ -7,7 +7,7 @@ patch_size, mode (0 normal, 1 uniform), sigma, seed, image (0 camera uint8, 1 ca
 brief_kp_<c>.npy keypoints, brief_desc_<c>.npy and brief_mask_<c>.npy. match case c:
 match_p_<c>.npy (metric index in MatchMetric's order, -1 none; p; max_distance; cross_check;
 max_ratio; set (0 bool, 1 float)), match_out_<c>.npy. Descriptor sets: match_b1/b2 (bool),
-match_f1/f2 (float64). SIFT case c (SIFT_CASES[c] on cam[:96, :112]): its attributes.
+match_f1/f2 (float64). SIFT case c (SIFT_CASES[c] on cam[:96, :112]): its attributes. ORB cases: see orb_cases.
 """
 import numpy as np
 import skimage
@@ -70,7 +70,8 @@ def generate(g):
     colours = np.random.default_rng(seed=0)
     g.save("plot_colours", np.array([colours.random(3) for _ in range(7)]))
     ns = sift_cases(g, cam)
-    g.save("ncases", np.array([nb, nm, ns]))
+    no = orb_cases(g, cam)
+    g.save("ncases", np.array([nb, nm, ns, no]))
 
 
 SIFT_CASES = [dict(), dict(upsampling=1, n_scales=4, c_dog=0.01), dict(upsampling=4, sigma_min=2.4, n_octaves=3, n_bins=24, n_hist=3, n_ori=6)]
@@ -86,3 +87,29 @@ def sift_cases(g, cam):
         for name in ("keypoints", "positions", "sigmas", "scales", "octaves", "orientations", "descriptors"):
             g.save(f"sift_{c}_{name}", getattr(s, name))
     return len(SIFT_CASES)
+
+
+ORB_CASES = [dict(), dict(n_keypoints=40), dict(fast_n=12, fast_threshold=0.05, n_scales=4, downscale=1.5, harris_k=0.1)]
+
+
+def orb_cases(g, cam):
+    """ORB case c: orb_<c>_{keypoints,scales,orientations,responses,descriptors} of
+    detect_and_extract (descriptors np.packbits along rows), orb_<c>_det_* of detect; orb_x_{descriptors,mask} of case 1's extract on
+    case 0's detect output."""
+    from skimage.feature import ORB
+    for c, kw in enumerate(ORB_CASES):
+        o = ORB(**kw)
+        o.detect_and_extract(cam)
+        for name in ("keypoints", "scales", "orientations", "responses"):
+            g.save(f"orb_{c}_{name}", getattr(o, name))
+        g.save(f"orb_{c}_descriptors", np.packbits(o.descriptors, axis=1))
+        o.detect(cam)
+        for name in ("keypoints", "scales", "orientations", "responses"):
+            g.save(f"orb_{c}_det_{name}", getattr(o, name))
+    d = ORB()
+    d.detect(cam)
+    x = ORB(n_keypoints=40)
+    x.extract(cam, d.keypoints, d.scales, d.orientations)
+    g.save("orb_x_descriptors", np.packbits(x.descriptors, axis=1))
+    g.save("orb_x_mask", x.mask_)
+    return len(ORB_CASES)
