@@ -7,3 +7,4 @@
 #include "cuskimage/feature/util.hpp"
 #include "cuskimage/feature/sift.hpp"
 #include "cuskimage/feature/orb.hpp"
+#include "cuskimage/feature/censure.hpp"

@@ -65,9 +65,11 @@ Array product(const Array& a, const Array& b, const Stream& s) {
   return out;
 }
 
-/// structure_tensor(image, sigma=1, order='rc'): ndimage.sobel derivatives (mode constant), their
-/// products smoothed by gaussian_filter (mode constant).
-std::array<Array, 3> structure_tensor(const Array& img, const Stream& s) {
+}  // namespace
+
+namespace detail {
+
+std::array<Array, 3> structure_tensor_rc(const Array& img, double sigma, const Stream& s) {
   const Array wd = Array::from_vector(std::vector<double>{-1, 0, 1}, {3});
   const Array ws = Array::from_vector(std::vector<double>{1, 2, 1}, {3});
   auto sobel = [&](int axis) {
@@ -80,11 +82,15 @@ std::array<Array, 3> structure_tensor(const Array& img, const Stream& s) {
   };
   const Array d0 = sobel(0), d1 = sobel(1);
   filters::GaussianOptions g;
-  g.sigma = 1.0;
+  g.sigma = sigma;
   g.mode = ndimage::Mode::constant;
   return {filters::gaussian(product(d0, d0, s), g, s), filters::gaussian(product(d0, d1, s), g, s),
           filters::gaussian(product(d1, d1, s), g, s)};
 }
+
+}  // namespace detail
+
+namespace {
 
 std::vector<std::int64_t> kept(const std::vector<std::int64_t>& kp, const std::vector<std::uint8_t>& mask) {
   std::vector<std::int64_t> out;
@@ -145,7 +151,7 @@ LayerKeys detect_layer(const Array& img, const OrbOptions& o, bool extract, cons
   L.ori.resize(n);
   L.resp.resize(n);
   if (n > 0) {
-    const auto t = structure_tensor(img, s);
+    const auto t = detail::structure_tensor_rc(img, 1.0, s);
     cuskimage::detail::on_backend(
         img, s,
         [&] {

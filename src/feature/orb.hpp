@@ -4,6 +4,7 @@
 // contiguous float64.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -97,6 +98,11 @@ CUSK_HD bool orb_bit(const double* img, std::int64_t cols, std::int64_t kr, std:
   const std::int64_t r1 = round_away(s * pr1 + c * pc1), c1 = round_away(c * pr1 - s * pc1);
   return img[(kr + r0) * cols + kc + c0] < img[(kr + r1) * cols + kc + c1];
 }
+
+/// skimage.feature.structure_tensor(img, sigma, order='rc') of a contiguous float64 image on
+/// either backend: (Arr, Arc, Acc), ndimage.sobel derivatives and gaussian_filter, mode constant.
+/// (A private stand-in for the corner module's structure_tensor; CENSURE uses it too.)
+std::array<Array, 3> structure_tensor_rc(const Array& img, double sigma, const Stream& stream);
 
 /// CUDA backend (kernels/feature/orb.cu). img: contiguous float64 (rows, cols) on the device;
 /// kp: (K, 2) int64 on the device.

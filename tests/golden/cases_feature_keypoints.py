@@ -7,7 +7,7 @@ patch_size, mode (0 normal, 1 uniform), sigma, seed, image (0 camera uint8, 1 ca
 brief_kp_<c>.npy keypoints, brief_desc_<c>.npy and brief_mask_<c>.npy. match case c:
 match_p_<c>.npy (metric index in MatchMetric's order, -1 none; p; max_distance; cross_check;
 max_ratio; set (0 bool, 1 float)), match_out_<c>.npy. Descriptor sets: match_b1/b2 (bool),
-match_f1/f2 (float64). SIFT case c (SIFT_CASES[c] on cam[:96, :112]): its attributes. ORB cases: see orb_cases.
+match_f1/f2 (float64). SIFT case c (SIFT_CASES[c] on cam[:96, :112]): its attributes. ORB and CENSURE cases: see orb_cases, censure_cases.
 """
 import numpy as np
 import skimage
@@ -71,7 +71,8 @@ def generate(g):
     g.save("plot_colours", np.array([colours.random(3) for _ in range(7)]))
     ns = sift_cases(g, cam)
     no = orb_cases(g, cam)
-    g.save("ncases", np.array([nb, nm, ns, no]))
+    nc = censure_cases(g, cam)
+    g.save("ncases", np.array([nb, nm, ns, no, nc]))
 
 
 SIFT_CASES = [dict(), dict(upsampling=1, n_scales=4, c_dog=0.01), dict(upsampling=4, sigma_min=2.4, n_octaves=3, n_bins=24, n_hist=3, n_ori=6)]
@@ -113,3 +114,18 @@ def orb_cases(g, cam):
     g.save("orb_x_descriptors", np.packbits(x.descriptors, axis=1))
     g.save("orb_x_mask", x.mask_)
     return len(ORB_CASES)
+
+
+CENSURE_CASES = [dict(), dict(mode="Octagon", non_max_threshold=0.05), dict(mode="STAR", max_scale=6, non_max_threshold=0.05),
+                 dict(min_scale=2, max_scale=6, line_threshold=5, non_max_threshold=0.02)]
+
+
+def censure_cases(g, cam):
+    """CENSURE case c (CENSURE_CASES[c] on cam): censure_<c>_{keypoints,scales}."""
+    from skimage.feature import CENSURE
+    for c, kw in enumerate(CENSURE_CASES):
+        d = CENSURE(**kw)
+        d.detect(cam)
+        g.save(f"censure_{c}_keypoints", d.keypoints.astype(np.int64))
+        g.save(f"censure_{c}_scales", d.scales.astype(np.int64))
+    return len(CENSURE_CASES)
