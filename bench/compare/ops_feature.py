@@ -4,6 +4,11 @@
 peak_local_max on the distance transform of binary blobs (the test texture above its middle grey,
 as bench/feature/bench_peak.cpp makes them), min_distance 7, with and without the blobs' labels.
 Our benchmarks: bench/feature/bench_peak.cpp.
+
+# keypoints
+ORB (500 keypoints) and SIFT detect_and_extract, CENSURE detect (DoB), BRIEF of 500 keypoints and
+match_descriptors of two 500 x 256 bit sets, on the uint8 test texture; scikit-image only (cuCIM
+has none of them). Our benchmarks: bench/feature/bench_keypoints.cpp.
 """
 from compare import Op, test_image
 
@@ -38,4 +43,64 @@ OPS = [
        cucim=lambda L, x: L.cucim.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        skimage=lambda L, x: L.skimage.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        shapes=_SHAPES, make_input=_edt_labels),
+]
+
+# --- keypoints ---
+
+
+def _orb(L, x):
+    o = L.skimage.feature.ORB(n_keypoints=500)
+    o.detect_and_extract(x)
+    return o.descriptors
+
+
+def _sift(L, x):
+    o = L.skimage.feature.SIFT()
+    o.detect_and_extract(x)
+    return o.descriptors
+
+
+def _censure(L, x):
+    o = L.skimage.feature.CENSURE()
+    o.detect(x)
+    return o.keypoints
+
+
+def _keypoints(n, k, seed=12345):
+    """The benchmark's keypoints: a 64-bit LCG's top bits modulo n (bench_keypoints.cpp)."""
+    v, x = [], seed
+    for _ in range(2 * k):
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        v.append(float((x >> 33) % n))
+    import numpy as np
+    return np.array(v).reshape(k, 2)
+
+
+def _brief(L, x):
+    b = L.skimage.feature.BRIEF()
+    b.extract(x, _keypoints(x.shape[0], 500))
+    return b.descriptors
+
+
+def _match_input(xp, shape, dtype):
+    import numpy as np
+    from skimage.feature import BRIEF
+    img = test_image(np, (1024, 1024), "uint8")
+    d = []
+    for n in (1024, 1000):
+        b = BRIEF()
+        b.extract(img, _keypoints(n, 500))
+        d.append(b.descriptors)
+    return tuple(d)
+
+
+OPS += [
+    Op("ORB detect_and_extract, 500 keypoints", "uint8", r"BM_Orb/",
+       skimage=_orb, shapes=((1024, 1024),)),
+    Op("SIFT detect_and_extract", "uint8", r"BM_Sift/", skimage=_sift, shapes=((512, 512),)),
+    Op("CENSURE detect (DoB)", "uint8", r"BM_Censure/", skimage=_censure, shapes=((1024, 1024),)),
+    Op("BRIEF extract, 500 keypoints", "uint8", r"BM_Brief/", skimage=_brief, shapes=((1024, 1024),)),
+    Op("match_descriptors 500 x 500, 256 bits, max_ratio 0.8", "bool", r"BM_MatchDescriptors/",
+       skimage=lambda L, x: L.skimage.feature.match_descriptors(x[0], x[1], max_ratio=0.8),
+       shapes=((500, 500),), make_input=_match_input),
 ]
