@@ -76,6 +76,11 @@ def _keypoints(n, k, seed=12345):
     return np.array(v).reshape(k, 2)
 
 
+def _at_least_256(xp, shape, dtype):
+    """The texture, at least 256 on a side (a small test shape has no ORB or SIFT features)."""
+    return test_image(xp, tuple(max(n, 256) for n in shape), dtype)
+
+
 def _brief(L, x):
     b = L.skimage.feature.BRIEF()
     b.extract(x, _keypoints(x.shape[0], 500))
@@ -96,8 +101,9 @@ def _match_input(xp, shape, dtype):
 
 OPS += [
     Op("ORB detect_and_extract, 500 keypoints", "uint8", r"BM_Orb/",
-       skimage=_orb, shapes=((1024, 1024),)),
-    Op("SIFT detect_and_extract", "uint8", r"BM_Sift/", skimage=_sift, shapes=((512, 512),)),
+       skimage=_orb, shapes=((1024, 1024),), make_input=_at_least_256),
+    Op("SIFT detect_and_extract", "uint8", r"BM_Sift/", skimage=_sift, shapes=((512, 512),),
+       make_input=_at_least_256),
     Op("CENSURE detect (DoB)", "uint8", r"BM_Censure/", skimage=_censure, shapes=((1024, 1024),)),
     Op("BRIEF extract, 500 keypoints", "uint8", r"BM_Brief/", skimage=_brief, shapes=((1024, 1024),)),
     Op("match_descriptors 500 x 500, 256 bits, max_ratio 0.8", "bool", r"BM_MatchDescriptors/",
