@@ -7,6 +7,7 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/stream.hpp"
 #include "src/core/hd.hpp"
+#include "src/core/rn.hpp"
 
 namespace cuskimage::feature::detail {
 
@@ -24,14 +25,17 @@ CUSK_HD double censure_dob(const double* I, std::int64_t cols, std::int64_t i, s
                        integral_at(I, cols, i + n, j - n - 1) - integral_at(I, cols, i - n - 1, j + n);
   const double outer = integral_at(I, cols, i + n2, j + n2) + integral_at(I, cols, i - n2 - 1, j - n2 - 1) -
                        integral_at(I, cols, i + n2, j - n2 - 1) - integral_at(I, cols, i - n2 - 1, j + n2);
-  return outer_w * outer - (inner_w + outer_w) * inner;
+  using cuskimage::detail::mul_rn;
+  return cuskimage::detail::sub_rn(mul_rn(outer_w, outer), mul_rn(inner_w + outer_w, inner));
 }
 
+/// Products are rounded on their own on both backends (no fused multiply-add on the device).
 /// A keypoint voxel: an extremum of its 3x3x3 neighbourhood, at least the threshold, not on a line.
 CUSK_HD bool censure_keep(double v, double mn, double mx, double thr, double arr, double arc, double acc, double lt) {
   if (!(mn == v || mx == v) || v < thr) return false;
+  using cuskimage::detail::mul_rn;
   const double tr = arr + acc;
-  return !(tr * tr > lt * (arr * acc - arc * arc));
+  return !(mul_rn(tr, tr) > mul_rn(lt, cuskimage::detail::sub_rn(mul_rn(arr, acc), mul_rn(arc, arc))));
 }
 
 /// CUDA backend: one DoB plane (out: contiguous (rows, cols), zero-initialised) and one mask plane.

@@ -11,6 +11,7 @@
 #include "cuskimage/array.hpp"
 #include "cuskimage/stream.hpp"
 #include "src/core/hd.hpp"
+#include "src/core/rn.hpp"
 #include "src/feature/orb_positions.hpp"
 
 namespace cuskimage::feature::detail {
@@ -72,18 +73,20 @@ CUSK_HD double orb_orientation(const double* img, std::int64_t rows, std::int64_
       if (!((r - 15 < 0 ? 15 - r : r - 15) <= ofast_umax(c - 15 < 0 ? 15 - c : c - 15))) continue;
       const std::int64_t y = r0 + r - 15, x = c0 + c - 15;
       const double v = y >= 0 && y < rows && x >= 0 && x < cols ? img[y * cols + x] : 0.0;
-      m10 += v * static_cast<double>(c - 15);
+      m10 = cuskimage::detail::add_rn(m10, cuskimage::detail::mul_rn(v, static_cast<double>(c - 15)));
       row += v;
     }
-    m01 += row * static_cast<double>(r - 15);
+    m01 = cuskimage::detail::add_rn(m01, cuskimage::detail::mul_rn(row, static_cast<double>(r - 15)));
   }
   return atan2(m01, m10);
 }
 
 /// corner_harris, method 'k', from the smoothed structure tensor entries.
 CUSK_HD double harris_k(double arr, double arc, double acc, double k) {
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
   const double tr = arr + acc;
-  return (arr * acc - arc * arc) - k * (tr * tr);
+  return sub_rn(sub_rn(mul_rn(arr, acc), mul_rn(arc, arc)), mul_rn(k, mul_rn(tr, tr)));
 }
 
 /// skimage's round(): half away from zero.
@@ -94,8 +97,14 @@ CUSK_HD std::int64_t round_away(double x) { return static_cast<std::int64_t>(x >
 CUSK_HD bool orb_bit(const double* img, std::int64_t cols, std::int64_t kr, std::int64_t kc, double s, double c,
                      const std::int8_t* pair) {
   const double pr0 = pair[0], pc0 = pair[1], pr1 = pair[2], pc1 = pair[3];
-  const std::int64_t r0 = round_away(s * pr0 + c * pc0), c0 = round_away(c * pr0 - s * pc0);
-  const std::int64_t r1 = round_away(s * pr1 + c * pc1), c1 = round_away(c * pr1 - s * pc1);
+  using cuskimage::detail::add_rn;
+  using cuskimage::detail::mul_rn;
+  using cuskimage::detail::sub_rn;
+  // Each product rounded on its own, as on the host (no fused multiply-add on the device).
+  const std::int64_t r0 = round_away(add_rn(mul_rn(s, pr0), mul_rn(c, pc0)));
+  const std::int64_t c0 = round_away(sub_rn(mul_rn(c, pr0), mul_rn(s, pc0)));
+  const std::int64_t r1 = round_away(add_rn(mul_rn(s, pr1), mul_rn(c, pc1)));
+  const std::int64_t c1 = round_away(sub_rn(mul_rn(c, pr1), mul_rn(s, pc1)));
   return img[(kr + r0) * cols + kc + c0] < img[(kr + r1) * cols + kc + c1];
 }
 
