@@ -143,33 +143,46 @@ CUSK_HD double py_mod(double a, double b) {
   return m;
 }
 
-/// The orientations of a keypoint (position y, x and sigma in input pixels, DoG layer s): up to
-/// n_bins values into `ori`, the count returned. `hist` holds 2 * n_bins doubles of scratch.
-CUSK_HD int sift_orientations(const SiftOctave& o, const SiftParams& p, double y, double x, double sigma_abs,
-                              std::int64_t s, double* hist, double* ori) {
-  const double pi = 3.141592653589793, two_pi = 2 * pi;
-  const int nb = p.n_bins;
-  const double yy = y / o.delta, xx = x / o.delta, sigma = sigma_abs / o.delta;
-  const double radius = 3 * p.lambda_ori * sigma;
+/// The pixel window of a keypoint's orientation histogram (inclusive) or descriptor (exclusive
+/// ends), in octave pixels, and the keypoint's centre and sigma there.
+struct SiftWindow {
+  std::int64_t r0, c0, r1, c1;  // rows r0..r1, columns c0..c1 (bounds as scikit-image's loops use them)
+  double cy, cx, sigma;
+};
+
+/// The window of a keypoint (input pixels y, x, sigma_abs) in its octave, `radius_of(sigma)` octave
+/// pixels around it, clipped to the octave.
+template <class Radius>
+CUSK_HD SiftWindow sift_window(const SiftOctave& o, double y, double x, double sigma_abs, Radius radius_of) {
+  SiftWindow w;
+  w.cy = y / o.delta, w.cx = x / o.delta, w.sigma = sigma_abs / o.delta;
+  const double radius = radius_of(w.sigma);
   auto lo = [](double v) { return static_cast<std::int64_t>(v > 0 ? v : 0.0); };
-  auto hi = [](double v, std::int64_t m) { return static_cast<std::int64_t>(v < static_cast<double>(m) ? v : static_cast<double>(m)); };
-  const std::int64_t r0 = lo(yy - radius + 0.5), c0 = lo(xx - radius + 0.5);
-  const std::int64_t r1 = hi(yy + radius + 0.5, o.rows - 1), c1 = hi(xx + radius + 0.5, o.cols - 1);
-  for (int b = 0; b < nb; ++b) hist[b] = 0;
-  const double lam = p.lambda_ori * sigma, den = -2 * (lam * lam);
-  for (std::int64_t r = r0; r <= r1; ++r)
-    for (std::int64_t c = c0; c <= c1; ++c) {
-      double gr, gc;
-      sift_gradient(o, s, r, c, gr, gc);
-      const double dr = static_cast<double>(r) - yy, dc = static_cast<double>(c) - xx;
-      const double mag = sqrt(gr * gr + gc * gc);
-      const double theta = py_mod(atan2(gc, gr), two_pi);
-      const double kernel = exp((dr * dr + dc * dc) / den);
-      const int bin = static_cast<int>(floor(py_mod(theta / two_pi * nb + 0.5, nb)));
-      hist[bin] += kernel * mag;
-    }
-  double* tmp = hist + nb;
-  const double third = 1.0 / 3;
+  auto hi = [](double v, std::int64_t m) {
+    return static_cast<std::int64_t>(v < static_cast<double>(m) ? v : static_cast<double>(m));
+  };
+  w.r0 = lo(w.cy - radius + 0.5), w.c0 = lo(w.cx - radius + 0.5);
+  w.r1 = hi(w.cy + radius + 0.5, o.rows - 1), w.c1 = hi(w.cx + radius + 0.5, o.cols - 1);
+  return w;
+}
+
+/// One pixel's vote in the orientation histogram: its bin, and its weight returned.
+CUSK_HD double sift_ori_vote(const SiftOctave& o, std::int64_t s, std::int64_t r, std::int64_t c, const SiftWindow& w,
+                             double den, int nb, int& bin) {
+  const double two_pi = 2 * 3.141592653589793;
+  double gr, gc;
+  sift_gradient(o, s, r, c, gr, gc);
+  const double dr = static_cast<double>(r) - w.cy, dc = static_cast<double>(c) - w.cx;
+  const double mag = sqrt(gr * gr + gc * gc);
+  const double theta = py_mod(atan2(gc, gr), two_pi);
+  const double kernel = exp((dr * dr + dc * dc) / den);
+  bin = static_cast<int>(floor(py_mod(theta / two_pi * nb + 0.5, nb)));
+  return kernel * mag;
+}
+
+/// The smoothed histogram's peaks as orientations (into ori; the count returned). tmp: nb doubles.
+CUSK_HD int sift_ori_peaks(double* hist, double* tmp, int nb, double c_max, double* ori) {
+  const double pi = 3.141592653589793, third = 1.0 / 3;
   for (int it = 0; it < 6; ++it) {
     for (int b = 0; b < nb; ++b)
       tmp[b] = hist[(b + nb - 1) % nb] * third + hist[b] * third + hist[(b + 1) % nb] * third;
@@ -181,68 +194,100 @@ CUSK_HD int sift_orientations(const SiftOctave& o, const SiftParams& p, double y
   for (int m = 0; m < nb; ++m) {
     const double a = hist[(m + nb - 1) % nb], v = hist[m], b = hist[(m + 1) % nb];
     const double f = a > v ? (a > b ? a : b) : (v > b ? v : b);
-    if (!(v >= p.c_max * mx && f == v)) continue;
+    if (!(v >= c_max * mx && f == v)) continue;
     const double fit = (a - b) / (2 * (a + b - 2 * v));
     double t = (static_cast<double>(m) + fit + 0.5) * 2 * pi / nb;
-    if (t > pi) t -= two_pi;
+    if (t > pi) t -= 2 * pi;
     ori[n++] = t;
   }
   return n;
 }
 
-/// The descriptor of a keypoint into out (n_hist^2 * n_ori bytes); `hist` is scratch of that
-/// many doubles.
-CUSK_HD void sift_descriptor(const SiftOctave& o, const SiftParams& p, double y, double x, double sigma_abs,
-                             std::int64_t s, double orientation, double* hist, std::uint8_t* out) {
-  const double pi = 3.141592653589793;
-  const int nh = p.n_hist, no = p.n_ori, len = nh * nh * no;
-  const double cy = y / o.delta, cx = x / o.delta, sigma = sigma_abs / o.delta;
-  const double radius = p.lambda_descr * (1 + 1.0 / nh) * sigma;
-  const double rp = 1.4142135623730951 * radius;
-  auto lo = [](double v) { return static_cast<std::int64_t>(v > 0 ? v : 0.0); };
-  auto hi = [](double v, std::int64_t m) { return static_cast<std::int64_t>(v < static_cast<double>(m) ? v : static_cast<double>(m)); };
-  const std::int64_t r0 = lo(cy - rp + 0.5), c0 = lo(cx - rp + 0.5);
-  const std::int64_t r1 = hi(cy + rp + 0.5, o.rows - 1), c1 = hi(cx + rp + 0.5, o.cols - 1);
-  for (int i = 0; i < len; ++i) hist[i] = 0;
-  const double co = cos(orientation), si = sin(orientation);
-  const double lam_sig = p.lambda_descr * sigma, den = -2 * (lam_sig * lam_sig);
-  const double spacing = 2 * lam_sig / nh, inv = 1 / spacing, norm1 = no / (2 * pi);
-  for (std::int64_t r = r0; r < r1; ++r)
-    for (std::int64_t c = c0; c < c1; ++c) {
-      const double rn0 = static_cast<double>(r) - cy, cn0 = static_cast<double>(c) - cx;
-      const double rn = co * rn0 + si * cn0, cn = -si * rn0 + co * cn0;
-      const double ar = rn < 0 ? -rn : rn, ac = cn < 0 ? -cn : cn;
-      if (!((ar > ac ? ar : ac) < radius)) continue;
-      double gr, gc;
-      sift_gradient(o, s, r, c, gr, gc);
-      const double theta = atan2(gc, gr) - orientation;
-      const double kernel = exp((rn * rn + cn * cn) / den);
-      const double mag = sqrt(gr * gr + gc * gc) * kernel;
-      int near = 0;
-      double dmin = 100.;
-      for (int j = 0; j < no; ++j) {
-        double d = 2 * pi * (j + 1) / no - theta;
-        if (d > 2 * pi)
-          d -= 2 * pi;
-        else if (d < 0)
-          d += 2 * pi;
-        if (d < dmin) near = j, dmin = d;
-      }
-      for (int hr = 0; hr < nh; ++hr) {
-        const double bin_r = (hr + 1 - (1 + nh) / 2.0) * spacing;
-        const double dr = bin_r - rn < 0 ? rn - bin_r : bin_r - rn;
-        if (dr > spacing) continue;
-        for (int hc = 0; hc < nh; ++hc) {
-          const double bin_c = (hc + 1 - (1 + nh) / 2.0) * spacing;
-          const double dc = bin_c - cn < 0 ? cn - bin_c : bin_c - cn;
-          if (dc > spacing) continue;
-          const double w0 = (1 - inv * dr) * (1 - inv * dc) * mag;
-          const double w1 = w0 * norm1 * dmin, w2 = w0 - w1;
-          hist[(hr * nh + hc) * no + near] += w1;
-          hist[(hr * nh + hc) * no + (near + 1 == no ? 0 : near + 1)] += w2;
-        }
-      }
+/// The orientations of a keypoint (position y, x and sigma in input pixels, DoG layer s): up to
+/// n_bins values into `ori`, the count returned. `hist` holds 2 * n_bins doubles of scratch.
+CUSK_HD int sift_orientations(const SiftOctave& o, const SiftParams& p, double y, double x, double sigma_abs,
+                              std::int64_t s, double* hist, double* ori) {
+  const double k = 3 * p.lambda_ori;
+  const SiftWindow w = sift_window(o, y, x, sigma_abs, [k](double sg) { return k * sg; });
+  const double lam = p.lambda_ori * w.sigma, den = -2 * (lam * lam);
+  for (int b = 0; b < p.n_bins; ++b) hist[b] = 0;
+  for (std::int64_t r = w.r0; r <= w.r1; ++r)
+    for (std::int64_t c = w.c0; c <= w.c1; ++c) {
+      int bin;
+      const double v = sift_ori_vote(o, s, r, c, w, den, p.n_bins, bin);
+      hist[bin] += v;
     }
+  return sift_ori_peaks(hist, hist + p.n_bins, p.n_bins, p.c_max, ori);
+}
+
+/// The descriptor's per-keypoint constants.
+struct SiftDescr {
+  SiftWindow w;
+  double radius, co, si, den, spacing, inv, norm1, orientation;
+};
+
+CUSK_HD SiftDescr sift_descr_setup(const SiftOctave& o, const SiftParams& p, double y, double x, double sigma_abs,
+                                   double orientation) {
+  SiftDescr d;
+  // scikit-image: radius = lambda_descr * (1 + 1 / n_hist) * sigma, the patch sqrt(2) * radius.
+  const double per_sigma = p.lambda_descr * (1 + 1.0 / p.n_hist);
+  d.w = sift_window(o, y, x, sigma_abs, [per_sigma](double sg) { return 1.4142135623730951 * (per_sigma * sg); });
+  d.radius = per_sigma * d.w.sigma;
+  d.co = cos(orientation), d.si = sin(orientation), d.orientation = orientation;
+  const double lam_sig = p.lambda_descr * d.w.sigma;
+  d.den = -2 * (lam_sig * lam_sig);
+  d.spacing = 2 * lam_sig / p.n_hist, d.inv = 1 / d.spacing;
+  d.norm1 = p.n_ori / (2 * 3.141592653589793);
+  return d;
+}
+
+/// One pixel of the descriptor patch: inside the rotated square or not; its rotated position,
+/// weighted magnitude, nearest orientation bin and the distance to it.
+struct SiftSample {
+  bool in;
+  double rn, cn, mag, dist;
+  int near;
+};
+
+CUSK_HD SiftSample sift_descr_sample(const SiftOctave& o, std::int64_t s, std::int64_t r, std::int64_t c,
+                                     const SiftDescr& d, int no) {
+  const double pi = 3.141592653589793;
+  SiftSample q{false, 0, 0, 0, 0, 0};
+  const double rn0 = static_cast<double>(r) - d.w.cy, cn0 = static_cast<double>(c) - d.w.cx;
+  q.rn = d.co * rn0 + d.si * cn0, q.cn = -d.si * rn0 + d.co * cn0;
+  const double ar = q.rn < 0 ? -q.rn : q.rn, ac = q.cn < 0 ? -q.cn : q.cn;
+  if (!((ar > ac ? ar : ac) < d.radius)) return q;
+  q.in = true;
+  double gr, gc;
+  sift_gradient(o, s, r, c, gr, gc);
+  const double theta = atan2(gc, gr) - d.orientation;
+  q.mag = sqrt(gr * gr + gc * gc) * exp((q.rn * q.rn + q.cn * q.cn) / d.den);
+  q.dist = 100.;
+  for (int j = 0; j < no; ++j) {
+    double t = 2 * pi * (j + 1) / no - theta;
+    if (t > 2 * pi)
+      t -= 2 * pi;
+    else if (t < 0)
+      t += 2 * pi;
+    if (t < q.dist) q.near = j, q.dist = t;
+  }
+  return q;
+}
+
+/// A sample's votes in the spatial cell (hr, hc), if it is within one spacing of it.
+CUSK_HD void sift_descr_vote(double* hist, const SiftSample& q, const SiftDescr& d, int nh, int no, int hr, int hc) {
+  const double bin_r = (hr + 1 - (1 + nh) / 2.0) * d.spacing, bin_c = (hc + 1 - (1 + nh) / 2.0) * d.spacing;
+  const double dr = bin_r - q.rn < 0 ? q.rn - bin_r : bin_r - q.rn;
+  const double dc = bin_c - q.cn < 0 ? q.cn - bin_c : bin_c - q.cn;
+  if (dr > d.spacing || dc > d.spacing) return;
+  const double w0 = (1 - d.inv * dr) * (1 - d.inv * dc) * q.mag;
+  const double w1 = w0 * d.norm1 * q.dist, w2 = w0 - w1;
+  hist[(hr * nh + hc) * no + q.near] += w1;
+  hist[(hr * nh + hc) * no + (q.near + 1 == no ? 0 : q.near + 1)] += w2;
+}
+
+/// Clip at 0.2 of the norm, renormalise to 512 and quantise.
+CUSK_HD void sift_descr_finish(double* hist, int len, std::uint8_t* out) {
   double n2 = 0;
   for (int i = 0; i < len; ++i) n2 += hist[i] * hist[i];
   const double cap = 0.2 * sqrt(n2);
@@ -256,6 +301,23 @@ CUSK_HD void sift_descriptor(const SiftOctave& o, const SiftParams& p, double y,
     const double v = floor(512 * hist[i] / norm);
     out[i] = static_cast<std::uint8_t>(v < 255 ? v : 255);
   }
+}
+
+/// The descriptor of a keypoint into out (n_hist^2 * n_ori bytes); `hist` is scratch of that
+/// many doubles. Pixels in C order, each voting in the cells within one spacing (row cells outer).
+CUSK_HD void sift_descriptor(const SiftOctave& o, const SiftParams& p, double y, double x, double sigma_abs,
+                             std::int64_t s, double orientation, double* hist, std::uint8_t* out) {
+  const int nh = p.n_hist, no = p.n_ori, len = nh * nh * no;
+  const SiftDescr d = sift_descr_setup(o, p, y, x, sigma_abs, orientation);
+  for (int i = 0; i < len; ++i) hist[i] = 0;
+  for (std::int64_t r = d.w.r0; r < d.w.r1; ++r)
+    for (std::int64_t c = d.w.c0; c < d.w.c1; ++c) {
+      const SiftSample q = sift_descr_sample(o, s, r, c, d, no);
+      if (!q.in) continue;
+      for (int hr = 0; hr < nh; ++hr)
+        for (int hc = 0; hc < nh; ++hc) sift_descr_vote(hist, q, d, nh, no, hr, hc);
+    }
+  sift_descr_finish(hist, len, out);
 }
 
 /// CUDA backend pieces (kernels/feature/sift.cu); octave tables and outputs on the device.
