@@ -105,7 +105,7 @@ if has prof; then
     timeout "${PROF_TIMEOUT:-90}" ncu --clock-control none ${k:+--kernel-name regex:$k} --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --launch-count "${PROF_LAUNCHES:-40}" "$PWD/$B/bench/$b" --benchmark_filter="$f" --benchmark_min_time=0.001 \
       >/tmp/prof.csv 2>/tmp/prof.err || echo "ncu exit $?" >>"$OUT/prof.txt"
-    python3 scripts/ncu_summary.py /tmp/prof.csv >>"$OUT/prof.txt" 2>&1
+    python3 scripts/ncu_summary.py /tmp/prof.csv ${PROF_BY_KERNEL:+--by-kernel} >>"$OUT/prof.txt" 2>&1
   done
   cat "$OUT/prof.txt"
 fi

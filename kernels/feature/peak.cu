@@ -3,7 +3,9 @@
 //               with labels: one thread per labelled pixel takes the window maximum with positions
 //               clamped to its label's bounding box (scikit-image crops each label's box and fills
 //               it 'nearest') and other labels' pixels read as the dtype's lowest value; a label
-//               whose pixels all equal their maximum keeps mask xor opening(mask) instead.
+//               whose pixels all equal their maximum keeps mask xor opening(mask) instead. 2-D
+//               images read the window from a shared-memory tile; boxes and flags are reduced per
+//               warp before their atomics.
 //   order       cub::DeviceSelect in C order, then stable radix sorts by the wrapped negated
 //               intensity (and then by label): scikit-image's stable argsort, ties included.
 //   spacing     ensure_spacing is a sequential greedy in that order, i.e. the lexicographically
@@ -105,18 +107,34 @@ __device__ __forceinline__ int label_at(const int* lab, const int c[3], const G3
   return inner(c, g) ? lab[i] : 0;
 }
 
+/// Label bounding boxes. Lanes of a warp holding the same label reduce their box first: labels
+/// are regions, and one atomic per pixel on a label's six words serialises at L2.
 __global__ void k_bbox(const int* lab, G3 g, int* box, int* any) {
-  for (i64 i = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x; i < g.n; i += static_cast<i64>(gridDim.x) * blockDim.x) {
-    int c[3];
-    unravel(i, g, c);
-    const int l = label_at(lab, c, g, i);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const i64 stride = static_cast<i64>(gridDim.x) * blockDim.x;
+  bool seen = false;
+  // Warp-uniform trip count (blockDim is a multiple of 32): the warp intrinsics see every lane.
+  for (i64 b = blockIdx.x * static_cast<i64>(blockDim.x) + (threadIdx.x & ~31u); b < g.n; b += stride) {
+    const i64 i = b + lane;
+    int c[3] = {0, 0, 0};
+    int l = 0;
+    if (i < g.n) {
+      unravel(i, g, c);
+      l = label_at(lab, c, g, i);
+    }
+    const unsigned grp = __match_any_sync(0xffffffffu, l > 0 ? l : 0);
     if (l <= 0) continue;
-    *any = 1;
+    seen = true;
+    const bool leader = lane == __ffs(grp) - 1;
     for (int a = 0; a < 3; ++a) {
-      atomicMin(&box[(l - 1) * 6 + a], c[a]);
-      atomicMax(&box[(l - 1) * 6 + 3 + a], c[a]);
+      const int lo = __reduce_min_sync(grp, c[a]), hi = __reduce_max_sync(grp, c[a]);
+      if (leader) {
+        atomicMin(&box[(l - 1) * 6 + a], lo);
+        atomicMax(&box[(l - 1) * 6 + 3 + a], hi);
+      }
     }
   }
+  if (__any_sync(0xffffffffu, seen) && lane == 0) *any = 1;
 }
 
 /// In label l's box and of label l (scikit-image's label_mask of the cropped box).
@@ -154,6 +172,55 @@ __global__ void k_label_max(const T* img, const int* lab, G3 g, const int* box, 
     }
     eq[i] = img[i] == m;
     if (!eq[i]) noteq[l - 1] = 1;
+  }
+}
+
+/// k_label_max for 2-D images, one 32x32 tile per block with its window halo (R pixels) of labels
+/// and values in shared memory: the window is ~(2 min_distance + 1)^2 reads per pixel. Same
+/// arithmetic as k_label_max, including the first-value rule for NaN. Lanes set noteq once per
+/// label and warp (most pixels are below their window maximum).
+template <class T>
+__global__ void __launch_bounds__(256) k_label_max_tile(const T* img, const int* lab, G3 g, const int* box,
+                                                        const int* offs, int noff, int R, T bg, std::uint8_t* eq,
+                                                        int* noteq) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int W = 32 + 2 * R;
+  int* slab = reinterpret_cast<int*>(smem);
+  T* simg = reinterpret_cast<T*>(smem + ((static_cast<std::size_t>(W) * W * sizeof(int) + 15) / 16) * 16);
+  const int ny = g.s[1], nx = g.s[2];
+  const int y0 = static_cast<int>(blockIdx.y) * 32, x0 = static_cast<int>(blockIdx.x) * 32;
+  for (int t = static_cast<int>(threadIdx.x); t < W * W; t += blockDim.x) {
+    const int y = y0 + t / W - R, x = x0 + t % W - R;
+    const bool in = y >= 0 && y < ny && x >= 0 && x < nx;
+    const i64 j = static_cast<i64>(y) * nx + x;
+    slab[t] = in ? lab[j] : 0;
+    simg[t] = in ? img[j] : bg;
+  }
+  __syncthreads();
+  const int tx = static_cast<int>(threadIdx.x & 31), ty = static_cast<int>(threadIdx.x >> 5);
+  for (int r = 0; r < 4; ++r) {
+    const int y = y0 + ty + 8 * r, x = x0 + tx;
+    const bool valid = y < ny && x < nx;
+    const int c[3] = {0, y, x};
+    const i64 i = static_cast<i64>(y) * nx + x;
+    const int l = valid ? label_at(lab, c, g, i) : 0;
+    bool e = false;
+    if (l > 0) {
+      const int* bx = box + (l - 1) * 6;
+      const int by0 = bx[1], by1 = bx[4], bx0 = bx[2], bx1 = bx[5];
+      T m = bg;
+      for (int k = 0; k < noff; ++k) {
+        const int qy = min(max(y + offs[k * 3 + 1], by0), by1), qx = min(max(x + offs[k * 3 + 2], bx0), bx1);
+        const int q = (qy - y0 + R) * W + (qx - x0 + R);
+        const T v = slab[q] == l ? simg[q] : bg;
+        if (k == 0 || v > m) m = v;
+      }
+      e = simg[(y - y0 + R) * W + (x - x0 + R)] == m;
+    }
+    if (valid) eq[i] = e;
+    const int nl = l > 0 && !e ? l : 0;
+    const unsigned grp = __match_any_sync(0xffffffffu, nl);
+    if (nl > 0 && tx == __ffs(grp) - 1 && !noteq[nl - 1]) noteq[nl - 1] = 1;
   }
 }
 
@@ -510,9 +577,19 @@ Array cuda_peak_local_max(const Array& image, const Array& labels, const Array& 
     Array doffs = upload(offs, dev, s);
     Array eq = Array::empty({g.n}, DType::uint8, dev, s);
     Array noteq = Array::zeros({nlab}, DType::int32, dev, s);
-    k_label_max<T><<<blocks(g.n), kThreads, 0, s.handle()>>>(img, lab, g, cptr<int>(box), cptr<int>(doffs),
-                                                             static_cast<int>(offs.size() / 3), bg, single,
-                                                             ptr<std::uint8_t>(eq), ptr<int>(noteq));
+    const int noff = static_cast<int>(offs.size() / 3);
+    int R = 0;  // the window's reach in y and x
+    for (std::size_t k = 0; k < offs.size(); k += 3) R = std::max({R, std::abs(offs[k + 1]), std::abs(offs[k + 2])});
+    const int W = 32 + 2 * R;
+    const std::size_t smem = ((static_cast<std::size_t>(W) * W * sizeof(int) + 15) / 16) * 16 + std::size_t(W) * W * sizeof(T);
+    if (g.s[0] == 1 && !single && smem <= 48 * 1024) {
+      const dim3 grid((g.s[2] + 31) / 32, (g.s[1] + 31) / 32);
+      k_label_max_tile<T><<<grid, kThreads, smem, s.handle()>>>(img, lab, g, cptr<int>(box), cptr<int>(doffs), noff, R, bg,
+                                                               ptr<std::uint8_t>(eq), ptr<int>(noteq));
+    } else {
+      k_label_max<T><<<blocks(g.n), kThreads, 0, s.handle()>>>(img, lab, g, cptr<int>(box), cptr<int>(doffs), noff, bg,
+                                                               single, ptr<std::uint8_t>(eq), ptr<int>(noteq));
+    }
     k_label_cand<T, C><<<blocks(g.n), kThreads, 0, s.handle()>>>(img, lab, g, cptr<int>(box), cptr<std::uint8_t>(eq),
                                                                  cptr<int>(noteq), thr, single, ptr<std::uint8_t>(flag));
     CUSK_CUDA_CHECK_LAUNCH();

@@ -1,7 +1,9 @@
 // segmentation.random_walker: argument handling, scikit-image's seed preprocessing (renumbering,
-// unreachable unlabelled pockets), the graph weights, and the CPU conjugate gradients. The CUDA
-// backend (kernels/segmentation/random_walker.cu) runs the same iterations with the same per-pixel
-// Laplacian (src/segmentation/random_walker.hpp); only the dot products' summation order differs.
+// unreachable unlabelled pockets) on the host for both backends, then the CPU's graph weights and
+// conjugate gradients, or the CUDA backend (kernels/segmentation/random_walker.cu), which builds the
+// graph on the device and runs the same iterations, all labels at once, with the same per-pixel
+// weight, Laplacian and preconditioner (src/segmentation/random_walker.hpp); the dot products'
+// summation order and exp's last bit differ.
 #include "src/segmentation/random_walker.hpp"
 
 #include <algorithm>
@@ -23,10 +25,12 @@ using cuskimage::detail::expect_valid;
 using detail::RwGrid;
 constexpr std::string_view kFn = "segmentation.random_walker";
 
-/// The problem on the host: grid dims (2-D: nz = 1), float64 data with channels last, labels.
+/// The problem: grid dims (2-D: nz = 1), float64 data with channels last (on the host for the CPU
+/// backend, else contiguous on the device in `ddata`), labels on the host.
 struct RwProblem {
   std::int64_t nz = 1, ny = 1, nx = 1, n = 0, channels = 1;
   std::vector<double> data;
+  Array ddata;
   std::vector<std::int64_t> labels;
   double sz = 1.0, sy = 1.0, sx = 1.0;
 };
@@ -66,7 +70,10 @@ RwProblem load(const Array& data, const Array& labels, const RandomWalkerOptions
     p.sy = o.spacing[nd - 2];
     p.sx = o.spacing[nd - 1];
   }
-  p.data = util::img_as_float64(d.to(Device::cpu(), stream), {}, stream).to_vector<double>();
+  if (data.device().is_cpu())
+    p.data = util::img_as_float64(d, {}, stream).to_vector<double>();
+  else
+    p.ddata = util::img_as_float64(d, {}, stream).contiguous(stream);
   p.labels = labels.to(Device::cpu(), stream).to_vector<std::int64_t>();
   return p;
 }
@@ -113,8 +120,7 @@ RwGraph build_graph(const RwProblem& p, const std::vector<std::uint8_t>& active,
   for (const double v : p.data) mean += v;
   mean /= double(total);
   for (const double v : p.data) var += (v - mean) * (v - mean);
-  double scale = -beta / (10.0 * std::sqrt(var / double(total)));
-  if (multi) scale /= std::sqrt(double(c));
+  const double scale = detail::rw_scale(beta, var, total, c, multi);
   RwGraph g;
   g.diag.assign(n, 0.0);
   g.wz.assign(n, 0.0);
@@ -129,12 +135,7 @@ RwGraph build_graph(const RwProblem& p, const std::vector<std::uint8_t>& active,
     for (int a = 0; a < 3; ++a) {
       const std::int64_t j = i + steps[a];
       if (pos[a] + 1 >= len[a] || !active[i] || !active[j]) continue;
-      double g2 = 0.0;
-      for (std::int64_t ch = 0; ch < c; ++ch) {
-        const double t = (p.data[j * c + ch] - p.data[i * c + ch]) / spacing[a];
-        g2 += t * t;
-      }
-      const double wt = std::exp(scale * g2) + 1e-10;
+      const double wt = detail::rw_weight(p.data.data(), i, j, c, spacing[a], scale);
       (*w[a])[i] = wt;
       g.diag[i] += wt;
       g.diag[j] += wt;
@@ -255,6 +256,25 @@ Array unsolved(const RwProblem& p, const Array& labels, std::int64_t nlabels, co
   return Array::from_vector(out, labels.shape()).astype(labels.dtype()).to(dev, stream);
 }
 
+/// The CUDA backend from the host's preprocessing: pixel codes (kRwIsolated) and the solve.
+Array solve_cuda(const RwProblem& p, const RandomWalkerOptions& o, const Array& labels,
+                 const std::vector<std::int64_t>& relab, const std::vector<std::uint8_t>& iso, std::int64_t nlabels,
+                 std::int64_t unknowns, const Stream& stream) {
+  std::vector<std::int32_t> code(p.n);
+  for (std::int64_t i = 0; i < p.n; ++i) code[i] = iso[i] ? detail::kRwIsolated : std::int32_t(relab[i]);
+  const detail::RwSpec spec{.nz = p.nz, .ny = p.ny, .nx = p.nx, .channels = p.channels,
+                            .sz = p.sz, .sy = p.sy, .sx = p.sx, .beta = o.beta,
+                            .multi = o.channel_axis.has_value(), .nlabels = int(nlabels),
+                            .unknowns = unknowns, .tol = o.tol, .jacobi = o.mode != RandomWalkerMode::cg,
+                            .full_prob = o.return_full_prob};
+  cuskimage::detail::DeviceGuard guard(p.ddata.device().index());
+  const Array out = detail::cuda_random_walker(p.ddata, code, spec, stream);
+  if (!o.return_full_prob) return out.reshape(labels.shape()).astype(labels.dtype(), stream);
+  Shape s = labels.shape();
+  s.insert(s.begin(), nlabels);
+  return out.reshape(s);
+}
+
 }  // namespace
 
 Array random_walker(const Array& data, const Array& labels, const RandomWalkerOptions& o, const Stream& stream) {
@@ -283,25 +303,19 @@ Array random_walker(const Array& data, const Array& labels, const RandomWalkerOp
     relab[i] = i > 0 && p.labels[i] == p.labels[i - 1]
                    ? relab[i - 1]
                    : (std::lower_bound(vals.begin(), vals.end(), p.labels[i]) - vals.begin()) - zero_idx;
-  const RwGraph g = build_graph(p, active, unknown, o.beta, o.channel_axis.has_value());
   const bool jacobi = o.mode != RandomWalkerMode::cg;
+  if (dev.is_cuda()) return solve_cuda(p, o, labels, relab, iso, nlabels, unknowns, stream);
+  const RwGraph g = build_graph(p, active, unknown, o.beta, o.channel_axis.has_value());
   std::vector<double> rhs(std::size_t(nlabels) * std::size_t(p.n));
   for (std::int64_t l = 0; l < nlabels; ++l) {
     const auto b = rhs_for(p, g, relab, unknown, l + 1);
     std::copy(b.begin(), b.end(), rhs.begin() + l * p.n);
   }
-  std::vector<double> x;
-  if (dev.is_cpu()) {
-    x.resize(rhs.size());
-    for (std::int64_t l = 0; l < nlabels; ++l) {
-      const std::vector<double> b(rhs.begin() + l * p.n, rhs.begin() + (l + 1) * p.n);
-      const auto xl = cpu_cg(g.grid(p), b, unknowns, o.tol, jacobi);
-      std::copy(xl.begin(), xl.end(), x.begin() + l * p.n);
-    }
-  } else {
-    cuskimage::detail::on_backend(data, stream, [] {}, [&](auto) {
-      x = detail::cuda_rw_solve(g.grid(p), rhs, int(nlabels), o.tol, jacobi, dev, stream);
-    });
+  std::vector<double> x(rhs.size());
+  for (std::int64_t l = 0; l < nlabels; ++l) {
+    const std::vector<double> b(rhs.begin() + l * p.n, rhs.begin() + (l + 1) * p.n);
+    const auto xl = cpu_cg(g.grid(p), b, unknowns, o.tol, jacobi);
+    std::copy(xl.begin(), xl.end(), x.begin() + l * p.n);
   }
   if (o.return_full_prob) {
     Shape s = labels.shape();

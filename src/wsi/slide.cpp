@@ -16,6 +16,8 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "src/io/tiff_handle.hpp"
 #include "src/wsi/slide_impl.hpp"
@@ -496,7 +498,11 @@ std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const
   mark_shared(*impl_, jobs, regions, owner);
   detail::parallel_for(jobs.size(), options.workers, [&](std::size_t k) { run_job(*impl_, jobs[k], regions[owner[k]]); });
   if (!options.device.is_cpu()) {
-    impl_->host_tiles += jobs.size();
+    // Tiles, not jobs: a tile several regions share is one decode, as on the nvJPEG path.
+    std::unordered_set<std::uint64_t> tiles;
+    for (const TileJob& j : jobs)
+      tiles.insert(tile_key(j.level, static_cast<std::uint64_t>(j.ty * impl_->images[j.level].tiles_across + j.tx)));
+    impl_->host_tiles += tiles.size();
     for (auto& o : outs) o = o.to(options.device, stream);
   }
   return outs;

@@ -9,7 +9,6 @@
 
 #include <cuda_runtime.h>
 
-#include "cuskimage/io.hpp"
 
 namespace cusktest {
 
@@ -112,10 +111,6 @@ std::string index_str(const Shape& shape, std::int64_t linear) {
                                        << ", atol " << atol << "; worst at " << index_str(e.shape(), worst)
                                        << ": expected " << pe[worst] << ", got " << pa[worst];
 }
-
-std::string golden_path(const std::string& relative) { return std::string(CUSK_TEST_DATA_DIR) + "/" + relative; }
-
-Array load_golden(const std::string& relative) { return cuskimage::io::imread(golden_path(relative)); }
 
 std::string temp_path(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

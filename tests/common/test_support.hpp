@@ -39,9 +39,13 @@ Array host_copy(const Array& a);
 #define EXPECT_ARRAY_NEAR(expected, actual, rtol, atol) \
   EXPECT_TRUE(::cusktest::arrays_close(expected, actual, rtol, atol))
 
-/// Path of a golden file: tests/golden/data/<relative>.
+/// Path of the golden file "<case>/<name>": tests/golden/data/<case>/<name> when that file exists,
+/// else entry <name> of the archive tests/golden/data/<case>.npz, extracted once per process under
+/// the build's test tmp dir (golden_data.cpp). When neither exists, a path that does not exist
+/// (so existence probes work).
 std::string golden_path(const std::string& relative);
-/// Loads a golden .npy (host array).
+/// Loads a golden .npy (host array) found as golden_path does; throws std::runtime_error naming the
+/// file and the archive entry looked for when neither exists.
 Array load_golden(const std::string& relative);
 /// A fresh path under the build's test tmp dir.
 std::string temp_path(const std::string& name);

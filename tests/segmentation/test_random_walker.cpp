@@ -7,7 +7,9 @@
 // grow through the iterations and the probabilities can differ from scipy's by ~5e-3, while scipy's
 // own error at tol 1e-3 is larger still. GPU tier: same iterations, CUB dot products in another
 // order: probabilities within 5e-6 of the CPU's, labels equal where the CPU's top two differ by
-// more than 1e-5.
+// more than 1e-5. The GPU solves all labels as one batch, each column stopping on its own test:
+// the batch tests put columns that stop at different iterations (one at once, its right-hand side
+// zero) side by side.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -146,6 +148,62 @@ TEST(GpuRandomWalker, MatchesCpuStridedAndStream) {
   EXPECT_ARRAY_NEAR(cpu_prob, seg::random_walker(dview, lab.to(Device::cuda(), s), po, s), 0.0, 5e-6);
   expect_labels(seg::random_walker(view, lab, {.beta = 20}),
                 seg::random_walker(dview, lab.to(Device::cuda(), s), {.beta = 20}, s), cpu_prob, 1e-5);
+}
+
+/// 3-D seeds for the batched solve: labels 1..3 in three corners, label 4 a single pixel walled
+/// in by label 3 (its right-hand side is zero: that column stops before the first iteration), an
+/// inactive (-2) slab, and an unlabelled pocket behind it that no seed reaches.
+Array batch_labels(const cuskimage::Shape& s) {
+  const std::int64_t nz = s[0], ny = s[1], nx = s[2];
+  std::vector<std::int16_t> v(nz * ny * nx, 0);
+  auto at = [&](std::int64_t z, std::int64_t y, std::int64_t x) -> std::int16_t& { return v[(z * ny + y) * nx + x]; };
+  at(1, 1, 1) = 1;
+  at(nz - 2, ny - 2, 2) = 2;
+  for (std::int64_t z = 0; z < 3; ++z)
+    for (std::int64_t y = ny - 3; y < ny; ++y)
+      for (std::int64_t x = 4; x < 7; ++x) at(z, y, x) = 3;
+  at(1, ny - 2, 5) = 4;
+  for (std::int64_t z = 0; z < nz; ++z)
+    for (std::int64_t y = 0; y < ny; ++y) at(z, y, nx - 4) = -2;  // cuts off x > nx - 4
+  return Array::from_vector(v, s);
+}
+
+TEST(GpuRandomWalker, BatchedLabels3dMatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  using M = seg::RandomWalkerMode;
+  const cuskimage::Shape shape{9, 14, 17};
+  const Array img = cusktest::random_array(shape, DType::float32, 21, 0, 1);
+  const Array lab = batch_labels(shape);
+  const Array dimg = img.to(Device::cuda(), s), dlab = lab.to(Device::cuda(), s);
+  const std::vector<seg::RandomWalkerOptions> opts = {
+      {.beta = 40, .tol = 1e-5, .spacing = {2.0, 1.0, 0.75}},
+      {.beta = 10, .mode = M::cg, .tol = 1e-4},
+      {.beta = 60, .mode = M::cg_mg},
+  };
+  for (auto o : opts) {
+    o.return_full_prob = true;
+    const Array cpu_prob = seg::random_walker(img, lab, o);
+    const Array gpu_prob = seg::random_walker(dimg, dlab, o, s);
+    ASSERT_EQ(gpu_prob.shape(), (cuskimage::Shape{4, 9, 14, 17}));
+    EXPECT_ARRAY_NEAR(cpu_prob, gpu_prob, 0.0, 5e-6);
+    // Deterministic: fixed reduction order, whatever the timing.
+    EXPECT_ARRAY_EQ(gpu_prob.to(Device::cpu(), s), seg::random_walker(dimg, dlab, o, s).to(Device::cpu(), s));
+    o.return_full_prob = false;
+    const Array gpu = seg::random_walker(dimg, dlab, o, s);
+    EXPECT_EQ(gpu.dtype(), DType::int16);
+    expect_labels(seg::random_walker(img, lab, o), gpu, cpu_prob, 1e-5);
+  }
+}
+
+TEST(GpuRandomWalker, MultichannelVolumeMatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array img = cusktest::random_array({2, 9, 14, 17}, DType::float64, 5, 0, 1);  // channels first
+  const Array lab = batch_labels({9, 14, 17});
+  const seg::RandomWalkerOptions o{.beta = 30, .return_full_prob = true, .channel_axis = 0};
+  EXPECT_ARRAY_NEAR(seg::random_walker(img, lab, o),
+                    seg::random_walker(img.to(Device::cuda(), s), lab.to(Device::cuda(), s), o, s), 0.0, 5e-6);
 }
 
 }  // namespace

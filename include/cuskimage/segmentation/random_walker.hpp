@@ -5,7 +5,9 @@
 // 2*ndim-neighbour grid over active pixels (labels >= 0, minus unlabelled pockets no seed can reach),
 // edge weights exp(-beta * |grad|^2 / (10 * std(data) [* sqrt(channels)])) + 1e-10 with the gradient
 // divided by the spacing; one linear system per label on the unlabelled pixels, solved by scipy's
-// conjugate gradient (Jacobi-preconditioned for cg_j) with its stopping rule ||r|| < tol * ||b||;
+// conjugate gradient (Jacobi-preconditioned for cg_j) with its stopping rule ||r|| < tol * ||b||
+// (scipy's rtol = tol, atol = 0) and maxiter 10 * unknowns, each label's system on its own (the
+// CUDA backend runs them as one batch whose columns stop independently);
 // argmax of the probabilities (first label on ties). Labels are renumbered as scikit-image does
 // (positive values to 1..nlabels, negative ones keep their rank below zero). The matrix is applied
 // matrix-free on the grid. Without pyamg, scikit-image runs cg_mg as cg_j: so does this.
@@ -55,7 +57,8 @@ CUSK_OPTIONS(RandomWalkerOptions, (beta, "penalisation of diffusion across inten
 /// skimage.segmentation.random_walker. data: 2-D/3-D grey, or 3-D/4-D with channel_axis; labels:
 /// integer seeds of the spatial shape (0 unlabelled, < 0 inactive). Returns labels in the labels'
 /// dtype, or with return_full_prob float64 probabilities of shape (nlabels, *labels.shape); on
-/// the data's device. Synchronises (the solver's stopping test).
+/// the data's device. Synchronises: the labels come to the host for the seed preprocessing, and
+/// the CUDA solve reads its convergence flag every 16 iterations.
 Array random_walker(const Array& data, const Array& labels, const RandomWalkerOptions& opts = {},
                     const Stream& stream = {});
 
