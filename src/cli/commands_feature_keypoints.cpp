@@ -18,7 +18,9 @@ namespace cuskimage::cli {
 namespace {
 
 /// Rows of a 2-D array on the host as doubles.
-std::vector<double> host_values(const Array& a) { return a.valid() ? a.to(Device::cpu()).to_vector<double>() : std::vector<double>{}; }
+std::vector<double> host_values(const Array& a, const Stream& s) {
+  return a.valid() ? a.to(Device::cpu(), s).to_vector<double>() : std::vector<double>{};
+}
 
 /// Descriptor i of a (N, L) bool array as L / 4 hex digits, or of a uint8 array as 2 L digits.
 std::string hex_row(const std::vector<std::uint8_t>& d, std::int64_t len, std::int64_t i, bool bits) {
@@ -38,13 +40,14 @@ std::string hex_row(const std::vector<std::uint8_t>& d, std::int64_t len, std::i
 
 /// A keypoint table: one column per named 1-D attribute (or the two of a (N, 2) one), then the
 /// descriptor when given.
-Table keypoint_table(const std::vector<std::pair<std::string, const Array*>>& cols, const Array& desc, bool bits) {
+Table keypoint_table(const std::vector<std::pair<std::string, const Array*>>& cols, const Array& desc, bool bits,
+                     const Stream& s) {
   Table t;
   std::vector<std::vector<double>> vals;
   std::vector<bool> ints;
   std::int64_t n = 0;
   for (const auto& [name, a] : cols) {
-    vals.push_back(host_values(*a));
+    vals.push_back(host_values(*a, s));
     ints.push_back(a->dtype() == DType::int64);
     n = a->shape(0);
     if (a->ndim() == 2) {
@@ -56,7 +59,7 @@ Table keypoint_table(const std::vector<std::pair<std::string, const Array*>>& co
   std::vector<std::uint8_t> d;
   if (desc.valid()) {
     t.columns.push_back("descriptor");
-    d = desc.to(Device::cpu()).astype(DType::uint8).to_vector<std::uint8_t>();
+    d = desc.to(Device::cpu(), s).astype(DType::uint8).to_vector<std::uint8_t>();
   }
   for (std::int64_t i = 0; i < n; ++i) {
     std::vector<nlohmann::json> row;
@@ -91,7 +94,7 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
                 o.detect_and_extract(inv.input(0), inv.stream());
                 return keypoint_table({{"", &o.keypoints}, {"scale", &o.scales}, {"orientation", &o.orientations},
                                        {"response", &o.responses}},
-                                      o.descriptors, true);
+                                      o.descriptors, true, inv.stream());
               }));
   reg.add(Command("feature.SIFT", "SIFT keypoints and descriptors (detect_and_extract).")
               .input("image", "2-D image")
@@ -102,7 +105,7 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
                 s.detect_and_extract(inv.input(0), inv.stream());
                 return keypoint_table({{"", &s.positions}, {"sigma", &s.sigmas}, {"scale", &s.scales},
                                        {"octave", &s.octaves}, {"orientation", &s.orientations}},
-                                      s.descriptors, false);
+                                      s.descriptors, false, inv.stream());
               }));
   reg.add(Command("feature.CENSURE", "CENSURE keypoints.")
               .input("image", "2-D image")
@@ -111,7 +114,7 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
               .handler([](Invocation& inv) -> Result {
                 feature::CENSURE d(inv.options<feature::CensureOptions>());
                 d.detect(inv.input(0), inv.stream());
-                return keypoint_table({{"", &d.keypoints}, {"scale", &d.scales}}, Array(), false);
+                return keypoint_table({{"", &d.keypoints}, {"scale", &d.scales}}, Array(), false, inv.stream());
               }));
   reg.add(Command("feature.BRIEF", "BRIEF binary descriptors of the keypoints not too close to the border.")
               .input("image", "2-D image")
@@ -121,13 +124,13 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
               .handler([](Invocation& inv) -> Result {
                 const Array& kp = inv.input(1);
                 const auto r = feature::brief(inv.input(0), kp, inv.options<feature::BriefOptions>(), inv.stream());
-                const auto m = r.mask.to(Device::cpu()).to_vector<std::uint8_t>();
-                const auto k = host_values(kp);
+                const auto m = r.mask.to(Device::cpu(), inv.stream()).to_vector<std::uint8_t>();
+                const auto k = host_values(kp, inv.stream());
                 std::vector<double> kept;
                 for (std::size_t i = 0; i < m.size(); ++i)
                   if (m[i]) kept.push_back(k[2 * i]), kept.push_back(k[2 * i + 1]);
                 const Array ka = Array::from_vector(kept, {static_cast<std::int64_t>(kept.size() / 2), 2});
-                return keypoint_table({{"", &ka}}, r.descriptors, true);
+                return keypoint_table({{"", &ka}}, r.descriptors, true, inv.stream());
               }));
   reg.add(Command("feature.match_descriptors", "Brute-force matches between two descriptor sets.")
               .input("descriptors1", "(M, P) descriptors, .npy")
@@ -139,7 +142,7 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
                                                            inv.options<feature::MatchDescriptorsOptions>(), inv.stream());
                 Table t;
                 t.columns = {"index1", "index2"};
-                const auto v = m.to(Device::cpu()).to_vector<std::int64_t>();
+                const auto v = m.to(Device::cpu(), inv.stream()).to_vector<std::int64_t>();
                 for (std::size_t i = 0; i < v.size(); i += 2) t.rows.push_back({v[i], v[i + 1]});
                 return t;
               }));

@@ -234,8 +234,9 @@ void SIFT::run(const Array& image, bool det, bool ext, const Stream& stream) {
     octaves = column(kp, 4, DType::int64, dev, stream);
     orientations = column(kp, 5, DType::float64, dev, stream);
   } else {
-    const auto pos = positions.to_vector<double>(), sig = sigmas.to_vector<double>(), ori = orientations.to_vector<double>();
-    const auto sc = scales.to_vector<double>(), oc = octaves.to_vector<double>();
+    auto host = [&](const Array& a) { return a.to(Device::cpu(), stream).to_vector<double>(); };
+    const auto pos = host(positions), sig = host(sigmas), ori = host(orientations);
+    const auto sc = host(scales), oc = host(octaves);
     for (std::size_t i = 0; i < sig.size(); ++i) kp.insert(kp.end(), {pos[2 * i], pos[2 * i + 1], sig[i], sc[i], oc[i], ori[i]});
   }
   if (ext) descriptors = describe(sp, p, kp, dev, stream);

@@ -108,4 +108,11 @@ TEST(GpuFeatureBrief, MatchesCpu) {
   }
 }
 
+TEST(GpuFeatureBrief, RunsWithoutLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = cusktest::random_array({128, 128}, DType::float32, 3, 0, 1).to(Device::cuda());
+  const Array kp = cusktest::random_array({50, 2}, DType::float64, 4, 0, 128).to(Device::cuda());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) { ft::brief(img, kp, {}, s); }));
+}
+
 }  // namespace

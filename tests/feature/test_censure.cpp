@@ -73,4 +73,12 @@ TEST(GpuFeatureCensure, MatchesCpu) {
   }
 }
 
+TEST(GpuFeatureCensure, RunsWithoutLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = golden("cam").to(Device::cuda());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    for (auto m : {ft::CensureMode::dob, ft::CensureMode::star}) ft::CENSURE({.mode = m}).detect(img, s);
+  }));
+}
+
 }  // namespace

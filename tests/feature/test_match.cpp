@@ -95,4 +95,11 @@ TEST(GpuFeatureMatch, MatchesCpu) {
                                                                                f2.to(Device::cuda(), s), {}, s))));
 }
 
+TEST(GpuFeatureMatch, RunsWithoutLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array a = cusktest::random_array({200, 64}, DType::bool_, 7).to(Device::cuda());
+  const Array b = cusktest::random_array({150, 64}, DType::bool_, 8).to(Device::cuda());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) { ft::match_descriptors(a, b, {.max_ratio = 0.9}, s); }));
+}
+
 }  // namespace

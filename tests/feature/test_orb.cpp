@@ -101,4 +101,14 @@ TEST(GpuFeatureOrb, MatchesCpu) {
   }
 }
 
+TEST(GpuFeatureOrb, RunsWithoutLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = golden("cam").to(Device::cuda());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    ft::ORB o;
+    o.detect_and_extract(img, s);
+    o.extract(img, o.keypoints, o.scales, o.orientations, s);
+  }));
+}
+
 }  // namespace

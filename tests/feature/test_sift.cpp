@@ -120,4 +120,14 @@ TEST(GpuFeatureSift, MatchesCpu) {
   expect_same(want, got, 1e-6);
 }
 
+TEST(GpuFeatureSift, RunsWithoutLegacyStream) {
+  CUSK_REQUIRE_GPU();
+  const Array img = crop().to(Device::cuda());
+  EXPECT_TRUE(cusktest::runs_without_legacy_stream([&](const Stream& s) {
+    ft::SIFT o;
+    o.detect_and_extract(img, s);
+    o.extract(img, s);
+  }));
+}
+
 }  // namespace
