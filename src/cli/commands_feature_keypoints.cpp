@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuskimage/feature.hpp"
+#include "cuskimage/util.hpp"
 #include "src/cli/registry.hpp"
 
 namespace cuskimage::cli {
@@ -147,7 +148,7 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
                 return t;
               }));
   reg.add(Command("feature.plot_matched_features",
-                  "The two images side by side with keypoint circles and match lines, as an RGB image.")
+                  "The two images side by side with keypoint circles and match lines, as a uint8 RGB image.")
               .input("image0", "first image")
               .input("image1", "second image")
               .input("keypoints0", "(K0, 2) keypoints of image0, .npy")
@@ -156,8 +157,11 @@ CUSK_CLI_COMMANDS(feature_keypoints) {
               .options<feature::PlotMatchedFeaturesOptions>()
               .returns_image()
               .handler([](Invocation& inv) -> Result {
-                return feature::plot_matched_features(inv.input(0), inv.input(1), inv.input(2), inv.input(3), inv.input(4),
-                                                      inv.options<feature::PlotMatchedFeaturesOptions>(), inv.stream());
+                const Array rgb = feature::plot_matched_features(inv.input(0), inv.input(1), inv.input(2), inv.input(3),
+                                                                 inv.input(4),
+                                                                 inv.options<feature::PlotMatchedFeaturesOptions>(),
+                                                                 inv.stream());
+                return util::img_as_ubyte(rgb, {}, inv.stream());  // [0, 1] floats, written as any image format
               }));
 }
 
