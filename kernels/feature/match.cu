@@ -1,10 +1,13 @@
-// feature.match_descriptors, CUDA backend: the (M, N) float64 distance table by a tiled kernel
+// feature.match_descriptors, CUDA backend: the (M, N) float64 distance table, in row chunks of at
+// most 2^26 entries, by a tiled kernel
 // (16 x 16 pairs per block, 32-feature slices of both descriptor sets staged in shared memory,
 // each thread summing its pair in feature order as the CPU backend does), then one warp per row
 // for the first minimum and the minimum over the other columns, and one warp per column for the
-// cross check's first minimum. The minima come back to the host, which selects the matches.
+// cross check's first minimum, merged over the chunks (a later chunk only wins with a smaller
+// distance). The minima come back to the host, which selects the matches.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -83,28 +86,48 @@ __global__ void k_line_min(const double* d, std::int64_t count, std::int64_t len
   }
 }
 
+__global__ void k_merge_columns(const std::int64_t* idx, const double* val, std::int64_t n, std::int64_t offset,
+                                std::int64_t* best, double* best_d) {
+  for (std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < n;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    if (val[j] < best_d[j]) best_d[j] = val[j], best[j] = idx[j] + offset;  // earlier rows win ties
+}
+
 }  // namespace
 
 void cuda_match_minima(const Array& a, const Array& b, MatchMetric m, double p, bool columns, MatchMinima& out,
                        const Stream& stream) {
   const std::int64_t rows = a.shape(0), cols = b.shape(0), n = a.shape(1);
   const Device dev = a.device();
-  Array d = Array::empty({rows, cols}, DType::float64, dev, stream);
-  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-  k_distances<<<grid, dim3(kTile, kTile), 0, stream.handle()>>>(cptr<double>(a), cptr<double>(b), rows, cols, n, m, p,
-                                                                 ptr<double>(d));
-  CUSK_CUDA_CHECK(cudaGetLastError());
+  // Rows in chunks so that the table stays within 2^26 entries (512 MiB).
+  const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, (std::int64_t(1) << 26) / cols));
+  Array d = Array::empty({chunk, cols}, DType::float64, dev, stream);
   Array best = Array::empty({rows}, DType::int64, dev, stream);
   Array bd = Array::empty({rows}, DType::float64, dev, stream), sd = Array::empty({rows}, DType::float64, dev, stream);
-  constexpr int kThreads = 256, kWarps = kThreads / 32;
-  k_line_min<<<static_cast<unsigned>((rows + kWarps - 1) / kWarps), kThreads, 0, stream.handle()>>>(
-      ptr<double>(d), rows, cols, cols, 1, ptr<std::int64_t>(best), ptr<double>(bd), ptr<double>(sd));
-  CUSK_CUDA_CHECK(cudaGetLastError());
-  Array colb;
+  Array colb, cold, ci, cv, cs;
   if (columns) {
-    colb = Array::empty({cols}, DType::int64, dev, stream);
+    colb = Array::zeros({cols}, DType::int64, dev, stream);
+    cold = Array::full({cols}, std::numeric_limits<double>::infinity(), DType::float64, dev, stream);
+    ci = Array::empty({cols}, DType::int64, dev, stream);
+    cv = Array::empty({cols}, DType::float64, dev, stream);
+    cs = Array::empty({cols}, DType::float64, dev, stream);  // the columns' second minima, unused
+  }
+  constexpr int kThreads = 256, kWarps = kThreads / 32;
+  for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+    const std::int64_t h = std::min(chunk, rows - r0);
+    const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((h + kTile - 1) / kTile));
+    k_distances<<<grid, dim3(kTile, kTile), 0, stream.handle()>>>(cptr<double>(a) + r0 * n, cptr<double>(b), h, cols, n,
+                                                                   m, p, ptr<double>(d));
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    k_line_min<<<static_cast<unsigned>((h + kWarps - 1) / kWarps), kThreads, 0, stream.handle()>>>(
+        ptr<double>(d), h, cols, cols, 1, ptr<std::int64_t>(best) + r0, ptr<double>(bd) + r0, ptr<double>(sd) + r0);
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    if (!columns) continue;
     k_line_min<<<static_cast<unsigned>((cols + kWarps - 1) / kWarps), kThreads, 0, stream.handle()>>>(
-        ptr<double>(d), cols, rows, 1, cols, ptr<std::int64_t>(colb), nullptr, nullptr);
+        ptr<double>(d), cols, h, 1, cols, ptr<std::int64_t>(ci), ptr<double>(cv), ptr<double>(cs));
+    CUSK_CUDA_CHECK(cudaGetLastError());
+    k_merge_columns<<<static_cast<unsigned>((cols + kThreads - 1) / kThreads), kThreads, 0, stream.handle()>>>(
+        cptr<std::int64_t>(ci), cptr<double>(cv), cols, r0, ptr<std::int64_t>(colb), ptr<double>(cold));
     CUSK_CUDA_CHECK(cudaGetLastError());
   }
   out.best = best.to(Device::cpu(), stream).to_vector<std::int64_t>();

@@ -88,6 +88,13 @@ TEST(GpuFeatureMatch, MatchesCpu) {
       EXPECT_TRUE(cusktest::arrays_equal(want, cusktest::host_copy(ft::match_descriptors(
                                                    x.to(Device::cuda(), s), y.to(Device::cuda(), s), o, s))));
     }
+  // a table past 2^26 entries: row chunks, the cross check's column minima merged across them
+  const Array g1 = cusktest::random_array({9000, 4}, DType::float32, 9, 0, 4);
+  const Array g2 = cusktest::random_array({8000, 4}, DType::float32, 10, 0, 4);
+  EXPECT_TRUE(cusktest::arrays_equal(ft::match_descriptors(g1, g2, {.metric = ft::MatchMetric::cityblock}),
+                                     cusktest::host_copy(ft::match_descriptors(
+                                         g1.to(Device::cuda(), s), g2.to(Device::cuda(), s),
+                                         {.metric = ft::MatchMetric::cityblock}, s))));
   // a strided view
   const Array fv = f1.slice({cuskimage::Slice{std::nullopt, std::nullopt, 2}});
   EXPECT_TRUE(cusktest::arrays_equal(ft::match_descriptors(fv, f2),
