@@ -1,6 +1,6 @@
-// feature.ORB, CUDA backend: corner_fast (one thread per pixel), the Harris products, the
-// keypoints' orientations and responses (one thread per keypoint) and the descriptors (one
-// thread per keypoint and bit). The smoothing, pyramid and peaks are the library's device ops.
+// feature.ORB, CUDA backend: the Harris responses at the keypoints (one thread per keypoint) and
+// the descriptors (one thread per keypoint and bit). The pyramid, corner_fast, corner_peaks,
+// corner_orientations and structure_tensor are the library's device ops.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -23,23 +23,10 @@ constexpr int kThreads = 256;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
 
-__global__ void k_fast(const double* img, std::int64_t rows, std::int64_t cols, int n, double thr, double* out) {
-  CUSK_GRID_LOOP(t, rows * cols) {
-    const std::int64_t i = t / cols, j = t % cols;
-    out[t] = i >= 3 && i < rows - 3 && j >= 3 && j < cols - 3 ? fast_response(img, cols, i, j, n, thr) : 0.0;
-  }
-}
-
-__global__ void k_product(const double* a, const double* b, std::int64_t n, double* out) {
-  CUSK_GRID_LOOP(t, n) out[t] = a[t] * b[t];
-}
-
-__global__ void k_keypoint_values(const double* img, std::int64_t rows, std::int64_t cols, const double* arr,
-                                  const double* arc, const double* acc, const std::int64_t* kp, std::int64_t n,
-                                  double k, double* ori, double* resp) {
+__global__ void k_harris_at(const double* arr, const double* arc, const double* acc, std::int64_t cols,
+                            const std::int64_t* kp, std::int64_t n, double k, double* resp) {
   CUSK_GRID_LOOP(t, n) {
-    const std::int64_t r = kp[2 * t], c = kp[2 * t + 1], at = r * cols + c;
-    ori[t] = orb_orientation(img, rows, cols, r, c);
+    const std::int64_t at = kp[2 * t] * cols + kp[2 * t + 1];
     resp[t] = harris_k(arr[at], arc[at], acc[at], k);
   }
 }
@@ -55,27 +42,13 @@ __global__ void k_descriptors(const double* img, std::int64_t cols, const std::i
 
 }  // namespace
 
-void cuda_orb_fast(const Array& img, Array& out, int n, double thr, const Stream& stream) {
-  const std::int64_t rows = img.shape(0), cols = img.shape(1);
-  k_fast<<<grid_blocks(rows * cols, kThreads, 1 << 16), kThreads, 0, stream.handle()>>>(cptr<double>(img), rows, cols, n,
-                                                                                        thr, ptr<double>(out));
-  CUSK_CUDA_CHECK(cudaGetLastError());
-}
-
-void cuda_orb_product(const Array& a, const Array& b, Array& out, const Stream& stream) {
-  const std::int64_t n = a.size();
-  k_product<<<grid_blocks(n, kThreads, 1 << 16), kThreads, 0, stream.handle()>>>(cptr<double>(a), cptr<double>(b), n,
-                                                                                 ptr<double>(out));
-  CUSK_CUDA_CHECK(cudaGetLastError());
-}
-
-void cuda_orb_keypoint_values(const Array& img, const Array& arr, const Array& arc, const Array& acc, const Array& kp,
-                              double k, Array& ori, Array& resp, const Stream& stream) {
+void cuda_orb_harris_at(const Array& arr, const Array& arc, const Array& acc, const Array& kp, double k, Array& resp,
+                        const Stream& stream) {
   const std::int64_t n = kp.shape(0);
   if (n == 0) return;
-  k_keypoint_values<<<grid_blocks(n, 128, 1 << 16), 128, 0, stream.handle()>>>(
-      cptr<double>(img), img.shape(0), img.shape(1), cptr<double>(arr), cptr<double>(arc), cptr<double>(acc),
-      cptr<std::int64_t>(kp), n, k, ptr<double>(ori), ptr<double>(resp));
+  k_harris_at<<<grid_blocks(n, 128, 1 << 16), 128, 0, stream.handle()>>>(
+      cptr<double>(arr), cptr<double>(arc), cptr<double>(acc), arr.shape(1), cptr<std::int64_t>(kp), n, k,
+      ptr<double>(resp));
   CUSK_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -16,7 +16,6 @@
 #include "src/core/validate.hpp"
 #include "src/feature/brief.hpp"
 #include "src/feature/censure.hpp"
-#include "src/feature/orb.hpp"
 
 namespace cuskimage::feature {
 namespace {
@@ -120,7 +119,9 @@ void CENSURE::detect(const Array& image, const Stream& stream) {
   const std::int64_t num = opts_.max_scale - opts_.min_scale;
   std::vector<std::vector<std::uint8_t>> planes;  // inner scales 1 .. num - 1
   for (std::int64_t i = 1; i < num; ++i) {
-    const auto t = detail::structure_tensor_rc(img, 1 + static_cast<double>(opts_.min_scale + i - 1) / 3.0, stream);
+    StructureTensorOptions so;
+    so.sigma = 1 + static_cast<double>(opts_.min_scale + i - 1) / 3.0;
+    const auto t = structure_tensor(img, so, stream);
     const Array v = resp.index(0, i), a = mn.index(0, i), b = mx.index(0, i);
     Array m = Array::empty({R, C}, DType::uint8, dev, stream);
     cuskimage::detail::on_backend(

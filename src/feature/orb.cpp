@@ -1,9 +1,8 @@
-// feature.ORB: the pyramid, corner_peaks and the structure tensor's filters are the library's ops
-// on the image's device; corner_fast, the keypoints' orientations and Harris responses and the
+// feature.ORB: the pyramid, corner_fast, corner_peaks, corner_orientations and structure_tensor are
+// the library's ops on the image's device; the Harris responses at the keypoints and the
 // descriptors run on the backend (CPU loops here, kernels/feature/orb.cu); the keypoint lists are
 // assembled and ranked on the host. Semantics: include/cuskimage/feature/orb.hpp.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -15,7 +14,6 @@
 #include "cuskimage/error.hpp"
 #include "cuskimage/feature.hpp"
 #include "cuskimage/filters.hpp"
-#include "cuskimage/ndimage.hpp"
 #include "cuskimage/transform.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
@@ -38,59 +36,14 @@ struct LayerKeys {
   bool found = false;  // keypoints left after the 16-pixel border (scikit-image's "features found")
 };
 
-Array fast_response(const Array& img, const OrbOptions& o, const Stream& s) {
-  Array out = Array::zeros(img.shape(), DType::float64, img.device(), s);
-  cuskimage::detail::on_backend(
-      img, s,
-      [&] {
-        const double* im = img.data<double>();
-        double* r = out.data<double>();
-        const std::int64_t R = img.shape(0), C = img.shape(1);
-        for (std::int64_t i = 3; i < R - 3; ++i)
-          for (std::int64_t j = 3; j < C - 3; ++j)
-            r[i * C + j] = detail::fast_response(im, C, i, j, static_cast<int>(o.fast_n), o.fast_threshold);
-      },
-      [&](const Stream& st) { detail::cuda_orb_fast(img, out, static_cast<int>(o.fast_n), o.fast_threshold, st); });
-  return out;
+/// scikit-image's OFAST_MASK: the 31x31 disc of half-heights OFAST_UMAX per column offset.
+Array ofast_mask() {
+  constexpr int kUmax[16] = {15, 15, 15, 15, 14, 14, 14, 13, 13, 12, 11, 10, 9, 8, 6, 3};
+  std::vector<std::uint8_t> m(31 * 31, 0);
+  for (int i = -15; i <= 15; ++i)
+    for (int j = -kUmax[i < 0 ? -i : i]; j <= kUmax[i < 0 ? -i : i]; ++j) m[(15 + j) * 31 + 15 + i] = 1;
+  return Array::from_vector(m, {31, 31}).astype(DType::bool_);
 }
-
-Array product(const Array& a, const Array& b, const Stream& s) {
-  Array out = Array::empty(a.shape(), DType::float64, a.device(), s);
-  cuskimage::detail::on_backend(
-      a, s,
-      [&] {
-        for (std::int64_t i = 0; i < a.size(); ++i) out.data<double>()[i] = a.data<double>()[i] * b.data<double>()[i];
-      },
-      [&](const Stream& st) { detail::cuda_orb_product(a, b, out, st); });
-  return out;
-}
-
-}  // namespace
-
-namespace detail {
-
-std::array<Array, 3> structure_tensor_rc(const Array& img, double sigma, const Stream& s) {
-  const Array wd = Array::from_vector(std::vector<double>{-1, 0, 1}, {3});
-  const Array ws = Array::from_vector(std::vector<double>{1, 2, 1}, {3});
-  auto sobel = [&](int axis) {
-    ndimage::Filter1dOptions f;
-    f.mode = ndimage::Mode::constant;
-    f.axis = axis;
-    const Array d = ndimage::correlate1d(img, wd, f, s);
-    f.axis = 1 - axis;
-    return ndimage::correlate1d(d, ws, f, s);
-  };
-  const Array d0 = sobel(0), d1 = sobel(1);
-  filters::GaussianOptions g;
-  g.sigma = sigma;
-  g.mode = ndimage::Mode::constant;
-  return {filters::gaussian(product(d0, d0, s), g, s), filters::gaussian(product(d0, d1, s), g, s),
-          filters::gaussian(product(d1, d1, s), g, s)};
-}
-
-}  // namespace detail
-
-namespace {
 
 std::vector<std::int64_t> kept(const std::vector<std::int64_t>& kp, const std::vector<std::uint8_t>& mask) {
   std::vector<std::int64_t> out;
@@ -142,7 +95,10 @@ LayerKeys detect_layer(const Array& img, const OrbOptions& o, bool extract, cons
   LayerKeys L;
   CornerPeaksOptions cp;
   cp.min_distance = 1;
-  const auto peaks = corner_peaks(fast_response(img, o, s), cp, s).to(Device::cpu(), s).to_vector<std::int64_t>();
+  CornerFastOptions fo;
+  fo.n = o.fast_n;
+  fo.threshold = o.fast_threshold;
+  const auto peaks = corner_peaks(corner_fast(img, fo, s), cp, s).to(Device::cpu(), s).to_vector<std::int64_t>();
   if (peaks.empty()) return L;
   const std::int64_t R = img.shape(0), C = img.shape(1);
   L.kp = kept(peaks, detail::mask_border_keypoints(R, C, as_double(peaks), 16));
@@ -151,23 +107,24 @@ LayerKeys detect_layer(const Array& img, const OrbOptions& o, bool extract, cons
   L.ori.resize(n);
   L.resp.resize(n);
   if (n > 0) {
-    const auto t = detail::structure_tensor_rc(img, 1.0, s);
+    const Device dev = img.device();
+    const Array k = Array::from_vector(L.kp, {n, 2}).to(dev, s);
+    L.ori = corner_orientations(img, k, ofast_mask().to(dev, s), s).to(Device::cpu(), s).to_vector<double>();
+    StructureTensorOptions so;
+    so.sigma = 1.0;
+    const auto t = structure_tensor(img, so, s);
     cuskimage::detail::on_backend(
         img, s,
         [&] {
           for (std::int64_t i = 0; i < n; ++i) {
-            const std::int64_t r = L.kp[2 * i], c = L.kp[2 * i + 1], at = r * C + c;
-            L.ori[i] = detail::orb_orientation(img.data<double>(), R, C, r, c);
+            const std::int64_t at = L.kp[2 * i] * C + L.kp[2 * i + 1];
             L.resp[i] = detail::harris_k(t[0].data<double>()[at], t[1].data<double>()[at], t[2].data<double>()[at],
                                          o.harris_k);
           }
         },
         [&](const Stream& st) {
-          const Device dev = img.device();
-          const Array k = Array::from_vector(L.kp, {n, 2}).to(dev, st);
-          Array ori = Array::empty({n}, DType::float64, dev, st), resp = Array::empty({n}, DType::float64, dev, st);
-          detail::cuda_orb_keypoint_values(img, t[0], t[1], t[2], k, o.harris_k, ori, resp, st);
-          L.ori = ori.to(Device::cpu(), st).to_vector<double>();
+          Array resp = Array::empty({n}, DType::float64, dev, st);
+          detail::cuda_orb_harris_at(t[0], t[1], t[2], k, o.harris_k, resp, st);
           L.resp = resp.to(Device::cpu(), st).to_vector<double>();
         });
   }

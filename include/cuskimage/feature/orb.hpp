@@ -9,8 +9,7 @@
 // scaled back by downscale^layer and, when there are at least n_keypoints, the n_keypoints of
 // highest Harris response are kept, highest first (NumPy's argsort reversed: among equal
 // responses the later keypoint first). float32 images are processed in float64 (scikit-image
-// keeps float32). corner_fast, corner_harris and corner_orientations are computed by private
-// pieces here (src/feature/orb.hpp) with scikit-image's definitions.
+// keeps float32).
 #pragma once
 
 #include <cstdint>
