@@ -20,6 +20,10 @@ match_template on the float32 texture with a 64x64 template cut from it (plain a
 hog (defaults) on the float32 texture; haar_like_feature of every feature of a 24x24 window of the
 integral image of a 256^2 texture; daisy (defaults) on the float32 texture.
 Our benchmarks: bench/feature/bench_hog.cpp.
+# keypoints
+ORB (500 keypoints) and SIFT detect_and_extract, CENSURE detect (DoB), BRIEF of 500 keypoints and
+match_descriptors of two 500 x 256 bit sets, on the uint8 test texture; scikit-image only (cuCIM
+has none of them). Our benchmarks: bench/feature/bench_keypoints.cpp.
 """
 import math
 from compare import Op, test_image
@@ -144,4 +148,70 @@ OPS += [
        cucim=lambda L, x: L.cucim.feature.daisy(x),
        skimage=lambda L, x: L.skimage.feature.daisy(x),
        shapes=((1024, 1024),)),
+]
+
+# --- keypoints ---
+
+
+def _orb(L, x):
+    o = L.skimage.feature.ORB(n_keypoints=500)
+    o.detect_and_extract(x)
+    return o.descriptors
+
+
+def _sift(L, x):
+    o = L.skimage.feature.SIFT()
+    o.detect_and_extract(x)
+    return o.descriptors
+
+
+def _censure(L, x):
+    o = L.skimage.feature.CENSURE()
+    o.detect(x)
+    return o.keypoints
+
+
+def _keypoints(n, k, seed=12345):
+    """The benchmark's keypoints: a 64-bit LCG's top bits modulo n (bench_keypoints.cpp)."""
+    v, x = [], seed
+    for _ in range(2 * k):
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        v.append(float((x >> 33) % n))
+    import numpy as np
+    return np.array(v).reshape(k, 2)
+
+
+def _at_least_256(xp, shape, dtype):
+    """The texture, at least 256 on a side (a small test shape has no ORB or SIFT features)."""
+    return test_image(xp, tuple(max(n, 256) for n in shape), dtype)
+
+
+def _brief(L, x):
+    b = L.skimage.feature.BRIEF()
+    b.extract(x, _keypoints(x.shape[0], 500))
+    return b.descriptors
+
+
+def _match_input(xp, shape, dtype):
+    import numpy as np
+    from skimage.feature import BRIEF
+    img = test_image(np, (1024, 1024), "uint8")
+    d = []
+    for n in (1024, 1000):
+        b = BRIEF()
+        b.extract(img, _keypoints(n, 500))
+        d.append(b.descriptors)
+    return tuple(d)
+
+
+OPS += [
+    Op("ORB detect_and_extract, 500 keypoints", "uint8", r"BM_Orb/",
+       skimage=_orb, shapes=((1024, 1024),), make_input=_at_least_256),
+    Op("SIFT detect_and_extract", "uint8", r"BM_Sift/", skimage=_sift, shapes=((512, 512),),
+       make_input=_at_least_256),
+    Op("CENSURE detect (DoB)", "uint8", r"BM_Censure/", skimage=_censure, shapes=((1024, 1024),)),
+    Op("BRIEF extract, 500 keypoints", "uint8", r"BM_Brief/", skimage=_brief, shapes=((1024, 1024),)),
+    Op("match_descriptors 500 x 500, 256 bits, max_ratio 0.8", "bool", r"BM_MatchDescriptors/",
+       skimage=lambda L, x: L.skimage.feature.match_descriptors(x[0], x[1], max_ratio=0.8),
+       shapes=((500, 500),), make_input=_match_input),
 ]

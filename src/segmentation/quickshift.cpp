@@ -15,7 +15,7 @@
 #include "cuskimage/util.hpp"
 #include "src/core/device_guard.hpp"
 #include "src/core/validate.hpp"
-#include "src/morphology/numpy_permutation.hpp"
+#include "src/core/numpy_random.hpp"
 #include "src/segmentation/quickshift.hpp"
 #include "src/segmentation/slic.hpp"
 
@@ -24,57 +24,6 @@ namespace {
 
 using cuskimage::detail::expect;
 constexpr std::string_view kFn = "segmentation.quickshift";
-
-/// numpy's Generator.standard_normal: the 256-layer ziggurat on PCG64's 64-bit outputs. The layer
-/// tables follow from the tail start r alone (Marsaglia and Tsang's recursion, computed here in
-/// double); they agree with numpy's to ~1e-15 relative.
-class NumpyNormal {
- public:
-  explicit NumpyNormal(std::uint64_t seed) : g_(seed) {
-    const double r = kR, v = r * std::exp(-0.5 * r * r) + std::sqrt(M_PI / 2) * std::erfc(r / std::sqrt(2.0));
-    const double m = 4503599627370496.0;  // 2^52
-    double dn = r, tn = r;
-    const double q = v / std::exp(-0.5 * dn * dn);
-    ki_[0] = static_cast<std::uint64_t>(dn / q * m), ki_[1] = 0;
-    wi_[0] = q / m, wi_[255] = dn / m;
-    fi_[0] = 1.0, fi_[255] = std::exp(-0.5 * dn * dn);
-    for (int i = 254; i >= 1; --i) {
-      dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
-      ki_[i + 1] = static_cast<std::uint64_t>(dn / tn * m);
-      tn = dn;
-      fi_[i] = std::exp(-0.5 * dn * dn);
-      wi_[i] = dn / m;
-    }
-  }
-  double next() {
-    for (;;) {
-      std::uint64_t u = u64();
-      const int idx = static_cast<int>(u & 0xff);
-      u >>= 8;
-      const bool neg = u & 1;
-      const std::uint64_t rabs = (u >> 1) & 0x000fffffffffffffull;
-      double x = static_cast<double>(rabs) * wi_[idx];
-      if (neg) x = -x;
-      if (rabs < ki_[idx]) return x;
-      if (idx == 0) {
-        for (;;) {
-          const double xx = -(1.0 / kR) * std::log1p(-unit());
-          const double yy = -std::log1p(-unit());
-          if (yy + yy > xx * xx) return ((rabs >> 8) & 1) ? -(kR + xx) : kR + xx;
-        }
-      }
-      if ((fi_[idx - 1] - fi_[idx]) * unit() + fi_[idx] < std::exp(-0.5 * x * x)) return x;
-    }
-  }
-
- private:
-  static constexpr double kR = 3.6541528853610088;
-  std::uint64_t u64() { return g_.interval(~std::uint64_t(0)); }  // the full range: one 64-bit output
-  double unit() { return static_cast<double>(u64() >> 11) * (1.0 / 9007199254740992.0); }
-  morphology::detail::NumpyPermutation g_;
-  std::uint64_t ki_[256];
-  double wi_[256], fi_[256];
-};
 
 template <class T>
 void cpu_quickshift(const Array& image, const std::vector<T>& noise, const detail::QsProblem& p, T max_dist,
@@ -115,7 +64,7 @@ QuickshiftTree run(const Array& img, const QuickshiftOptions& o, const Stream& s
   const std::int64_t n = p.height * p.width;
   std::vector<T> noise(static_cast<std::size_t>(n));
   const std::uint64_t seed = o.rng ? *o.rng : std::random_device{}();
-  NumpyNormal normal(seed);
+  cuskimage::detail::NumpyNormal normal(seed);
   for (auto& v : noise) v = static_cast<T>(T(0) + static_cast<T>(0.0 + 1e-5 * normal.next()));
   QuickshiftTree t;
   const Device dev = img.device();
