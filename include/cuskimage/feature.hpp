@@ -2,3 +2,4 @@
 #pragma once
 
 #include "cuskimage/feature/peak.hpp"
+#include "cuskimage/feature/fisher_vector.hpp"
