@@ -3,3 +3,4 @@
 
 #include "cuskimage/feature/peak.hpp"
 #include "cuskimage/feature/fisher_vector.hpp"
+#include "cuskimage/feature/cascade.hpp"
