@@ -1,6 +1,8 @@
 // Cascade: an OpenCV-format LBP cascade (parsed with pugixml, reading the elements scikit-image's
 // _load_xml reads) and scikit-image's multi-scale sliding-window sweep with its float32 arithmetic
-// and detection grouping. Host only: the sweep is branchy early-exit work over a few scales.
+// and detection grouping. The integral image is made on the host (NumPy's cumsum order, so its
+// float32 values are scikit-image's); the window sweep runs on the image's device (one thread per
+// window on CUDA, the same per-window code); the grouping is sequential on the host.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include "cuskimage/error.hpp"
 #include "cuskimage/feature/cascade.hpp"
 #include "cuskimage/transform/integral.hpp"
+#include "src/feature/cascade_eval.hpp"
 
 #if CUSK_HAVE_PUGIXML
 #include <pugixml.hpp>
@@ -20,18 +23,6 @@
 
 namespace cuskimage::feature {
 namespace detail {
-
-struct Mblbp {
-  std::int64_t r, c, width, height;
-};
-struct Stump {
-  std::int64_t feature_id, lut_idx;
-  float left, right;
-};
-struct Stage {
-  std::int64_t first_idx, amount;
-  float threshold;
-};
 
 struct CascadeData {
   float eps = 0;
@@ -156,56 +147,6 @@ std::shared_ptr<const CascadeData> load(const std::string&, double) {
 
 // ---- detection ----------------------------------------------------------------------------------
 
-struct IntegralImage {
-  std::vector<float> v;
-  std::int64_t rows = 0, cols = 0;
-  float at(std::int64_t r, std::int64_t c) const { return v[r * cols + c]; }
-  /// scikit-image's _shared.transform.integrate in float32, its order of operations.
-  float sum(std::int64_t r0, std::int64_t c0, std::int64_t r1, std::int64_t c1) const {
-    float s = 0;
-    s += at(r1, c1);
-    if (r0 >= 1 && c0 >= 1) s += at(r0 - 1, c0 - 1);
-    if (r0 >= 1) s -= at(r0 - 1, c1);
-    if (c0 >= 1) s -= at(r1, c0 - 1);
-    return s;
-  }
-};
-
-/// scikit-image's _multiblock_lbp: the 8 neighbour blocks, clockwise from the top left, against the
-/// centre block; bit 7 first.
-int multiblock_lbp(const IntegralImage& ii, std::int64_t r, std::int64_t c, std::int64_t w, std::int64_t h) {
-  static constexpr int dr[8] = {-1, -1, -1, 0, 1, 1, 1, 0};
-  static constexpr int dc[8] = {-1, 0, 1, 1, 1, 0, -1, -1};
-  const std::int64_t cr = r + h, cc = c + w;
-  const float centre = ii.sum(cr, cc, cr + h - 1, cc + w - 1);
-  int code = 0;
-  for (int e = 0; e < 8; ++e) {
-    const std::int64_t rr = cr + dr[e] * h, c0 = cc + dc[e] * w;
-    code |= static_cast<int>(ii.sum(rr, c0, rr + h - 1, c0 + w - 1) >= centre) << (7 - e);
-  }
-  return code;
-}
-
-bool classify(const CascadeData& d, const IntegralImage& ii, std::int64_t row, std::int64_t col, float scale) {
-  for (const auto& stage : d.stages) {
-    float points = 0;
-    for (std::int64_t k = 0; k < stage.amount; ++k) {
-      const auto& stump = d.stumps[stage.first_idx + k];
-      const auto& f = d.features[stump.feature_id];
-      // Py_ssize_t * float32 is float32 in C, then truncated.
-      const auto r = static_cast<std::int64_t>(static_cast<float>(f.r) * scale);
-      const auto c = static_cast<std::int64_t>(static_cast<float>(f.c) * scale);
-      const auto w = static_cast<std::int64_t>(static_cast<float>(f.width) * scale);
-      const auto h = static_cast<std::int64_t>(static_cast<float>(f.height) * scale);
-      const int code = multiblock_lbp(ii, row + r, col + c, w, h);
-      const bool bit = (d.luts[stump.lut_idx + (code >> 5)] >> (code & 31)) & 1U;
-      points += bit ? stump.left : stump.right;
-    }
-    if (points < stage.threshold - d.eps) return false;
-  }
-  return true;
-}
-
 /// scikit-image's _get_valid_scale_factors: scale_factor^p (float32) for p in arange(mn, mx).
 std::vector<float> scale_factors(const CascadeData& d, const DetectMultiScaleOptions& o) {
   const double step = static_cast<double>(static_cast<float>(o.scale_factor));
@@ -274,7 +215,14 @@ std::vector<Detection> group_detections(const std::vector<Detection>& dets, floa
   return out;
 }
 
-IntegralImage integral_of(const Array& image, const Stream& stream) {
+/// The float32 integral image on the host (NumPy's cumsum order, whatever the image's device).
+struct HostIntegral {
+  std::vector<float> v;
+  std::int64_t rows = 0, cols = 0;
+  detail::IntegralView view() const { return {v.data(), rows, cols}; }
+};
+
+HostIntegral integral_of(const Array& image, const Stream& stream) {
   if (image.ndim() != 2 && image.ndim() != 3)
     throw InvalidArgument("Cascade.detect_multi_scale: the image must be 2-D (grey) or 3-D (RGB), got " +
                           std::to_string(image.ndim()) + "-D");
@@ -303,9 +251,12 @@ std::vector<Detection> Cascade::detect_multi_scale(const Array& image, const Det
                                                    const Stream& stream) const {
   validate(options);
   const CascadeData& d = *data_;
-  const IntegralImage ii = integral_of(image, stream);
+  const HostIntegral ii = integral_of(image, stream);
   const auto step_ratio = static_cast<float>(options.step_ratio);
-  std::vector<Detection> found;
+  // Each scale's grid of windows: rows r < rows - height, columns c < cols - width, by step.
+  std::vector<detail::ScaleGrid> grids;
+  std::vector<std::array<std::int64_t, 2>> sizes;  // (width, height) per grid
+  std::int64_t total = 0;
   for (const float scale : scale_factors(d, options)) {
     // scikit-image's round() adds 0.5 in double to the float32 product.
     const auto step = static_cast<std::int64_t>(static_cast<double>(scale * step_ratio) + 0.5);
@@ -316,10 +267,30 @@ std::vector<Detection> Cascade::detect_multi_scale(const Array& image, const Det
     if (step < 1)
       throw InvalidArgument("Cascade.detect_multi_scale: step_ratio " + std::to_string(options.step_ratio) +
                             " gives a zero search step (scikit-image would loop forever)");
-    for (std::int64_t r = 0; r < max_row; r += step)
-      for (std::int64_t c = 0; c < max_col; c += step)
-        if (classify(d, ii, r, c, scale)) found.push_back({r, c, width, height});
+    const detail::ScaleGrid g{scale, step, (max_row + step - 1) / step, (max_col + step - 1) / step, total};
+    grids.push_back(g);
+    sizes.push_back({width, height});
+    total += g.n_rows * g.n_cols;
   }
+  const detail::CascadeView view{d.features.data(), d.stumps.data(), d.stages.data(), d.luts.data(),
+                                 static_cast<std::int64_t>(d.stages.size()), d.eps};
+  std::vector<std::uint8_t> flags;
+  if (image.device().is_cuda()) {
+    flags = detail::cascade_sweep_cuda(d.features, d.stumps, d.stages, d.luts, d.eps, ii.v, ii.rows, ii.cols, grids,
+                                       image.device(), stream);
+  } else {
+    flags.resize(total);
+    for (const auto& g : grids)
+      for (std::int64_t i = 0; i < g.n_rows * g.n_cols; ++i)
+        flags[g.offset + i] = detail::classify(view, ii.view(), (i / g.n_cols) * g.step, (i % g.n_cols) * g.step,
+                                               g.scale);
+  }
+  std::vector<Detection> found;  // scan order: scales, rows, columns
+  for (std::size_t k = 0; k < grids.size(); ++k)
+    for (std::int64_t i = 0; i < grids[k].n_rows * grids[k].n_cols; ++i)
+      if (flags[grids[k].offset + i])
+        found.push_back({(i / grids[k].n_cols) * grids[k].step, (i % grids[k].n_cols) * grids[k].step, sizes[k][0],
+                         sizes[k][1]});
   return group_detections(found, static_cast<float>(options.intersection_score_threshold),
                           options.min_neighbor_number);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,20 @@ TEST(GpuFeatureCascade, GoldensOnDevice) {
   LOAD_FACE_CASCADE(casc);
   const Stream s = Stream::create();
   run_goldens(*casc, Device::cuda(), s);
+  // Every raw window (no grouping) of a larger grey image and a strided RGB view: device == host.
+  const Array rgb = golden("casc_img");
+  const Array tiled = cusktest::random_array({300, 420}, DType::uint8, 11);
+  const ft::DetectMultiScaleOptions raw{.scale_factor = 1.1, .step_ratio = 1.0, .min_size = {24, 24},
+                                        .max_size = {200, 200}, .min_neighbor_number = 0,
+                                        .intersection_score_threshold = 2.0};
+  const Array view = rgb.slice({cuskimage::Slice{std::nullopt, std::nullopt, 1}, cuskimage::Slice{10, 150, 2}});
+  for (const Array* img : {&tiled, &rgb}) {
+    const auto want = flat(casc->detect_multi_scale(*img, raw));
+    EXPECT_EQ(want, flat(casc->detect_multi_scale(img->to(Device::cuda(), s), raw, s)));
+  }
+  EXPECT_EQ(flat(casc->detect_multi_scale(view.copy(), raw)),
+            flat(casc->detect_multi_scale(view.to(Device::cuda(), s), raw, s)));
+  EXPECT_EQ(flat(casc->detect_multi_scale(view.copy(), raw)), flat(casc->detect_multi_scale(view, raw)));
 }
 
 }  // namespace

@@ -21,8 +21,10 @@
 // latter), so it is CPU-independent; it equals scikit-image wherever NumPy's power is exact.
 //
 // Needs pugixml (CUSK_HAVE_PUGIXML): without it the constructor raises NotSupported. Only LBP
-// cascades exist in scikit-image; a cascade of another featureType raises NotSupported. The sweep
-// runs on the host (inputs on a device are copied there).
+// cascades exist in scikit-image; a cascade of another featureType raises NotSupported. The integral
+// image is made on the host (NumPy's float64 cumsum order, then float32); the window sweep runs on
+// the image's device (one CUDA thread per window, the host's per-window code); the detections are
+// grouped on the host.
 #pragma once
 
 #include <array>
