@@ -4,6 +4,11 @@
 peak_local_max on the distance transform of binary blobs (the test texture above its middle grey,
 as bench/feature/bench_peak.cpp makes them), min_distance 7, with and without the blobs' labels.
 Our benchmarks: bench/feature/bench_peak.cpp.
+
+# learned features
+Cascade.detect_multi_scale with scikit-image's LBP frontal-face cascade on the uint8 test texture,
+scale_factor 1.2, step_ratio 1, windows 24 to 200 (cuCIM has no Cascade).
+Our benchmarks: bench/feature/bench_learned.cpp (device sweep; BM_Cpu_* the host sweep).
 """
 from compare import Op, test_image
 
@@ -38,4 +43,9 @@ OPS = [
        cucim=lambda L, x: L.cucim.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        skimage=lambda L, x: L.skimage.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        shapes=_SHAPES, make_input=_edt_labels),
+    # learned features
+    Op("Cascade.detect_multi_scale, face cascade", "uint8", r"^BM_CascadeDetect/",
+       skimage=lambda L, x: L.skimage.feature.Cascade(L.skimage.data.lbp_frontal_face_cascade_filename())
+       .detect_multi_scale(x, scale_factor=1.2, step_ratio=1, min_size=(24, 24), max_size=(200, 200)),
+       shapes=((512, 512), (2048, 2048))),
 ]
