@@ -5,6 +5,15 @@ peak_local_max on the distance transform of binary blobs (the test texture above
 as bench/feature/bench_peak.cpp makes them), min_distance 7, with and without the blobs' labels.
 Our benchmarks: bench/feature/bench_peak.cpp.
 
+# corners/canny
+structure_tensor (sigma 1), corner_harris, corner_shi_tomasi, canny (sigma 2), corner_fast,
+corner_moravec and hessian_matrix_det (sigma 3) on the float32 test texture. Our benchmarks:
+bench/feature/bench_corner.cpp.
+# hog/daisy/haar/template
+match_template on the float32 texture with a 64x64 template cut from it (plain and pad_input);
+hog (defaults) on the float32 texture; haar_like_feature of every feature of a 24x24 window of the
+integral image of a 256^2 texture; daisy (defaults) on the float32 texture.
+Our benchmarks: bench/feature/bench_hog.cpp.
 # learned features
 Cascade.detect_multi_scale with scikit-image's LBP frontal-face cascade on the uint8 test texture,
 scale_factor 1.2, step_ratio 1, windows 24 to 200 (cuCIM has no Cascade).
@@ -43,6 +52,72 @@ OPS = [
        cucim=lambda L, x: L.cucim.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        skimage=lambda L, x: L.skimage.feature.peak_local_max(x[0], min_distance=7, labels=x[1]),
        shapes=_SHAPES, make_input=_edt_labels),
+    # --- corners/canny ---
+    Op("structure_tensor sigma 1", "float32", r"StructureTensor_f32/",
+       cucim=lambda L, x: L.cucim.feature.structure_tensor(x, sigma=1),
+       skimage=lambda L, x: L.skimage.feature.structure_tensor(x, sigma=1),
+       shapes=((2048, 2048), (8192, 8192))),
+    Op("corner_harris", "float32", r"CornerHarris_f32/",
+       cucim=lambda L, x: L.cucim.feature.corner_harris(x),
+       skimage=lambda L, x: L.skimage.feature.corner_harris(x),
+       shapes=((1024, 1024), (4096, 4096))),
+    Op("corner_shi_tomasi", "float32", r"CornerShiTomasi_f32/",
+       cucim=lambda L, x: L.cucim.feature.corner_shi_tomasi(x),
+       skimage=lambda L, x: L.skimage.feature.corner_shi_tomasi(x),
+       shapes=((4096, 4096),)),
+    Op("canny sigma 2", "float32", r"Canny_f32/",
+       cucim=lambda L, x: L.cucim.feature.canny(x, sigma=2),
+       skimage=lambda L, x: L.skimage.feature.canny(x, sigma=2),
+       shapes=((2048, 2048), (8192, 8192))),
+    Op("corner_fast n 9", "float32", r"CornerFast_f32/",
+       cucim=None,  # not in cuCIM
+       skimage=lambda L, x: L.skimage.feature.corner_fast(x, n=9),
+       shapes=((2048, 2048),)),
+    Op("corner_moravec", "float32", r"CornerMoravec_f32/",
+       cucim=None,  # not in cuCIM
+       skimage=lambda L, x: L.skimage.feature.corner_moravec(x),
+       shapes=((2048, 2048),)),
+    Op("hessian_matrix_det sigma 3", "float32", r"HessianMatrixDet_f32/",
+       cucim=lambda L, x: L.cucim.feature.hessian_matrix_det(x, sigma=3),
+       skimage=lambda L, x: L.skimage.feature.hessian_matrix_det(x, sigma=3),
+       shapes=((2048, 2048),)),
+]
+
+# --- hog/daisy/haar/template ---
+
+
+def _with_template(xp, shape, dtype):
+    img = test_image(xp, shape, "float32")
+    n = shape[0]
+    return img, img[n // 3:n // 3 + 64, n // 2:n // 2 + 64].copy()
+
+
+def _integral(xp, shape, dtype):
+    import numpy as np
+    from skimage.transform import integral_image
+    ii = integral_image(test_image(np, (256, 256), "float32"))
+    return xp.asarray(ii) if xp is not np else ii
+
+
+OPS += [
+    Op("match_template 64x64 template", "float32", r"BM_MatchTemplate/",
+       cucim=lambda L, x: L.cucim.feature.match_template(x[0], x[1]),
+       skimage=lambda L, x: L.skimage.feature.match_template(x[0], x[1]),
+       shapes=((1024, 1024), (4096, 4096)), make_input=_with_template),
+    Op("match_template 64x64 template, pad_input", "float32", r"BM_MatchTemplatePadded/",
+       cucim=lambda L, x: L.cucim.feature.match_template(x[0], x[1], pad_input=True),
+       skimage=lambda L, x: L.skimage.feature.match_template(x[0], x[1], pad_input=True),
+       shapes=((4096, 4096),), make_input=_with_template),
+    Op("hog (8x8 cells, 3x3 blocks, 9 bins)", "float32", r"BM_Hog/",
+       skimage=lambda L, x: L.skimage.feature.hog(x),
+       shapes=((512, 512), (2048, 2048))),
+    Op("haar_like_feature 24x24 window, all types", "float64", r"BM_HaarLikeFeature/",
+       skimage=lambda L, x: L.skimage.feature.haar_like_feature(x, 10, 20, 24, 24),
+       shapes=((24, 24),), make_input=_integral),
+    Op("daisy (defaults)", "float32", r"BM_Daisy/",
+       cucim=lambda L, x: L.cucim.feature.daisy(x),
+       skimage=lambda L, x: L.skimage.feature.daisy(x),
+       shapes=((1024, 1024),)),
     # learned features
     Op("Cascade.detect_multi_scale, face cascade", "uint8", r"^BM_CascadeDetect/",
        skimage=lambda L, x: L.skimage.feature.Cascade(L.skimage.data.lbp_frontal_face_cascade_filename())

@@ -1,14 +1,17 @@
 // CUDA backend of relabel_sequential / join_segmentations / ArrayMap: CUB radix sort + unique for
 // the distinct values (the count is read back: it sizes the maps and picks the output dtype), then
-// one lookup pass (binary search in the sorted keys, which stay in L1/L2).
+// one lookup pass (binary search in the sorted keys, which stay in L1/L2). Labels of a small range
+// take presence flags instead: one min/max pass (per-block partials read back), the flags, their
+// prefix sum, and a lookup pass of four labels per thread (vector loads and stores).
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <vector>
 #include <type_traits>
 
 #include "kernels/core/launch.cuh"
@@ -52,13 +55,66 @@ __global__ void gather_present_kernel(const std::int32_t* flags, const std::int3
     if (flags[v]) uniq[rank[v]] = static_cast<T>(v);
 }
 
+/// Per-block minimum and maximum (partials[2 b], partials[2 b + 1]): one read of the labels, one
+/// launch; the host reduces the few partials it reads back anyway.
+template <class T>
+__global__ void __launch_bounds__(256) minmax_kernel(const T* __restrict__ in, std::int64_t n, T* __restrict__ partials) {
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const T v = in[i];
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+  for (int d = 16; d > 0; d >>= 1) {
+    const T a = __shfl_down_sync(0xffffffffu, lo, d), b = __shfl_down_sync(0xffffffffu, hi, d);
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  __shared__ T slo[8], shi[8];
+  if ((threadIdx.x & 31) == 0) slo[threadIdx.x >> 5] = lo, shi[threadIdx.x >> 5] = hi;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < static_cast<int>(blockDim.x >> 5); ++w) {
+      lo = slo[w] < lo ? slo[w] : lo;
+      hi = shi[w] > hi ? shi[w] : hi;
+    }
+    partials[2 * blockIdx.x] = lo;
+    partials[2 * blockIdx.x + 1] = hi;
+  }
+}
+
+/// relabel_sequential's value of one label.
+template <class T, class O>
+__device__ __forceinline__ O dense_value(T v, const std::int32_t* rank, std::int64_t offset, bool has0) {
+  return (has0 && v == T(0)) ? O(0) : static_cast<O>(offset + rank[static_cast<std::int64_t>(v)] - (has0 ? 1 : 0));
+}
+
+template <class X>
+struct alignas(4 * sizeof(X)) Quad {
+  X v[4];
+};
+
+/// Four labels per thread with vector loads and stores (both arrays aligned to 4 elements).
+template <class T, class O>
+__global__ void dense_map4_kernel(const T* __restrict__ in, const std::int32_t* __restrict__ rank, std::int64_t quads,
+                                  std::int64_t offset, bool has0, O* __restrict__ out) {
+  for (std::int64_t q = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; q < quads;
+       q += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const Quad<T> a = reinterpret_cast<const Quad<T>*>(in)[q];
+    Quad<O> b;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) b.v[j] = dense_value<T, O>(a.v[j], rank, offset, has0);
+    reinterpret_cast<Quad<O>*>(out)[q] = b;
+  }
+}
+
 template <class T, class O>
 __global__ void dense_map_kernel(const T* in, const std::int32_t* rank, std::int64_t n, std::int64_t offset, bool has0,
                                  O* out) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const T v = in[i];
-    out[i] = (has0 && v == T(0)) ? O(0) : static_cast<O>(offset + rank[static_cast<std::int64_t>(v)] - (has0 ? 1 : 0));
+    out[i] = dense_value<T, O>(in[i], rank, offset, has0);
   }
 }
 
@@ -69,17 +125,16 @@ DenseRanks cuda_dense_ranks(const Array& a, std::int64_t max_entries, const Stre
   const std::int64_t n = a.size();
   const cudaStream_t s = stream.handle();
   const T* in = static_cast<const T*>(a.data());
-  Array ext = Array::empty({2}, a.dtype(), a.device(), stream);
-  T* e = static_cast<T*>(ext.data());
-  std::size_t b1 = 0, b2 = 0;
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, b1, in, e, n, s));
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, b2, in, e + 1, n, s));
-  Array tmp = Array::empty({static_cast<std::int64_t>(std::max(b1, b2)) + 1}, DType::uint8, a.device(), stream);
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Min(tmp.data(), b1, in, e, n, s));
-  CUSK_CUDA_CHECK(cub::DeviceReduce::Max(tmp.data(), b2, in, e + 1, n, s));
-  T h[2];
-  CUSK_CUDA_CHECK(cudaMemcpyAsync(h, e, sizeof h, cudaMemcpyDeviceToHost, s));
-  CUSK_CUDA_CHECK(cudaStreamSynchronize(s));
+  const unsigned blocks = cuskimage::detail::grid_blocks(n, 256, 528);
+  Array part = Array::empty({2 * static_cast<std::int64_t>(blocks)}, a.dtype(), a.device(), stream);
+  minmax_kernel<T><<<blocks, 256, 0, s>>>(in, n, static_cast<T*>(part.data()));
+  CUSK_CUDA_CHECK_LAUNCH();
+  const std::vector<T> hp = part.to(Device::cpu(), stream).to_vector<T>();
+  T h[2] = {hp[0], hp[1]};
+  for (unsigned b = 1; b < blocks; ++b) {
+    h[0] = std::min(h[0], hp[2 * b]);
+    h[1] = std::max(h[1], hp[2 * b + 1]);
+  }
   DenseRanks r;
   if constexpr (std::is_signed_v<T>) {
     if (h[0] < 0) {
@@ -114,8 +169,18 @@ DenseRanks cuda_dense_ranks(const Array& a, std::int64_t max_entries, const Stre
 template <class T, class O>
 void cuda_dense_map(const T* in, const std::int32_t* rank, std::int64_t n, std::int64_t offset, bool has0, O* out,
                     const Stream& stream) {
-  dense_map_kernel<T, O><<<cuskimage::detail::grid_blocks(n, 256, 1 << 20), 256, 0, stream.handle()>>>(
-      in, rank, n, offset, has0, out);
+  std::int64_t done = 0;
+  if (reinterpret_cast<std::uintptr_t>(in) % (4 * sizeof(T)) == 0 &&
+      reinterpret_cast<std::uintptr_t>(out) % (4 * sizeof(O)) == 0 && n >= 4) {
+    const std::int64_t quads = n / 4;
+    dense_map4_kernel<T, O><<<cuskimage::detail::grid_blocks(quads, 256, 1 << 20), 256, 0, stream.handle()>>>(
+        in, rank, quads, offset, has0, out);
+    CUSK_CUDA_CHECK_LAUNCH();
+    done = 4 * quads;
+  }
+  if (done == n) return;
+  dense_map_kernel<T, O><<<cuskimage::detail::grid_blocks(n - done, 256, 1 << 20), 256, 0, stream.handle()>>>(
+      in + done, rank, n - done, offset, has0, out + done);
   CUSK_CUDA_CHECK_LAUNCH();
 }
 

@@ -55,8 +55,9 @@ struct FzGraph {
   }
 };
 
-/// The edge indices sorted by (weight, index), on the device (CUB radix sort); returned to the host.
-std::vector<std::int64_t> cuda_felzenszwalb_sorted_edges(const Array& smoothed, const FzGraph& g,
-                                                         std::vector<double>& weights, const Stream& stream);
+/// The edges sorted by (weight, index) on the device (CUB radix sort), brought to the host as the
+/// sorted weights (float64, m) and their end pixels (2 m, int32 below 2^31 pixels, else int64).
+void cuda_felzenszwalb_sorted_edges(const Array& smoothed, const FzGraph& g, Array& weights, Array& ends,
+                                    const Stream& stream);
 
 }  // namespace cuskimage::segmentation::detail

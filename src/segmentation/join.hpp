@@ -50,7 +50,7 @@ struct DenseRanks {
   Array rank;  // int32, max + 2 entries
 };
 
-/// Min and max (one reduction each, read back: synchronises), then the flags and ranks when
+/// Min and max (one pass, per-block partials read back: synchronises), then the flags and ranks when
 /// max < `max_entries`.
 template <class T>
 DenseRanks cuda_dense_ranks(const Array& a, std::int64_t max_entries, const Stream& stream);

@@ -1,8 +1,9 @@
 // segmentation.slic: scikit-image's preprocessing (img_as_float, rescaling to [0, 1] over the
 // unmasked values, Lab, Gaussian smoothing, the compactness ratio) with the library's own ops on
 // the image's device, the seed grid (or the mask's k-means seeds), then the k-means on the backend
-// (src/segmentation/slic_cpu.cpp, kernels/segmentation/slic.cu) and the connectivity pass on the
-// host (a sequential breadth-first search in raster order, as scikit-image's).
+// (src/segmentation/slic_cpu.cpp, kernels/segmentation/slic.cu) and the connectivity pass
+// (scikit-image's sequential breadth-first search in raster order on the CPU; on the device
+// kernels/segmentation/slic_connectivity.cu, equal to it).
 #include "cuskimage/segmentation/slic.hpp"
 
 #include <algorithm>
@@ -217,9 +218,15 @@ Array run(Layout& L, const SlicOptions& o, const Stream& stream) {
     const double segment_size = count / static_cast<double>(ncent);
     const auto min_size = static_cast<std::int64_t>(o.min_size_factor * segment_size);
     const auto max_size = static_cast<std::int64_t>(o.max_size_factor * segment_size);
-    Array h = on_cpu ? labels.share() : labels.to(Device::cpu(), stream);
-    detail::enforce_label_connectivity(h.data<std::int64_t>(), L.D, L.H, L.W, min_size, max_size, o.start_label);
-    if (!on_cpu) labels.copy_from(h, stream);
+    if (on_cpu)
+      detail::enforce_label_connectivity(labels.data<std::int64_t>(), L.D, L.H, L.W, min_size, max_size,
+                                         o.start_label);
+    else
+      cuskimage::detail::on_backend(
+          labels, stream, [] {},
+          [&](auto) {
+            detail::cuda_enforce_label_connectivity(labels, L.D, L.H, L.W, min_size, max_size, o.start_label, stream);
+          });
   }
   if (L.is_2d) return labels.reshape({L.H, L.W});
   return labels;

@@ -79,6 +79,12 @@ void cuda_slic_kmeans(const Array& image, const Array& mask, std::vector<T>& cen
 void enforce_label_connectivity(std::int64_t* labels, std::int64_t depth, std::int64_t height, std::int64_t width,
                                 std::int64_t min_size, std::int64_t max_size, std::int64_t start_label);
 
+/// The same on device labels (int64, contiguous Z*Y*X), equal to it
+/// (kernels/segmentation/slic_connectivity.cu).
+void cuda_enforce_label_connectivity(Array& labels, std::int64_t depth, std::int64_t height, std::int64_t width,
+                                     std::int64_t min_size, std::int64_t max_size, std::int64_t start_label,
+                                     const Stream& stream);
+
 }  // namespace cuskimage::segmentation::detail
 
 namespace cuskimage::segmentation::detail {

@@ -5,6 +5,8 @@
 // on fresh labels, strided views, a non-default stream).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cuskimage/error.hpp"
@@ -124,6 +126,34 @@ TEST(GpuSegmentationBoundaries, StridedViewsAndStream) {
     s.synchronize();
   }));
   EXPECT_ARRAY_EQ(expected, got);
+}
+
+// Widths a multiple of 4 take the 4-pixels-per-thread kernel (thick, inner): small and one-row
+// images, a view of every other row (strided rows), and a misaligned view (the general kernel).
+TEST(GpuSegmentationBoundaries, RowKernelMatchesCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (DType dt : {DType::uint8, DType::int32, DType::int64, DType::bool_, DType::uint16}) {
+    for (const cuskimage::Shape& shape : {cuskimage::Shape{97, 128}, cuskimage::Shape{1, 4}, cuskimage::Shape{3, 8},
+                                          cuskimage::Shape{130, 4}, cuskimage::Shape{66, 68}}) {
+      const Array h = cusktest::random_array(shape, dt, 31 + static_cast<int>(dt), 0, 3);
+      const Array d = h.to(Device::cuda(), s);
+      const Array hrows = h.slice({Slice{0, std::nullopt, 2}});
+      const Array drows = d.slice({Slice{0, std::nullopt, 2}});
+      for (BoundaryMode m : {BoundaryMode::thick, BoundaryMode::inner})
+        for (int conn = 1; conn <= 2; ++conn)
+          for (std::int64_t bg : {0, 1}) {
+            const seg::FindBoundariesOptions o{.connectivity = conn, .mode = m, .background = bg};
+            EXPECT_ARRAY_EQ(seg::find_boundaries(h, o), seg::find_boundaries(d, o, s));
+            EXPECT_ARRAY_EQ(seg::find_boundaries(hrows, o), seg::find_boundaries(drows, o, s));
+            if (shape[1] > 4) {
+              const Array hv = h.slice({Slice{}, Slice{1, shape[1] - 3}});
+              const Array dv = d.slice({Slice{}, Slice{1, shape[1] - 3}});
+              EXPECT_ARRAY_EQ(seg::find_boundaries(hv, o), seg::find_boundaries(dv, o, s));
+            }
+          }
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // GPU == CPU exactly on fresh labels, strided views, a non-default stream.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cuskimage/error.hpp"
@@ -80,6 +82,22 @@ TEST(GpuSegmentationClearBorder, StridedViewsAndStream) {
     s.synchronize();
   }));
   EXPECT_ARRAY_EQ(expected, got);
+}
+
+// Contiguous labels of a multiple of 4 elements take the four-per-thread pass; odd sizes and a
+// contiguous view starting off alignment take the per-element one.
+TEST(GpuSegmentationClearBorder, VectorAndScalarPassesMatchCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (DType dt : {DType::uint8, DType::int16, DType::int32, DType::int64}) {
+    for (const cuskimage::Shape& shape : {cuskimage::Shape{64, 96}, cuskimage::Shape{33, 7}, cuskimage::Shape{41, 5}}) {
+      const Array h = cusktest::random_array(shape, dt, 71 + static_cast<int>(dt), 0, 3);
+      const Array d = h.to(Device::cuda(), s);
+      EXPECT_ARRAY_EQ(seg::clear_border(h, {.bgval = 7}), seg::clear_border(d, {.bgval = 7}, s));
+      const Array hv = h.slice({Slice{1, std::nullopt}}), dv = d.slice({Slice{1, std::nullopt}});
+      EXPECT_ARRAY_EQ(seg::clear_border(hv, {.buffer_size = 1}), seg::clear_border(dv, {.buffer_size = 1}, s));
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // morphology's. GPU tier: GPU == CPU exactly, strided views, a non-default stream.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cuskimage/error.hpp"
@@ -142,6 +144,36 @@ TEST(GpuSegmentationJoin, WideRangeTakesTheSortAndMatchesCpu) {
   EXPECT_ARRAY_EQ(e.inverse.out_values, g.inverse.out_values);
   EXPECT_THROW(seg::relabel_sequential(Array::full({4, 5}, -3, DType::int32).to(Device::cuda(), s), {}, s),
                cuskimage::InvalidArgument);
+}
+
+// The dense path's lookup runs four labels per thread on aligned arrays and one per thread on the
+// rest: sizes not a multiple of 4, a contiguous row view starting off alignment, an output dtype
+// wider than the input's (uint8 labels past 255 after the offset), no zero label.
+TEST(GpuSegmentationJoin, DenseLookupTailsAndAlignment) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  for (DType dt : {DType::uint8, DType::int16, DType::int32, DType::int64}) {
+    for (const cuskimage::Shape& shape : {cuskimage::Shape{1, 3}, cuskimage::Shape{7, 9}, cuskimage::Shape{64, 65},
+                                          cuskimage::Shape{128, 96}}) {
+      const Array h = cusktest::random_array(shape, dt, 51 + static_cast<int>(dt), 0, 120);
+      const Array d = h.to(Device::cuda(), s);
+      for (std::int64_t offset : {1, 200}) {
+        const seg::RelabelResult e = seg::relabel_sequential(h, {.offset = offset});
+        const seg::RelabelResult g = seg::relabel_sequential(d, {.offset = offset}, s);
+        EXPECT_ARRAY_EQ(e.relabeled, g.relabeled);
+        EXPECT_ARRAY_EQ(e.forward.in_values, g.forward.in_values);
+        if (shape[0] > 1) {  // rows 1.. of a C-order array: contiguous, not aligned to 4 elements
+          const seg::RelabelResult ev = seg::relabel_sequential(h.slice({Slice{1, std::nullopt}}), {.offset = offset});
+          const seg::RelabelResult gv =
+              seg::relabel_sequential(d.slice({Slice{1, std::nullopt}}), {.offset = offset}, s);
+          EXPECT_ARRAY_EQ(ev.relabeled, gv.relabeled);
+        }
+      }
+      const Array nz = cusktest::random_array(shape, dt, 61, 3, 90);  // no zero label
+      EXPECT_ARRAY_EQ(seg::relabel_sequential(nz, {.offset = 2}).relabeled,
+                      seg::relabel_sequential(nz.to(Device::cuda(), s), {.offset = 2}, s).relabeled);
+    }
+  }
 }
 
 }  // namespace

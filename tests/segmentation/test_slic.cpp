@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/segmentation.hpp"
+#include "src/segmentation/slic.hpp"
 #include "tests/common/test_support.hpp"
 #include "tests/segmentation/superpixels_support.hpp"
 
@@ -159,6 +161,75 @@ TEST(GpuSlic, RunsWithoutLegacyStream) {
   const Array img = golden("in_g3").to(Device::cuda(0));
   EXPECT_TRUE(cusktest::runs_without_legacy_stream(
       [&](const Stream& s) { (void)seg::slic(img, {.n_segments = 20, .channel_axis = std::nullopt}, s); }));
+}
+
+// The device connectivity pass equals the sequential one (src/segmentation/slic_cpu.cpp) exactly:
+// blocky random labels with per-pixel noise give many fragments, segments met from the first pixel
+// on with no visited neighbour, masked pixels (start_label - 1), and, with a small max_size,
+// segments the .pyx's search cuts short (the host path).
+struct Connectivity {
+  std::int64_t d, h, w, block, min_size, max_size, start_label;
+  double noise;
+};
+
+std::vector<std::int64_t> blocky_labels(const Connectivity& c, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int64_t> lab(c.start_label - 1, c.start_label + 5);
+  std::uniform_real_distribution<double> u(0, 1);
+  const std::int64_t bz = (c.d + c.block - 1) / c.block, by = (c.h + c.block - 1) / c.block,
+                     bx = (c.w + c.block - 1) / c.block;
+  std::vector<std::int64_t> blocks(static_cast<std::size_t>(bz * by * bx));
+  for (auto& b : blocks) b = lab(rng);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(c.d * c.h * c.w));
+  for (std::int64_t z = 0; z < c.d; ++z)
+    for (std::int64_t y = 0; y < c.h; ++y)
+      for (std::int64_t x = 0; x < c.w; ++x) {
+        const std::int64_t b = ((z / c.block) * by + y / c.block) * bx + x / c.block;
+        v[static_cast<std::size_t>((z * c.h + y) * c.w + x)] = u(rng) < c.noise ? lab(rng) : blocks[b];
+      }
+  return v;
+}
+
+TEST(GpuSlicConnectivity, EqualsSequentialPass) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const std::vector<Connectivity> cases = {
+      {1, 300, 257, 9, 40, 100000, 1, 0.15},   // 2-D, default-like factors
+      {1, 300, 257, 9, 40, 100000, 0, 0.15},   // start_label 0
+      {1, 128, 200, 6, 0, 100000, 1, 0.30},    // min_size 0: no merges
+      {1, 128, 200, 6, 500, 100000, 1, 0.10},  // large min_size: long merge chains, stranded segments
+      {1, 64, 64, 4, 300, 200, 1, 0.05},       // min_size above max_size (a factor case)
+      {1, 200, 180, 12, 30, 60, 1, 0.05},      // segments over max_size: the .pyx's cut-off search
+      {1, 1, 1000, 7, 5, 100000, 1, 0.20},     // one row
+      {12, 40, 50, 5, 20, 100000, 1, 0.15},    // 3-D
+      {12, 40, 50, 5, 20, 100000, 0, 0.15},    // 3-D, start_label 0
+      {10, 30, 30, 6, 40, 50, 1, 0.05},        // 3-D, segments over max_size
+  };
+  int k = 0;
+  for (const Connectivity& c : cases) {
+    std::vector<std::int64_t> host = blocky_labels(c, 1000 + k++);
+    const Array in = Array::from_vector(host, {c.d, c.h, c.w});
+    Array dev = in.to(Device::cuda(0), s);
+    seg::detail::cuda_enforce_label_connectivity(dev, c.d, c.h, c.w, c.min_size, c.max_size, c.start_label, s);
+    seg::detail::enforce_label_connectivity(host.data(), c.d, c.h, c.w, c.min_size, c.max_size, c.start_label);
+    const Array want = Array::from_vector(host, {c.d, c.h, c.w});
+    EXPECT_ARRAY_EQ(want, dev.to(Device::cpu(), s)) << "case " << k - 1;
+  }
+}
+
+TEST(GpuSlicConnectivity, SlicSizeFactorsAgreeWithCpu) {
+  CUSK_REQUIRE_GPU();
+  const Stream s = Stream::create();
+  const Array host = cusktest::random_array({96, 128, 3}, DType::float64, 5);
+  for (auto [lo, hi] : {std::pair{0.5, 3.0}, std::pair{0.9, 1.2}, std::pair{0.0, 0.5}}) {
+    const seg::SlicOptions o{.n_segments = 60, .compactness = 10, .min_size_factor = lo, .max_size_factor = hi};
+    const Array cpu = seg::slic(host, o);
+    const Array gpu = seg::slic(host.to(Device::cuda(0), s), o, s);
+    const std::int64_t d = pixels_differing(cpu, gpu);
+    std::printf("slic size factors %.1f/%.1f GPU vs CPU: %lld of %lld pixels differ (as partitions)\n", lo, hi,
+                static_cast<long long>(d), static_cast<long long>(cpu.size()));
+    EXPECT_LE(d, cpu.size() / 50);
+  }
 }
 
 }  // namespace
