@@ -107,3 +107,21 @@ function(cusk_link_geometry)
   target_link_libraries(cuskimage PRIVATE cusk::qhull_r)
 endfunction()
 cmake_language(DEFER CALL cusk_link_geometry)
+
+# pugixml (optional): parses the OpenCV-format XML cascades of feature::Cascade; without it the
+# Cascade constructor raises NotSupported. The definition goes to that one source only, so toggling
+# the dependency does not rebuild the library.
+set(CUSK_HAVE_PUGIXML OFF)
+find_package(pugixml QUIET)
+if(TARGET pugixml::pugixml)
+  set(CUSK_HAVE_PUGIXML ON)
+endif()
+message(STATUS "  pugixml (feature::Cascade): ${CUSK_HAVE_PUGIXML}")
+function(cusk_link_pugixml)
+  set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/feature/cascade.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+    CUSK_HAVE_PUGIXML=$<BOOL:${CUSK_HAVE_PUGIXML}>)
+  if(CUSK_HAVE_PUGIXML)
+    target_link_libraries(cuskimage PRIVATE pugixml::pugixml)
+  endif()
+endfunction()
+cmake_language(DEFER CALL cusk_link_pugixml)

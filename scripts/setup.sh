@@ -7,7 +7,8 @@ CUSK_BUILD_DIR=${CUSK_BUILD_DIR:-$CUSK_ROOT/build}
 cusk_packages=(cmake ninja-build ccache g++ pkg-config libtiff-dev libpng-dev libturbojpeg0-dev libjpeg-dev
                libdlpack-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libfftw3-dev
                libjpeg62-turbo-dev zlib1g-dev libopenjp2-7-dev libzstd-dev libwebp-dev
-               libopenslide-dev libvips-tools clang libclang-rt-14-dev python3 libeigen3-dev libqhull-dev)
+               libopenslide-dev libvips-tools clang libclang-rt-14-dev python3 libeigen3-dev libqhull-dev
+               libpugixml-dev)
 missing=()
 for p in "${cusk_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

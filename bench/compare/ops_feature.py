@@ -24,6 +24,10 @@ Our benchmarks: bench/feature/bench_hog.cpp.
 ORB (500 keypoints) and SIFT detect_and_extract, CENSURE detect (DoB), BRIEF of 500 keypoints and
 match_descriptors of two 500 x 256 bit sets, on the uint8 test texture; scikit-image only (cuCIM
 has none of them). Our benchmarks: bench/feature/bench_keypoints.cpp.
+# learned features
+Cascade.detect_multi_scale with scikit-image's LBP frontal-face cascade on the uint8 test texture,
+scale_factor 1.2, step_ratio 1, windows 24 to 200 (cuCIM has no Cascade).
+Our benchmarks: bench/feature/bench_learned.cpp (device sweep; BM_Cpu_* the host sweep).
 """
 import math
 from compare import Op, test_image
@@ -148,6 +152,11 @@ OPS += [
        cucim=lambda L, x: L.cucim.feature.daisy(x),
        skimage=lambda L, x: L.skimage.feature.daisy(x),
        shapes=((1024, 1024),)),
+    # learned features
+    Op("Cascade.detect_multi_scale, face cascade", "uint8", r"^BM_CascadeDetect/",
+       skimage=lambda L, x: L.skimage.feature.Cascade(L.skimage.data.lbp_frontal_face_cascade_filename())
+       .detect_multi_scale(x, scale_factor=1.2, step_ratio=1, min_size=(24, 24), max_size=(200, 200)),
+       shapes=((512, 512), (2048, 2048))),
 ]
 
 # --- keypoints ---

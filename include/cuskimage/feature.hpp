@@ -17,3 +17,5 @@
 #include "cuskimage/feature/sift.hpp"
 #include "cuskimage/feature/orb.hpp"
 #include "cuskimage/feature/censure.hpp"
+#include "cuskimage/feature/fisher_vector.hpp"
+#include "cuskimage/feature/cascade.hpp"
