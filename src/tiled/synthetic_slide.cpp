@@ -2,6 +2,7 @@
 // tissue, nuclei (optionally in touching pairs), glass; and the count of the nuclei drawn.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cuskimage/error.hpp"
 #include "cuskimage/tiled.hpp"
@@ -91,24 +92,40 @@ struct Slide {
     out[1] = q;
     return 2;
   }
-  void pixel(std::int64_t x, std::int64_t y, std::uint8_t* q) const;
 };
 
-void Slide::pixel(std::int64_t x, std::int64_t y, std::uint8_t* q) const {
-  const std::uint32_t n = mix(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), seed) & 15;
-  if (!tissue(static_cast<double>(x), static_cast<double>(y))) {  // glass
+/// The nuclei of every cell, computed once (a partner's placement is a search).
+struct Cells {
+  struct Cell {
+    Nucleus n[2];
+    int k = 0;
+  };
+  std::int64_t cols = 0;
+  std::vector<Cell> cell;
+  Cells(const Slide& sl) : cols(sl.width / C + 2) {
+    const std::int64_t rows = sl.height / C + 2;
+    cell.resize(static_cast<std::size_t>(rows * cols));
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::int64_t j = 0; j < rows; ++j)
+      for (std::int64_t i = 0; i < cols; ++i) cell[j * cols + i].k = sl.cell(i, j, cell[j * cols + i].n);
+  }
+  const Cell& at(std::int64_t i, std::int64_t j) const { return cell[j * cols + i]; }
+};
+
+void pixel(const Slide& sl, const Cells& cells, std::int64_t x, std::int64_t y, std::uint8_t* q) {
+  const std::uint32_t n = mix(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), sl.seed) & 15;
+  if (!sl.tissue(static_cast<double>(x), static_cast<double>(y))) {  // glass
     q[0] = q[1] = q[2] = static_cast<std::uint8_t>(238 + (n & 7));
     return;
   }
   int r = 232 + static_cast<int>(n), g = 160 + static_cast<int>(n), b = 192 + static_cast<int>(n);  // eosin
   const std::int64_t gx = x / C, gy = y / C;
-  Nucleus nu[2];
   for (std::int64_t j = gy - 1; j <= gy + 1; ++j)
     for (std::int64_t i = gx - 1; i <= gx + 1; ++i) {
       if (i < 0 || j < 0) continue;
-      const int k = cell(i, j, nu);
-      for (int m = 0; m < k; ++m) {
-        const double d = nu[m].d2(static_cast<double>(x), static_cast<double>(y));
+      const Cells::Cell& cl = cells.at(i, j);
+      for (int m = 0; m < cl.k; ++m) {
+        const double d = cl.n[m].d2(static_cast<double>(x), static_cast<double>(y));
         if (d > 1.0) continue;
         const int dk = static_cast<int>(25 * d);  // haematoxylin: darker towards the rim
         r = 72 + static_cast<int>(n) - dk;
@@ -130,19 +147,16 @@ std::int64_t write_synthetic_slide(const std::string& path, std::int64_t width, 
     throw InvalidArgument("tiled::write_synthetic_slide: touching must be in [0, 1]");
   // A fraction t of all nuclei in pairs: each nucleus gets a partner with p = t / (2 - t).
   const Slide sl{width, height, seed, static_cast<std::uint32_t>(std::lround(touching / (2.0 - touching) * 65536.0))};
+  const Cells cells(sl);
   Array img = Array::empty({height, width, 3}, DType::uint8);
   std::uint8_t* p = img.data<std::uint8_t>();
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t y = 0; y < height; ++y)
-    for (std::int64_t x = 0; x < width; ++x) sl.pixel(x, y, p + 3 * (y * width + x));
+    for (std::int64_t x = 0; x < width; ++x) pixel(sl, cells, x, y, p + 3 * (y * width + x));
   std::int64_t count = 0;
-  Nucleus nu[2];
-  for (std::int64_t j = 0; j * C < height; ++j)
-    for (std::int64_t i = 0; i * C < width; ++i) {
-      const int k = sl.cell(i, j, nu);
-      for (int m = 0; m < k; ++m)
-        count += nu[m].cx >= 0 && nu[m].cy >= 0 && nu[m].cx < width && nu[m].cy < height;
-    }
+  for (const Cells::Cell& cl : cells.cell)
+    for (int m = 0; m < cl.k; ++m)
+      count += cl.n[m].cx >= 0 && cl.n[m].cy >= 0 && cl.n[m].cx < width && cl.n[m].cy < height;
   wsi::PyramidOptions po;
   po.tile_size = 256;
   po.compression = "jpeg";
