@@ -114,7 +114,10 @@ if has nuclei; then
   # then the same per-tile work with cuCIM + cucim.skimage (bench/tiled/nuclei_cucim.py).
   n=${NUCLEI_SIZE:-40000}
   CLI=build/cuskimage; [[ -x $CLI ]] || CLI=$B/cuskimage
-  /usr/bin/time -f "synthetic slide: %e s" "$CLI" tiled.synthetic-slide /tmp/synth.svs --width "$n" --height "$n" 2>&1 | tail -2
+  # NUCLEI_SYNTH_ARGS="--touching 0.3": touching pairs; the JSON holds the true count ("nuclei").
+  # NUCLEI_ARGS="--split none" or "--split watershed" (the default) times the job without/with the split.
+  /usr/bin/time -f "synthetic slide: %e s" "$CLI" tiled.synthetic-slide /tmp/synth.svs --width "$n" --height "$n" \
+    ${NUCLEI_SYNTH_ARGS:-} 2>&1 | tail -2 | tee "$OUT/nuclei_slide.txt"
   rm -rf /tmp/nuc
   timeout "${NUCLEI_TIMEOUT:-200}" "$CLI" nuclei /tmp/synth.svs --out /tmp/nuc --device cuda ${NUCLEI_ARGS:-} \
     | tee "$OUT/nuclei.json" || rc=1

@@ -22,7 +22,9 @@
 //  3. Stitching: union-find over (tile, local label) pairs that touch across tile faces and
 //     corners (under `connectivity`), O(N log N) in objects; objects of at most `max_size` pixels
 //     are then dropped (exactly, on their whole-slide area) and the rest are numbered by their first
-//     pixel. Labels are 64-bit throughout.
+//     pixel. Labels are 64-bit throughout. A pipeline that labels its own objects
+//     (Pipeline::objects: touching objects kept apart, e.g. the nuclei split) has its pieces joined
+//     by their keys instead of by touching.
 // Per-pixel results equal the whole image's when the pipeline's output at a pixel depends only on
 // input within `halo` pixels of it (declare the halo from the pipeline's footprints and sigmas).
 #pragma once
@@ -56,6 +58,15 @@ struct TileInfo {
   int level = 0;
 };
 
+/// Objects a pipeline labels itself (Pipeline::objects), over the whole input tile (core + halo).
+struct TileObjects {
+  /// int32 (h, w) on the engine's device: 0 background, 1..keys.size() objects.
+  Array labels;
+  /// keys[l - 1] names object l across tiles: pieces with the same key, in any tiles, are one object
+  /// (e.g. the whole-slide position of the object's first pixel). A negative key: no pixels.
+  std::vector<std::int64_t> keys;
+};
+
 /// A per-tile pipeline. `rgb` is the tile with its halo, uint8 (h, w, 3) on the engine's device;
 /// each callable works on the given stream and returns an array of the same h and w.
 struct Pipeline {
@@ -63,6 +74,10 @@ struct Pipeline {
   std::int64_t halo = 0;
   /// The foreground (bool or any integer/float: non-zero is foreground).
   std::function<Array(const Array& rgb, const TileInfo& tile, const Stream& stream)> mask;
+  /// Optional, instead of labelling `mask`: the tile's objects labelled by the pipeline (touching
+  /// objects may stay apart). Objects are then joined across tiles by key only, never by touching;
+  /// an object is exact when every tile holding a piece of it sees it whole (within its halo).
+  std::function<TileObjects(const Array& rgb, const TileInfo& tile, const Stream& stream)> objects;
   /// Optional: a per-pixel intensity (any real dtype) whose per-object mean the table reports.
   std::function<Array(const Array& rgb, const TileInfo& tile, const Stream& stream)> intensity;
 };
@@ -173,6 +188,13 @@ class Result {
 
 // ---- the nuclei pipeline (examples/nuclei, `cuskimage nuclei`) --------------------------------------
 
+/// How the nuclei job separates touching nuclei.
+enum class NucleiSplit {
+  none,       // one object per connected component of the mask
+  watershed,  // per tile: EDT -> peak_local_max per component -> watershed of -EDT within the mask
+};
+CUSK_ENUM(NucleiSplit, none, watershed)
+
 struct NucleiOptions {
   int level = 0;
   std::int64_t tile_size = 2048;
@@ -186,6 +208,17 @@ struct NucleiOptions {
   /// tissue level, computed once, so every tile uses the same value (a per-tile threshold would
   /// make the result depend on the tiling).
   std::optional<double> threshold;
+  /// Touching nuclei split by a distance-transform watershed (see nuclei()).
+  NucleiSplit split = NucleiSplit::watershed;
+  /// peak_local_max's min_distance for the split's markers (exclude_border false, labels = the
+  /// mask's connected components): of two peaks within this (Chebyshev) distance the lower goes.
+  std::int64_t min_distance = 6;
+  /// Half-width of the split's square peak footprint (candidates are maxima of a
+  /// (2 f + 1)^2 box; smaller than min_distance so a smaller touching neighbour keeps its peak).
+  std::int64_t peak_footprint = 1;
+  /// With a split: components of the mask up to this many pixels across (bounding box, each axis)
+  /// are split exactly as on the whole image; the tile halo grows by it.
+  std::int64_t split_extent = 48;
   std::optional<Device> device;
   int lanes = 4;
   std::string checkpoint_dir;
@@ -201,6 +234,10 @@ CUSK_OPTIONS(NucleiOptions,
              (opening_radius, "radius of the disk of the binary opening"),
              (max_size, "nuclei of at most this many pixels are dropped"),
              (threshold, "haematoxylin threshold (default: Otsu of the tissue)"),
+             (split, "separate touching nuclei: none or watershed (EDT, peaks, watershed)"),
+             (min_distance, "min_distance of the split's EDT peaks (markers)"),
+             (peak_footprint, "half-width of the square footprint of the split's EDT peaks"),
+             (split_extent, "objects up to this size (pixels, each axis) split as on the whole image"),
              (device, "device of the per-tile work"),
              (lanes, "tiles processed concurrently"),
              (checkpoint_dir, "directory of per-tile checkpoints (resume a killed run)"),
@@ -217,14 +254,40 @@ struct NucleiReport {
 };
 
 /// The nuclei job: rgb2hed -> haematoxylin -> gaussian(sigma) -> > threshold -> binary_opening
-/// (disk) -> remove small objects -> label -> per-object table, over the slide in tiles (halo from
-/// sigma and radius), writing labels.tif, nuclei.csv, nuclei.geojson and overlay.png to `out_dir`.
+/// (disk) -> [split] -> remove small objects -> per-object table, over the slide in tiles, writing
+/// labels.tif, nuclei.csv, nuclei.geojson and overlay.png to `out_dir`.
+///
+/// split = watershed, per tile (device work on the lane's stream for CUDA, the same functions on
+/// the CPU): C = label(mask) (connectivity 2); D = distance_transform_edt(mask); markers = the
+/// peak_local_max(D, min_distance, footprint ones((2 peak_footprint + 1)^2), exclude_border false,
+/// labels C) numbered in peak order; watershed(-D, markers, connectivity 2, mask); a component
+/// without a peak stays whole. The defaults (min_distance 6, peak_footprint 1) were chosen on
+/// synthetic slides: touching 0.3 finds the true count within 1.5 %, touching 0 and 0.6 within 3 %;
+/// ~2 % of single nuclei are split along their EDT ridge and some pairs whose neck is as wide as
+/// the smaller nucleus stay merged (the distance transform cannot tell them from one nucleus).
+/// Objects are keyed by their first pixel and joined across tiles by key (Pipeline::objects).
+///
+/// Halo: the mask at a pixel needs h0 = int(4 sigma + 0.5) + 2 opening_radius pixels of context.
+/// The split of a component depends only on the mask inside the component's bounding box plus a
+/// one-pixel ring: the nearest background of any of its pixels lies there (the open disk up to the
+/// nearest background is foreground, hence in the component), peak_local_max with labels works in
+/// each label's bounding box, and the masked flood never leaves the component (its queue order
+/// inside the component does not depend on other components). A component touching a tile's core
+/// with a bounding box of at most E pixels per axis lies within E - 1 pixels of the core, its ring
+/// within E; so halo = h0 + split_extent makes every component up to split_extent across split
+/// exactly as on the whole image, in every tile that holds a piece of it, and its pieces carry the
+/// same keys. Larger components may be split differently near tile faces (their pieces can then
+/// end at the face).
 NucleiReport nuclei(const wsi::Slide& slide, const std::string& out_dir, const NucleiOptions& options = {});
 
 /// A synthetic H&E-like slide: eosin-pink tissue with haematoxylin-purple elliptical nuclei on white
 /// glass, JPEG tiles in an Aperio SVS layout (mpp 0.25, 40x), written with wsi::write_pyramid.
-/// Deterministic for a seed.
-void write_synthetic_slide(const std::string& path, std::int64_t width, std::int64_t height, std::uint32_t seed = 1);
+/// Deterministic for a seed. `touching` in [0, 1): about this fraction of the nuclei overlap a
+/// partner slightly (each nucleus gets a partner with probability touching / (2 - touching), in a
+/// random direction, 0.5 pixel closer than where their outlines would touch). Returns the number of
+/// nuclei drawn (centre inside the image and on tissue): the count a perfect job would find.
+std::int64_t write_synthetic_slide(const std::string& path, std::int64_t width, std::int64_t height,
+                                   std::uint32_t seed = 1, double touching = 0.0);
 
 /// Runs `pipeline` over `level` of `slide` in tiles. InvalidArgument for bad options (tile_size <
 /// 16, connectivity outside 1..2, negative halo or max_size, level out of range, missing mask).

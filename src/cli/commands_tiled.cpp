@@ -1,6 +1,6 @@
 // The tiled engine on the command line:
-//   cuskimage nuclei SLIDE --out DIR [--level 0] [--tile_size 2048] [--sigma 1] ...
-//   cuskimage tiled.synthetic-slide OUT.svs [--width 20000] [--height 20000] [--seed 1]
+//   cuskimage nuclei SLIDE --out DIR [--level 0] [--tile_size 2048] [--sigma 1] [--split watershed] ...
+//   cuskimage tiled.synthetic-slide OUT.svs [--width 20000] [--height 20000] [--seed 1] [--touching 0]
 // nuclei (tiled.nuclei) writes labels.tif, nuclei.csv, nuclei.geojson and overlay.png to DIR and
 // prints the counts and the time split as JSON.
 #include <string>
@@ -13,8 +13,8 @@ namespace cuskimage::cli {
 
 CUSK_CLI_COMMANDS(tiled) {
   reg.add(Command("tiled.nuclei",
-                  "Segment nuclei over a whole slide in tiles (rgb2hed, Gaussian, threshold, opening, small-object "
-                  "removal, label, measurements) and write labels.tif, nuclei.csv, nuclei.geojson and overlay.png.")
+                  "Segment nuclei over a whole slide in tiles (rgb2hed, Gaussian, threshold, opening, touching nuclei "
+                  "split by an EDT watershed, small-object removal, label, measurements) and write labels.tif, nuclei.csv, nuclei.geojson and overlay.png.")
               .input("slide", "slide (SVS, pyramidal TIFF)")
               .param(Param::string("out", std::nullopt, "output directory"))
               .options<tiled::NucleiOptions>({"device"})  // --device
@@ -29,6 +29,7 @@ CUSK_CLI_COMMANDS(tiled) {
                     {"tiles_total", r.tiles_total},
                     {"tiles_processed", r.tiles_processed},
                     {"threshold", r.threshold},
+                    {"split", std::string(meta::enum_name(o.split))},
                     {"seconds",
                      {{"read", r.timing.read},
                       {"copy", r.timing.copy},
@@ -50,11 +51,14 @@ CUSK_CLI_COMMANDS(tiled) {
               .param(Param::integer("width", "20000", "width in pixels"))
               .param(Param::integer("height", "20000", "height in pixels"))
               .param(Param::integer("seed", "1", "random seed"))
-              .returns_value("{width, height}")
+              .param(Param::number("touching", "0", "fraction of the nuclei overlapping a partner, in [0, 1]"))
+              .returns_value("{width, height, nuclei}: nuclei is the true count of nuclei drawn")
               .handler([](Invocation& inv) -> Result {
-                tiled::write_synthetic_slide(inv.input_path(0), inv.integer("width"), inv.integer("height"),
-                                             static_cast<std::uint32_t>(inv.integer("seed")));
-                return nlohmann::json{{"width", inv.integer("width")}, {"height", inv.integer("height")}};
+                const std::int64_t n = tiled::write_synthetic_slide(inv.input_path(0), inv.integer("width"),
+                                                                    inv.integer("height"),
+                                                                    static_cast<std::uint32_t>(inv.integer("seed")),
+                                                                    inv.number("touching"));
+                return nlohmann::json{{"width", inv.integer("width")}, {"height", inv.integer("height")}, {"nuclei", n}};
               }));
 }
 

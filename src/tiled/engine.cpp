@@ -13,6 +13,7 @@
 #include <numeric>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "cuskimage/color.hpp"
 #include "cuskimage/error.hpp"
@@ -49,7 +50,7 @@ struct Grid {
 
 void validate(const Pipeline& p, const Options& o) {
   const char* fn = "tiled::run";
-  if (!p.mask) throw InvalidArgument(std::string(fn) + ": pipeline.mask is empty");
+  if (!p.mask && !p.objects) throw InvalidArgument(std::string(fn) + ": pipeline.mask and pipeline.objects are empty");
   if (p.halo < 0) throw InvalidArgument(std::string(fn) + ": pipeline.halo must be >= 0");
   if (o.tile_size < 16) throw InvalidArgument(std::string(fn) + ": tile_size must be >= 16");
   if (o.connectivity < 1 || o.connectivity > 2)
@@ -78,6 +79,7 @@ LocalObjects measure_core(const std::int32_t* lab, const double* inten, const Ti
     for (std::int64_t c = 0; c < t.width; ++c) {
       const std::int32_t l = lab[r * t.width + c];
       if (l <= 0) continue;
+      if (l > n) throw InvalidArgument("tiled::run: pipeline.objects labels a pixel beyond its keys");
       const std::int64_t k = l - 1, x = t.x + c;
       if (o.area[k]++ == 0) o.first[k] = y * W + x;  // raster order: the first visit is the first pixel
       o.sum_y[k] += y;
@@ -153,8 +155,41 @@ std::string manifest_text(const Source& s, const Pipeline& p, const Options& o) 
   std::ostringstream m;
   m << "cuskimage tiled checkpoint v1\nsource " << s.identity << "\nlevel " << o.level << "\nsize " << s.width << " "
     << s.height << "\ntile " << o.tile_size << "\nhalo " << p.halo << "\nconnectivity " << o.connectivity
-    << "\nintensity " << (p.intensity ? 1 : 0) << "\n";
+    << "\nintensity " << (p.intensity ? 1 : 0) << "\n" << (p.objects ? "objects 1\n" : "");
   return m.str();
+}
+
+struct CoreLabels {
+  Array labels;  // int32 (core h, w) on the device
+  std::int64_t num = 0;
+  std::vector<std::int64_t> keys;  // with Pipeline::objects
+};
+
+/// The labels of a tile's core: the pipeline's objects, or the labelled mask.
+CoreLabels core_labels(const Pipeline& p, const Options& o, const Array& rgb, const TileInfo& t,
+                       const std::vector<Slice>& core, const Stream& stream) {
+  const std::int64_t w = rgb.shape(1);
+  CoreLabels c;
+  if (p.objects) {
+    TileObjects ob = p.objects(rgb, t, stream);
+    if (ob.labels.ndim() != 2 || ob.labels.shape(0) != rgb.shape(0) || ob.labels.shape(1) != w ||
+        ob.labels.dtype() != DType::int32)
+      throw InvalidArgument("tiled::run: pipeline.objects must return int32 (h, w) labels of the tile's h and w");
+    c.labels = ob.labels.slice(core).contiguous(stream);
+    c.num = static_cast<std::int64_t>(ob.keys.size());
+    c.keys = std::move(ob.keys);
+    return c;
+  }
+  const Array mask = p.mask(rgb, t, stream);
+  if (mask.ndim() != 2 || mask.shape(0) != rgb.shape(0) || mask.shape(1) != w || mask.dtype() != DType::bool_)
+    throw InvalidArgument("tiled::run: pipeline.mask must return a bool (h, w) array of the tile's h and w");
+  measure::LabelOptions lo;
+  lo.connectivity = o.connectivity;
+  lo.dtype = DType::int32;
+  measure::LabelResult lab = measure::label_with_num(mask.slice(core), lo, stream);
+  c.labels = std::move(lab.labels);
+  c.num = lab.num;
+  return c;
 }
 
 /// Local labels of one tile: read, pipeline, label, copy back, measure.
@@ -170,14 +205,8 @@ TileRecord process_tile(const Source& src, const Pipeline& p, const Options& o, 
   const Array rgb = src.read(hx0, hy0, hx1 - hx0, hy1 - hy0, dev, workers, stream);
   tm.read += seconds_since(t0);
   t0 = Clock::now();
-  const Array mask = p.mask(rgb, t, stream);
-  if (mask.ndim() != 2 || mask.shape(0) != hy1 - hy0 || mask.shape(1) != hx1 - hx0 || mask.dtype() != DType::bool_)
-    throw InvalidArgument("tiled::run: pipeline.mask must return a bool (h, w) array of the tile's h and w");
   const std::vector<Slice> core = {Slice{t.core_y, t.core_y + t.height}, Slice{t.core_x, t.core_x + t.width}};
-  measure::LabelOptions lo;
-  lo.connectivity = o.connectivity;
-  lo.dtype = DType::int32;
-  const measure::LabelResult lab = measure::label_with_num(mask.slice(core), lo, stream);
+  const CoreLabels lab = core_labels(p, o, rgb, t, core, stream);
   Array inten;
   if (p.intensity) {
     const Array in = p.intensity(rgb, t, stream);
@@ -199,6 +228,7 @@ TileRecord process_tile(const Source& src, const Pipeline& p, const Options& o, 
   r.height = t.height;
   const std::int32_t* l = hl.data<std::int32_t>();
   r.objects = measure_core(l, p.intensity ? hi.data<double>() : nullptr, t, g.W, lab.num);
+  r.objects.key = lab.keys;
   r.top.assign(l, l + t.width);
   r.bottom.assign(l + (t.height - 1) * t.width, l + t.height * t.width);
   r.left.resize(t.height);
@@ -212,14 +242,24 @@ TileRecord process_tile(const Source& src, const Pipeline& p, const Options& o, 
   return r;
 }
 
-/// Joins objects that touch across tile faces and corners, drops the small ones and numbers the
-/// rest by their first pixel.
-void stitch(Result::Impl& R, const Grid& g, const Options& o) {
-  std::vector<std::int64_t> offset(R.records.size() + 1, 0);
-  for (std::size_t i = 0; i < R.records.size(); ++i)
-    offset[i + 1] = offset[i] + (R.records[i].index >= 0 ? R.records[i].objects.size() : 0);
-  const std::int64_t total = offset.back();
-  UnionFind uf(total);
+/// Joins the pieces with the same key (Pipeline::objects), in whatever tiles.
+void join_keys(const Result::Impl& R, const std::vector<std::int64_t>& offset, UnionFind& uf) {
+  std::unordered_map<std::int64_t, std::int64_t> seen;
+  for (std::size_t ti = 0; ti < R.records.size(); ++ti) {
+    const TileRecord& t = R.records[ti];
+    if (t.index < 0) continue;
+    const LocalObjects& lo = t.objects;
+    for (std::int64_t k = 0; k < lo.size() && k < static_cast<std::int64_t>(lo.key.size()); ++k) {
+      if (lo.key[k] < 0 || lo.area[k] == 0) continue;
+      const auto [it, fresh] = seen.emplace(lo.key[k], offset[ti] + k);
+      if (!fresh) uf.join(it->second, offset[ti] + k);
+    }
+  }
+}
+
+/// Joins objects that touch across tile faces and corners (under the connectivity).
+void join_faces(const Result::Impl& R, const Grid& g, const Options& o, const std::vector<std::int64_t>& offset,
+                UnionFind& uf) {
   auto rec = [&](std::int64_t r, std::int64_t c) -> const TileRecord* {
     if (r < 0 || c < 0 || r >= g.rows || c >= g.cols) return nullptr;
     const TileRecord& t = R.records[r * g.cols + c];
@@ -254,6 +294,20 @@ void stitch(Result::Impl& R, const Grid& g, const Options& o) {
       if (const TileRecord* u = rec(r + 1, c - 1); u && t->bottom.front() > 0 && u->top.back() > 0)
         uf.join(offset[ti] + t->bottom.front() - 1, offset[ti + g.cols - 1] + u->top.back() - 1);
     }
+}
+
+/// Joins the pieces of each object across tiles, drops the small ones and numbers the rest by their
+/// first pixel.
+void stitch(Result::Impl& R, const Grid& g, const Options& o) {
+  std::vector<std::int64_t> offset(R.records.size() + 1, 0);
+  for (std::size_t i = 0; i < R.records.size(); ++i)
+    offset[i + 1] = offset[i] + (R.records[i].index >= 0 ? R.records[i].objects.size() : 0);
+  const std::int64_t total = offset.back();
+  UnionFind uf(total);
+  if (R.keyed)
+    join_keys(R, offset, uf);
+  else
+    join_faces(R, g, o, offset, uf);
   // Merge the sums into the roots.
   struct Acc {
     std::int64_t area = 0, first = std::numeric_limits<std::int64_t>::max(), sy = 0, sx = 0;
@@ -355,6 +409,7 @@ Result run_source(const Source& src, const Pipeline& p, const Options& o) {
   R.mpp = src.mpp;
   R.checkpoint_dir = o.checkpoint_dir;
   R.has_intensity = static_cast<bool>(p.intensity);
+  R.keyed = static_cast<bool>(p.objects);
   const Device dev = o.device ? *o.device : (cuda_available() ? Device::cuda(0) : Device::cpu());
 
   // 1. Tissue.

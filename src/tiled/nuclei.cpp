@@ -1,5 +1,6 @@
-// The nuclei job over a slide (tiled::nuclei), the synthetic H&E-like slide it runs on by default,
-// and the fused per-pixel steps' host side (src/tiled/nuclei_ops.hpp).
+// The nuclei job over a slide (tiled::nuclei) and the fused per-pixel steps' host side
+// (src/tiled/nuclei_ops.hpp); the split is in nuclei_split.cpp, the synthetic slide in
+// synthetic_slide.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -67,77 +68,45 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::uint32_t mix(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u ^ (c + 0x165667B1u) * 0xC2B2AE3Du;
-  h ^= h >> 15;
-  h *= 0x2C1B3C6Du;
-  h ^= h >> 12;
-  h *= 0x297A2D39u;
-  return h ^ (h >> 15);
+}  // namespace
+
+namespace {
+
+/// The per-tile work: the mask, and with a split the objects (tiled::nuclei's comment: the halo).
+Pipeline nuclei_pipeline(const NucleiOptions& o, float thr) {
+  const double sigma = o.sigma;
+  const std::int64_t rad = o.opening_radius;
+  Pipeline p;
+  p.halo = static_cast<std::int64_t>(4.0 * sigma + 0.5) + 2 * rad;  // Gaussian radius + erosion + dilation
+  p.mask = [sigma, thr, rad](const Array& rgb, const TileInfo&, const Stream& s) {
+    filters::GaussianOptions go;
+    go.sigma = sigma;
+    go.preserve_range = true;
+    const Array g = filters::gaussian(detail::haematoxylin(rgb, s), go, s);
+    Array m = detail::greater(g, thr, s);
+    if (rad == 0) return m;
+    morphology::BinaryOptions bo;
+    bo.footprint = morphology::disk(rad);
+    return morphology::binary_opening(m, bo, s);
+  };
+  if (o.split == NucleiSplit::none) return p;
+  p.halo += o.split_extent;
+  const std::int64_t md = o.min_distance, fp = o.peak_footprint;
+  p.objects = [mask = p.mask, md, fp](const Array& rgb, const TileInfo& t, const Stream& s) {
+    const Array m = mask(rgb, t, s).contiguous(s);
+    return detail::split_nuclei(m, t.y - t.core_y, t.x - t.core_x, md, fp, 2, s);
+  };
+  return p;
 }
 
 }  // namespace
 
-void write_synthetic_slide(const std::string& path, std::int64_t width, std::int64_t height, std::uint32_t seed) {
-  if (width < 64 || height < 64) throw InvalidArgument("tiled::write_synthetic_slide: the slide must be at least 64 x 64");
-  Array img = Array::empty({height, width, 3}, DType::uint8);
-  std::uint8_t* p = img.data<std::uint8_t>();
-  const double cx = width * 0.5, cy = height * 0.5, rx = width * 0.42, ry = height * 0.40;
-  constexpr std::int64_t C = 36;  // one potential nucleus per C x C cell
-  auto tissue = [&](double x, double y) {
-    const double dx = (x - cx) / rx, dy = (y - cy) / ry;
-    return 1.0 - dx * dx - dy * dy + 0.18 * std::sin(x * 6.2832 / (width / 3.0) + seed) * std::sin(y * 6.2832 / (height / 2.5)) >
-           0.0;
-  };
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t y = 0; y < height; ++y) {
-    for (std::int64_t x = 0; x < width; ++x) {
-      const std::uint32_t n = mix(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y), seed) & 15;
-      std::uint8_t* q = p + 3 * (y * width + x);
-      if (!tissue(static_cast<double>(x), static_cast<double>(y))) {  // glass
-        q[0] = q[1] = q[2] = static_cast<std::uint8_t>(238 + (n & 7));
-        continue;
-      }
-      int r = 232 + static_cast<int>(n), g = 160 + static_cast<int>(n), b = 192 + static_cast<int>(n);  // eosin
-      const std::int64_t gx = x / C, gy = y / C;
-      for (std::int64_t j = gy - 1; j <= gy + 1; ++j)
-        for (std::int64_t i = gx - 1; i <= gx + 1; ++i) {
-          if (i < 0 || j < 0) continue;
-          const std::uint32_t h = mix(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), seed ^ 0xA5A5u);
-          if ((h & 255) >= 150) continue;  // ~59 % of the cells hold a nucleus
-          const double ncx = i * C + 8 + ((h >> 8) & 15) * (C - 16) / 15.0;
-          const double ncy = j * C + 8 + ((h >> 12) & 15) * (C - 16) / 15.0;
-          if (!tissue(ncx, ncy)) continue;
-          const double a = 4.0 + ((h >> 16) & 3) * 1.3, bb = 3.0 + ((h >> 18) & 3) * 0.9;
-          const double th = ((h >> 20) & 255) / 255.0 * 3.14159265;
-          const double ddx = x - ncx, ddy = y - ncy;
-          const double u = (ddx * std::cos(th) + ddy * std::sin(th)) / a, v = (-ddx * std::sin(th) + ddy * std::cos(th)) / bb;
-          const double d = u * u + v * v;
-          if (d <= 1.0) {  // haematoxylin: darker towards the rim
-            const int k = static_cast<int>(25 * d);
-            r = 72 + static_cast<int>(n) - k;
-            g = 42 + static_cast<int>(n) - k / 2;
-            b = 132 + static_cast<int>(n) - k;
-          }
-        }
-      q[0] = static_cast<std::uint8_t>(std::clamp(r, 0, 255));
-      q[1] = static_cast<std::uint8_t>(std::clamp(g, 0, 255));
-      q[2] = static_cast<std::uint8_t>(std::clamp(b, 0, 255));
-    }
-  }
-  wsi::PyramidOptions po;
-  po.tile_size = 256;
-  po.compression = "jpeg";
-  po.quality = 85;
-  po.aperio = true;
-  po.mpp = 0.25;
-  po.objective_power = 40;
-  wsi::write_pyramid(path, img, po);
-}
-
 NucleiReport nuclei(const wsi::Slide& slide, const std::string& out_dir, const NucleiOptions& o) {
   if (!(o.sigma > 0)) throw InvalidArgument("tiled::nuclei: sigma must be > 0");
   if (o.opening_radius < 0) throw InvalidArgument("tiled::nuclei: opening_radius must be >= 0");
+  if (o.min_distance < 1) throw InvalidArgument("tiled::nuclei: min_distance must be >= 1");
+  if (o.peak_footprint < 0) throw InvalidArgument("tiled::nuclei: peak_footprint must be >= 0");
+  if (o.split_extent < 0) throw InvalidArgument("tiled::nuclei: split_extent must be >= 0");
   if (o.level < 0 || o.level >= slide.level_count()) throw InvalidArgument("tiled::nuclei: level is out of range");
   std::filesystem::create_directories(out_dir);
   const auto t0 = Clock::now();
@@ -157,22 +126,7 @@ NucleiReport nuclei(const wsi::Slide& slide, const std::string& out_dir, const N
     if (tissue_h.size() < 2) throw InvalidArgument("tiled::nuclei: no tissue found to choose a threshold; set threshold");
     rep.threshold = filters::threshold_otsu(Array::from_vector(tissue_h, {static_cast<std::int64_t>(tissue_h.size())}));
   }
-  const double sigma = o.sigma;
-  const float thr = static_cast<float>(rep.threshold);
-  const std::int64_t rad = o.opening_radius;
-  Pipeline p;
-  p.halo = static_cast<std::int64_t>(4.0 * sigma + 0.5) + 2 * rad;  // Gaussian radius + erosion + dilation
-  p.mask = [sigma, thr, rad](const Array& rgb, const TileInfo&, const Stream& s) {
-    filters::GaussianOptions go;
-    go.sigma = sigma;
-    go.preserve_range = true;
-    const Array g = filters::gaussian(detail::haematoxylin(rgb, s), go, s);
-    Array m = detail::greater(g, thr, s);
-    if (rad == 0) return m;
-    morphology::BinaryOptions bo;
-    bo.footprint = morphology::disk(rad);
-    return morphology::binary_opening(m, bo, s);
-  };
+  Pipeline p = nuclei_pipeline(o, static_cast<float>(rep.threshold));
   p.intensity = [](const Array& rgb, const TileInfo&, const Stream& s) { return detail::haematoxylin(rgb, s); };
   Options to;
   to.level = o.level;

@@ -15,7 +15,7 @@ namespace cuskimage::tiled::detail {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'U', 'S', 'K', 'T', 'I', 'L', 'E'};
-constexpr std::uint32_t kVersion = 2;  // 2: labels packed as runs (pack_labels)
+constexpr std::uint32_t kVersion = 3;  // 2: labels packed as runs (pack_labels); 3: object keys
 
 template <class T>
 void put(std::string& out, const std::vector<T>& v) {
@@ -121,6 +121,7 @@ void write_record(const std::string& path, const TileRecord& r) {
   const LocalObjects& o = r.objects;
   for (const auto* v : {&o.area, &o.first, &o.sum_y, &o.sum_x, &o.min_y, &o.min_x, &o.max_y, &o.max_x}) put(s, *v);
   put(s, o.sum_i);
+  put(s, o.key);
   for (const auto* v : {&r.top, &r.bottom, &r.left, &r.right}) put(s, *v);
   put(s, r.packed);
   put(s, static_cast<std::uint64_t>(s.size()));  // trailer: a complete file ends with its length
@@ -151,6 +152,7 @@ bool read_record(const std::string& path, TileRecord& r, bool with_labels) {
   LocalObjects& o = r.objects;
   for (auto* v : {&o.area, &o.first, &o.sum_y, &o.sum_x, &o.min_y, &o.min_x, &o.max_y, &o.max_x}) in.get(*v);
   in.get(o.sum_i);
+  in.get(o.key);
   for (auto* v : {&r.top, &r.bottom, &r.left, &r.right}) in.get(*v);
   in.get(r.packed, with_labels);
   return in.ok;

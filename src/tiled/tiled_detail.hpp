@@ -22,6 +22,7 @@ struct LocalObjects {
   std::vector<std::int64_t> sum_y, sum_x;
   std::vector<std::int64_t> min_y, min_x, max_y, max_x;  // max inclusive
   std::vector<double> sum_i;                            // intensity sums (empty without intensity)
+  std::vector<std::int64_t> key;                        // Pipeline::objects' keys (else empty)
   std::int64_t size() const { return static_cast<std::int64_t>(area.size()); }
 };
 
@@ -72,6 +73,7 @@ struct Result::Impl {
   std::int64_t width = 0, height = 0, tile = 0, rows = 0, cols = 0;
   std::int64_t processed = 0, computed = 0;
   bool complete = true, has_intensity = false;
+  bool keyed = false;  // objects joined by key (Pipeline::objects), not by touching
   std::array<double, 2> downsample{1.0, 1.0};
   std::optional<std::array<double, 2>> mpp;
   Array tissue, tiles;
