@@ -325,11 +325,11 @@ TEST(GpuTransformWarp, TileAndPixelKernelsMatchCpu) {
   for (const tn::WarpKernel kernel : {tn::WarpKernel::automatic, tn::WarpKernel::tiles, tn::WarpKernel::pixels}) {
     const tn::WarpPolicy old = tn::set_warp_policy({.kernel = kernel});
     for (DType dt : {DType::float32, DType::float64}) {
-      Array gray = cusktest::random_array({301, 317}, dt, 21, 0.2, 0.9);
+      const Array gray = cusktest::random_array({301, 317}, dt, 21, 0.2, 0.9);
       Array holed = gray.copy();
       holed.slice({cuskimage::Slice{5, 6}, cuskimage::Slice{7, 8}}).fill(std::nan(""));
       const Array color = cusktest::random_array({120, 140, 3}, dt, 22, 0.2, 0.9);
-      for (const Array* img : {&gray, &holed, &color})
+      for (const Array* img : std::vector<const Array*>{&gray, &holed, &color})
         for (const Array* m : {&aff, &rot})
           for (int order : {1, 3})
             for (double cval : {0.5, 0.0, -0.25, 0.1, std::nan("")})
