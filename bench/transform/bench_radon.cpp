@@ -33,8 +33,9 @@ void BM_Radon180(benchmark::State& st) {
   cuskbench::run(st, 8.0 * (n * n + n * 180), [&](const Stream& s) { out = tf::radon(img, {}, s); });
 }
 
-/// iradon of radon's 512^2 sinogram (512 x 180): filter 725^2 x 180 multiply-adds (the direct
-/// convolution), back-projection 512^2 x 180 interpolations; bytes: sinogram in, image out.
+/// iradon of radon's 512^2 sinogram (512 x 180): the filter by cuFFT (180 projections padded to
+/// 2048, D2Z + Z2D), back-projection 512^2 x 180 interpolations; bytes: sinogram in, image out
+/// (the floor is far below the back-projection's gathers: watch the time).
 void BM_Iradon180(benchmark::State& st) {
   if (!cuskbench::require_gpu(st)) return;
   const Array img = cuskbench::test_image(labelled_shape(st), DType::float64, Device::cuda());

@@ -11,6 +11,7 @@
 
 #include "bench/common/cuda_bench.hpp"
 #include "cuskimage/transform/warps.hpp"
+#include "cuskimage/tuning.hpp"
 
 namespace tf = cuskimage::transform;
 using cuskimage::Array;
@@ -32,6 +33,23 @@ void BM_WarpAffine(benchmark::State& st) {
   const double px = static_cast<double>(img.size());
   const double bytes = (order == 1 || order == 3 ? 8.0 : 40.0) * px;
   cuskbench::run(st, bytes, [&](const Stream& s) { (void)tf::warp(img, m, {.order = order}, s); });
+}
+
+/// The fast path's two CUDA kernels side by side (tuning::WarpKernel: 1 tiles, 2 pixels) on 8192^2,
+/// orders 1 and 3, with the default cval 0 (below the image's minimum: the clip's bookkeeping runs)
+/// and with cval 0.5 (inside its range: the clip is done in the kernel).
+void BM_WarpAffineKernel(benchmark::State& st) {
+  if (!cuskbench::require_gpu(st)) return;
+  namespace tn = cuskimage::tuning;
+  const int order = static_cast<int>(st.range(1));
+  const auto kernel = static_cast<tn::WarpKernel>(st.range(2));
+  const double cval = st.range(3) == 0 ? 0.0 : 0.5;
+  const Array img = cuskbench::test_image(cuskbench::shape_arg(st), DType::float32, Device::cuda());
+  const Array m = affine_matrix();
+  const tn::WarpPolicy old = tn::set_warp_policy({.kernel = kernel});
+  cuskbench::run(st, 8.0 * static_cast<double>(img.size()),
+                 [&](const Stream& s) { (void)tf::warp(img, m, {.order = order, .cval = cval}, s); });
+  tn::set_warp_policy(old);
 }
 
 void BM_TransformRotate(benchmark::State& st) {
@@ -78,6 +96,10 @@ void BM_DownscaleLocalMean(benchmark::State& st) {
 
 BENCHMARK(BM_WarpAffine)
     ->ArgsProduct({{0, 1, 2}, {1, 3, 0, 5}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WarpAffineKernel)
+    ->ArgsProduct({{2}, {1, 3}, {1, 2}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TransformRotate)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMillisecond);

@@ -145,6 +145,26 @@ struct WsiNvjpegPolicy {
 WsiNvjpegPolicy set_wsi_nvjpeg_policy(const WsiNvjpegPolicy& policy);
 WsiNvjpegPolicy wsi_nvjpeg_policy();
 
+// ---- transform.warp ------------------------------------------------------------------------------
+
+/// The CUDA kernel of scikit-image's _warp_fast (warp, rotate and the transforms' fast path: orders
+/// 1 and 3 under a 3x3 matrix). Results are the same bits whichever runs.
+enum class WarpKernel {
+  automatic,  ///< tiles
+  tiles,      ///< 32-column output tiles, 4 (order 1) / 2 (order 3) rows per thread; samples whose taps
+              ///< all lie inside the image skip the mode handling; where cval may widen the clip range
+              ///< the output is clipped afterwards only in the tiles holding a value the clip can change
+  pixels,     ///< fallback only: one thread per pixel through the generic interpolators, the output's
+              ///< range folded per block, the clip a second pass over the output; taken for images or
+              ///< outputs of 2^31 elements or more or an axis of 2^21 or more
+};
+struct WarpPolicy {
+  WarpKernel kernel = WarpKernel::automatic;
+};
+/// Sets the process-wide warp policy; returns the previous one.
+WarpPolicy set_warp_policy(const WarpPolicy& policy);
+WarpPolicy warp_policy();
+
 // ---- tiled ---------------------------------------------------------------------------------------
 
 }  // namespace cuskimage::tuning

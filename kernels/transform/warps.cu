@@ -1,13 +1,37 @@
-// CUDA backend of skimage.transform._warps: _warp_fast (one thread per output pixel, coordinates
-// computed in-kernel, 32-bit indices where the image and the coordinates allow, the image read
-// through the read-only cache, writes coalesced along rows), the homogeneous coordinate map of the
+// CUDA backend of skimage.transform._warps: _warp_fast, the homogeneous coordinate map of the
 // map_coordinates path, and _clip_warp_output kept on the device (min/max as order-preserving
 // uint64 keys folded with atomics; the clip limits decided by the kernels from those keys).
+//
+// _warp_fast, 8192^2 float32, affine, order 1 (clip=True, cval 0 below the image's minimum, so cval
+// may widen the clip range: the bench's case): the floor is the warp's read and write (8 B/px) plus
+// the clip's min/max read of the input (4 B/px): 12 B x 67 M = 805 MB -> 0.19 ms at 4.2 TB/s.
+//   Was 1.65 ms (order 3: 2.07 ms, only 25% more for 4x the taps: a fixed cost dominated). The one
+//   thread per pixel kernel folded the output's range per 256-pixel block (a 64-bit block reduction
+//   and three same-address atomics per block: ~786 K atomics serialised on one L2 slice), read the
+//   clip state per thread before its first load, and ran the generic interpolators (floor, ceil,
+//   saturation, four float <-> int conversions and a mode test per tap); then clip_kernel read and
+//   wrote the whole output again (+8 B/px).
+//   Now (WarpKernel::tiles): 32 x 32 tiles (32 x 16 for order 3), 4 (2) rows per thread with all
+//   their taps' loads issued together; interior samples (all taps inside the image) take plain loads
+//   and index arithmetic by FP adds (interior_value: the same bits as bilinear_t / bicubic_t); the
+//   clip's bookkeeping where cval may widen the range is three flag bits (some value <= cval, some
+//   >= cval, a NaN) set once per block only when not already set, plus a list of the tiles holding a
+//   value outside the input's range that is neither cval nor NaN (the only values the final np.clip
+//   can change); tile_clip_kernel then clips those tiles only (the border band of the image, ~1% of
+//   the tiles for a rotation). Per pixel: ~7 float <-> double conversions (scikit-image's blends are
+//   in double: 0.11 ms of the conversion pipe at 16/clk/SM, overlapping the memory time) and ~50
+//   other instructions. Predicted: min/max 0.07 ms + warp ~0.15 ms + fix-up ~0.01 ms = ~0.23 ms
+//   (order 3: 16 L1 taps per pixel, ~0.35 ms). rotate 30 degrees: the same kernel, ~0.24 ms.
+//   ptxas (sm_90), tile kernel: float32 order 1 80 registers, no stack (3 blocks = 24 warps per SM,
+//   16 loads in flight per thread); float32 order 3 62 registers, a 24-byte frame, no spills;
+//   float64 order 1 / 3: 80 / 64 registers with 56 / 64-byte frames (spills of the border path).
 #include <cub/block/block_reduce.cuh>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "cuskimage/tuning.hpp"
 #include "kernels/core/launch.cuh"
 #include "src/core/cuda_check.hpp"
 #include "src/core/dispatch.hpp"
@@ -19,8 +43,11 @@ namespace {
 
 // ---- the clip state ----------------------------------------------------------------------------
 // state[0..2]: input min key, max key, NaN flag; state[3..6]: output min key, max key, NaN flag,
-// any-element flag.
-constexpr int kStateWords = 8;
+// any-element flag (the pixel kernel and the map path); state[7]: the tile kernel's flag bits,
+// state[8]: its count of listed tiles.
+constexpr int kStateWords = 16;
+constexpr int kFlagWord = 7, kCountWord = 8;
+enum : unsigned { kLe = 1, kGe = 2, kOutNan = 4, kCandidate = 8 };
 
 __device__ inline unsigned long long order_key(double v) {
   const auto u = static_cast<unsigned long long>(__double_as_longlong(v));
@@ -190,6 +217,196 @@ void launch_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, uns
   CUSK_CUDA_CHECK_LAUNCH();
 }
 
+// ---- the tile kernel -------------------------------------------------------------------------------
+
+constexpr int kTileCols = 32, kTilePass = 8;  // block: 32 x 8 threads; a tile: 32 x (8 R) pixels
+
+/// The fold bookkeeping's comparisons with cval in F: (double)v <= cval iff v <= le, >= iff v >= ge
+/// (NaN thresholds for a NaN cval: never); `exact`: cval is an F value (`cv`), so an output equal
+/// to it is never changed by the clip (its range then holds cval).
+template <class F>
+struct CvalTests {
+  F le, ge, cv;
+  bool exact;
+};
+
+template <class F>
+CvalTests<F> cval_tests(double cval) {
+  CvalTests<F> t;
+  t.cv = static_cast<F>(cval);
+  t.exact = static_cast<double>(t.cv) == cval;
+  if (cval != cval) {
+    t.le = t.ge = t.cv;
+    return t;
+  }
+  t.le = t.ge = t.cv;
+  if (static_cast<double>(t.le) > cval) t.le = std::nextafter(t.le, -std::numeric_limits<F>::infinity());
+  if (static_cast<double>(t.ge) < cval) t.ge = std::nextafter(t.ge, std::numeric_limits<F>::infinity());
+  return t;
+}
+
+template <class F>
+__device__ __forceinline__ unsigned fold_bits(F v, F lo, F hi, const CvalTests<F>& ct) {
+  if (v != v) return kOutNan;
+  unsigned b = 0;
+  if (v <= ct.le) b |= kLe;
+  if (v >= ct.ge) b |= kGe;
+  if (!(v >= lo && v <= hi) && !(ct.exact && v == ct.cv)) b |= kCandidate;
+  return b;
+}
+
+/// _warp_fast's value through the generic interpolators (mode handling per tap), unclipped.
+template <class F, int Order>
+__device__ F generic_value(const F* plane, int rows, int cols, const FastWarp<F>& q, F xs, F ys) {
+  if (fits_int32(ys, xs)) return warp_fast_value<F, int, Order>(plane, rows, cols, q, xs, ys);
+  return warp_fast_value<F, std::int64_t, Order>(plane, std::int64_t(rows), std::int64_t(cols), q, xs, ys);
+}
+
+/// Rows r0 + 8 j (j < R) of column c per thread (a tile: 32 columns x 8 R rows); everything fits
+/// 32-bit indices (host check). `q`
+/// has clamp = false; the clamp (or the fold bookkeeping) is decided here from the state.
+template <class F, int Order, int R>
+__global__ void __launch_bounds__(kTileCols* kTilePass)
+    warp_tile_kernel(const F* __restrict__ img, int rows, int cols, int nch, F* __restrict__ out, int orows, int ocols,
+                     FastWarp<F> q, unsigned long long* st, unsigned* __restrict__ tiles, double cval,
+                     CvalTests<F> ct) {
+  // A warp takes an 8 x 4 patch of the 32 x 8 pass (not a 32 x 1 row): its samples' source
+  // footprint stays compact under rotation (~6 source rows at 30 degrees instead of ~16: fewer L1
+  // wavefronts per load); its stores are still 4 full 32-byte sectors.
+  const int c = blockIdx.x * kTileCols + (threadIdx.y % 4) * 8 + threadIdx.x % 8;
+  const int r0 = blockIdx.y * (kTilePass * R) + (threadIdx.y / 4) * 4 + threadIdx.x / 8;
+  const bool lead = threadIdx.x == 0 && threadIdx.y == 0;
+  bool clamp = false, fold = false;
+  F lo = 0, hi = 0;
+  unsigned known = 0;
+  if (st != nullptr) {
+    const MinMax in = read_range(st, 0);
+    fold = cval_may_widen(in, q.mode == 'C', cval);
+    clamp = !fold;
+    lo = static_cast<F>(in.lo);
+    hi = static_cast<F>(in.hi);
+    // Flags other blocks set already need no atomic (a stale read only costs a redundant one).
+    if (fold && lead) known = static_cast<unsigned>(*static_cast<volatile unsigned long long*>(st + kFlagWord));
+  }
+  const F x = static_cast<F>(c);
+  F xs[R], ys[R];
+  bool inner = c < ocols;
+  CUSK_UNROLL
+  for (int j = 0; j < R; ++j) {
+    apply_homography(q.h, x, static_cast<F>(r0 + j * kTilePass), xs[j], ys[j]);
+    inner = inner && r0 + j * kTilePass < orows && interior_sample<Order>(xs[j], ys[j], rows, cols);
+  }
+  const int plane = rows * cols;
+  unsigned bits = 0;
+  for (int k = 0; k < nch; ++k) {
+    const F* im = img + k * plane;
+    F v[R];
+    if (inner) {
+      CUSK_UNROLL
+      for (int j = 0; j < R; ++j) v[j] = interior_value<Order>(im, cols, xs[j], ys[j]);
+    } else {
+      CUSK_UNROLL
+      for (int j = 0; j < R; ++j)
+        v[j] = c < ocols && r0 + j * kTilePass < orows ? generic_value<F, Order>(im, rows, cols, q, xs[j], ys[j]) : F(0);
+    }
+    CUSK_UNROLL
+    for (int j = 0; j < R; ++j) {
+      const int r = r0 + j * kTilePass;
+      if (c >= ocols || r >= orows) continue;
+      F w = v[j];
+      if (clamp)
+        w = np_clip(w, lo, hi);
+      else if (fold)
+        bits |= fold_bits(w, lo, hi, ct);
+      out[(r * ocols + c) * nch + k] = w;
+    }
+  }
+  if (!fold) return;  // uniform: it depends on the state only
+  __shared__ unsigned block_bits;
+  if (lead) block_bits = 0;
+  __syncthreads();
+  const unsigned wb = __reduce_or_sync(0xffffffffu, bits);
+  if (threadIdx.x == 0 && wb != 0) atomicOr(&block_bits, wb);
+  __syncthreads();
+  if (lead) {
+    const unsigned b = block_bits;
+    const unsigned fresh = b & (kLe | kGe | kOutNan) & ~known;
+    if (fresh != 0) atomicOr(st + kFlagWord, static_cast<unsigned long long>(fresh));
+    if (b & kCandidate) tiles[atomicAdd(st + kCountWord, 1ull)] = blockIdx.y * gridDim.x + blockIdx.x;
+  }
+}
+
+/// _clip_warp_output after the tile kernel, where cval may widen the range: the limits from the
+/// input's range and the flags (clip_limits' decision: cval inside the output's range iff some
+/// value <= cval and some >= cval; a NaN output from a NaN-free input voids it), applied to the
+/// listed tiles, or to the whole output in that NaN case (every value may change then).
+template <class F>
+__global__ void tile_clip_kernel(F* __restrict__ out, int orows, int ocols, int nch, int tile_rows,
+                                 const unsigned long long* st, const unsigned* __restrict__ tiles, bool constant,
+                                 double cval, double cv_in) {
+  const MinMax in = read_range(st, 0);
+  if (!cval_may_widen(in, constant, cval)) return;  // clamped in the warp kernel
+  const auto f = static_cast<unsigned>(st[kFlagWord]);
+  const bool nan_out = (f & kOutNan) != 0 && !in.nan;
+  double lo = in.lo, hi = in.hi;
+  if (!nan_out && (f & kLe) != 0 && (f & kGe) != 0) {
+    lo = cv_in < lo ? cv_in : lo;
+    hi = cv_in > hi ? cv_in : hi;
+  }
+  const F l = static_cast<F>(lo), h = static_cast<F>(hi);
+  if (nan_out) {
+    const std::int64_t n = std::int64_t(orows) * ocols * nch;
+    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::int64_t(gridDim.x) * blockDim.x)
+      out[i] = np_clip(out[i], l, h);
+    return;
+  }
+  const auto count = static_cast<unsigned>(st[kCountWord]);
+  const int tiles_x = (ocols + kTileCols - 1) / kTileCols, per_tile = kTileCols * tile_rows * nch;
+  for (unsigned t = blockIdx.x; t < count; t += gridDim.x) {
+    const int tile = static_cast<int>(tiles[t]);
+    const int c0 = tile % tiles_x * kTileCols, r0 = tile / tiles_x * tile_rows;
+    for (int e = threadIdx.x; e < per_tile; e += blockDim.x) {
+      const int k = e % nch, px = e / nch;
+      const int r = r0 + px / kTileCols, c = c0 + px % kTileCols;
+      if (r < orows && c < ocols) {
+        F& o = out[(r * ocols + c) * nch + k];
+        o = np_clip(o, l, h);
+      }
+    }
+  }
+}
+
+/// Whether the tile kernel takes this warp: 32-bit indices everywhere, axes below 2^21 (the
+/// interior test's exact float bounds, floor_small's range, the grid's y extent).
+bool tiles_fit(const Array& planes, const Array& out) {
+  constexpr std::int64_t kAxis = std::int64_t(1) << 21, kElems = std::int64_t(1) << 31;
+  return planes.size() < kElems && out.size() < kElems && planes.shape(1) < kAxis && planes.shape(2) < kAxis &&
+         out.shape(0) < kAxis && out.shape(1) < kAxis;
+}
+
+template <class F, int Order>
+void launch_warp_tiles(const Array& planes, Array& out, FastWarp<F> q, unsigned long long* st, double cval,
+                       double cv_in, const Stream& stream) {
+  constexpr int R = Order == 1 ? 4 : 2;
+  const int nch = static_cast<int>(planes.shape(0)), rows = static_cast<int>(planes.shape(1));
+  const int cols = static_cast<int>(planes.shape(2));
+  const int orows = static_cast<int>(out.shape(0)), ocols = static_cast<int>(out.shape(1));
+  const dim3 grid(static_cast<unsigned>((ocols + kTileCols - 1) / kTileCols),
+                  static_cast<unsigned>((orows + kTilePass * R - 1) / (kTilePass * R)));
+  Array tiles = st ? Array::empty({std::int64_t(grid.x) * grid.y}, DType::uint32, out.device(), stream) : Array();
+  auto* tp = st ? static_cast<unsigned*>(tiles.data()) : nullptr;
+  q.clamp = false;
+  warp_tile_kernel<F, Order, R><<<grid, dim3(kTileCols, kTilePass), 0, stream.handle()>>>(
+      static_cast<const F*>(planes.data()), rows, cols, nch, static_cast<F*>(out.data()), orows, ocols, q, st, tp,
+      cval, cval_tests<F>(cval));
+  CUSK_CUDA_CHECK_LAUNCH();
+  if (st == nullptr) return;
+  tile_clip_kernel<F><<<1024, 256, 0, stream.handle()>>>(static_cast<F*>(out.data()), orows, ocols, nch,
+                                                         kTilePass * R, st, tp, q.mode == 'C', cval, cv_in);
+  CUSK_CUDA_CHECK_LAUNCH();
+}
+
 // ---- the homogeneous coordinate map ---------------------------------------------------------------
 
 __global__ void source_coords_kernel(SourceMap q, double* __restrict__ coords, std::int64_t rows, std::int64_t cols,
@@ -260,15 +477,24 @@ void cuda_clip_finish(Array& out, const Array& state, bool constant, double cval
 }
 
 template <class F>
-void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, double cval,
+void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, double cval, double cv_in,
                     const Stream& stream) {
   unsigned long long* st = state ? state_ptr(*state) : nullptr;
+  const tuning::WarpKernel kernel = tuning::warp_policy().kernel;
+  if (kernel != tuning::WarpKernel::pixels && (p.order == 1 || p.order == 3) && tiles_fit(planes, out)) {
+    if (p.order == 1)
+      launch_warp_tiles<F, 1>(planes, out, p, st, cval, cv_in, stream);
+    else
+      launch_warp_tiles<F, 3>(planes, out, p, st, cval, cv_in, stream);
+    return;
+  }
   if (p.order == 1)
     launch_warp_fast<F, 1>(planes, out, p, st, cval, stream);
   else if (p.order == 3)
     launch_warp_fast<F, 3>(planes, out, p, st, cval, stream);
   else
     launch_warp_fast<F, -1>(planes, out, p, st, cval, stream);
+  if (state) cuda_clip_finish(out, *state, p.mode == 'C', cval, cv_in, true, stream);
 }
 template <class F>
 void cuda_weighted_axis(const Array& in, Array& out, std::int64_t outer, std::int64_t inner, const AxisWeights<F>& aw,
@@ -292,8 +518,10 @@ template void cuda_weighted_axis<float>(const Array&, Array&, std::int64_t, std:
 template void cuda_weighted_axis<double>(const Array&, Array&, std::int64_t, std::int64_t, const AxisWeights<double>&,
                                          const Stream&);
 
-template void cuda_warp_fast<float>(const Array&, Array&, const FastWarp<float>&, Array*, double, const Stream&);
-template void cuda_warp_fast<double>(const Array&, Array&, const FastWarp<double>&, Array*, double, const Stream&);
+template void cuda_warp_fast<float>(const Array&, Array&, const FastWarp<float>&, Array*, double, double,
+                                    const Stream&);
+template void cuda_warp_fast<double>(const Array&, Array&, const FastWarp<double>&, Array*, double, double,
+                                     const Stream&);
 
 void cuda_source_coords(const SourceMap& q, Array& coords, const Stream& stream) {
   const int nd = static_cast<int>(coords.shape(0));

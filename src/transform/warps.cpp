@@ -8,11 +8,13 @@
 #include <string_view>
 
 #include "cuskimage/ndimage.hpp"
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/transform/warps.hpp"
 #include "cuskimage/util.hpp"
 #include "src/core/backend.hpp"
 #include "src/core/dispatch.hpp"
 #include "src/core/device_guard.hpp"
+#include "src/core/policy_slot.hpp"
 #include "src/core/validate.hpp"
 #include "src/transform/warps_backend.hpp"
 #include "src/transform/warps_common.hpp"
@@ -144,8 +146,7 @@ Array warp_fast(const Array& image, const double m[9], const Shape& out_shape, i
       st = cuda_clip_state(planes.device(), stream);
       cuda_minmax_into(planes, st, 0, constant, cval, stream);
     }
-    cuda_warp_fast<F>(planes, out, p, clip ? &st : nullptr, cval, stream);
-    if (clip) cuda_clip_finish(out, st, constant, cval, cv_in, true, stream);
+    cuda_warp_fast<F>(planes, out, p, clip ? &st : nullptr, cval, cv_in, stream);
   };
   if (image.dtype() == DType::float32)
     run.template operator()<float>();
@@ -298,3 +299,7 @@ Array warp_coords(const CoordinateMap& coord_map, const Shape& shape, DType dtyp
 }
 
 }  // namespace cuskimage::transform
+
+namespace cuskimage::tuning {
+CUSK_TUNING_POLICY(WarpPolicy, warp_policy)
+}  // namespace cuskimage::tuning

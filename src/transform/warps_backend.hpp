@@ -41,11 +41,12 @@ void cuda_minmax_into(const Array& a, Array& state, int slot, bool constant, dou
 void cuda_clip_finish(Array& out, const Array& state, bool constant, double cval, double cv_in, bool fused,
                       const Stream& stream);
 
-/// CUDA _warp_fast: `state` (null without clip) holds the input's range (cuda_minmax_into slot 0);
-/// the kernel clips on the way out where `cval` (the caller's, before any cast) cannot widen it,
-/// else folds the output's range into slot 1 for cuda_clip_finish.
+/// CUDA _warp_fast with _clip_warp_output: `state` (null without clip) holds the input's range
+/// (cuda_minmax_into slot 0); the kernel clips on the way out where `cval` (the caller's, before any
+/// cast) cannot widen the range, else keeps what the clip needs and clips after it (`cv_in`: cval
+/// cast to the input's dtype). The kernel follows tuning::warp_policy().
 template <class F>
-void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, double cval,
+void cuda_warp_fast(const Array& planes, Array& out, const FastWarp<F>& p, Array* state, double cval, double cv_in,
                     const Stream& stream);
 
 /// A banded weight matrix along one axis (resize_local_mean): output j of the axis is

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "src/core/hd.hpp"
@@ -163,6 +164,84 @@ CUSK_HD F warp_fast_value(const F* plane, J rows, J cols, const FastWarp<F>& p, 
   else
     v = static_cast<F>(interpolate_t<F, F, J>(p.order, plane, rows, cols, ys, xs, p.mode, p.cval));
   return p.clamp ? np_clip(v, p.lo, p.hi) : v;
+}
+
+
+// ---- the interior fast path of the tile kernel --------------------------------------------------
+// Where every tap of a sample lies inside the image, get_pixel2d is a plain load in every mode, so
+// the interpolators reduce to loads and their arithmetic; these give the same bits as bilinear_t /
+// bicubic_t there (tests/transform/test_warps_interior.cpp checks them against each other) with no
+// mode handling and no float <-> int conversions for the tap indices.
+
+/// floor(x) for 0 <= x < 2^22 (float) or 2^31 (double), as an index and as a value in F, by
+/// FP adds only: x + 2^23 (2^52) rounds x to an integer held in the low mantissa bits.
+CUSK_HD int floor_small(float x, float& fl) {
+  const float t = add_rn(x, 8388608.0f);
+  float r = sub_rn(t, 8388608.0f);  // rint(x), exact
+#if defined(__CUDA_ARCH__)
+  int i = __float_as_int(t) - 0x4B000000;
+#else
+  std::int32_t b;
+  std::memcpy(&b, &t, sizeof b);
+  int i = b - 0x4B000000;
+#endif
+  if (r > x) r = sub_rn(r, 1.0f), --i;
+  fl = r;
+  return i;
+}
+CUSK_HD int floor_small(double x, double& fl) {
+  const double t = add_rn(x, 4503599627370496.0);
+  double r = sub_rn(t, 4503599627370496.0);
+#if defined(__CUDA_ARCH__)
+  int i = static_cast<int>(__double2loint(t));
+#else
+  std::int64_t b;
+  std::memcpy(&b, &t, sizeof b);
+  int i = static_cast<int>(b - 0x4330000000000000LL);
+#endif
+  if (r > x) r = sub_rn(r, 1.0), --i;
+  fl = r;
+  return i;
+}
+
+/// Whether every tap of the order-1 (2 x 2 from floor) or order-3 (4 x 4 from floor - 1) sample at
+/// (ys, xs) lies inside a rows x cols image (false for NaN); rows, cols < 2^22.
+template <int Order, class F>
+CUSK_HD bool interior_sample(F xs, F ys, int rows, int cols) {
+  if constexpr (Order == 1)
+    return xs >= F(0) && xs <= static_cast<F>(cols - 1) && ys >= F(0) && ys <= static_cast<F>(rows - 1);
+  else
+    return xs >= F(1) && xs < static_cast<F>(cols - 2) && ys >= F(1) && ys < static_cast<F>(rows - 2);
+}
+
+/// bilinear_t (Order 1, cast to F as _warp_fast stores it) or bicubic_t (Order 3) at an interior
+/// sample: the same operations on the same taps.
+template <int Order, class F>
+CUSK_HD F interior_value(const F* plane, int cols, F xs, F ys) {
+  F fr, fc;
+  const int r0 = floor_small(ys, fr), c0 = floor_small(xs, fc);
+  if constexpr (Order == 1) {
+    const F dr = sub_rn(ys, fr), dc = sub_rn(xs, fc);
+    // ceil = floor + 1 off the integers (an integer coordinate takes the same tap twice).
+    const int r1 = r0 + (dr != F(0)), c1 = c0 + (dc != F(0));
+    const F tl = plane[r0 * cols + c0], tr = plane[r0 * cols + c1];
+    const F bl = plane[r1 * cols + c0], br = plane[r1 * cols + c1];
+    const double odc = sub_rn(1.0, static_cast<double>(dc));
+    const double top = add_rn(mul_rn(odc, static_cast<double>(tl)), static_cast<double>(mul_rn(dc, tr)));
+    const double bottom = add_rn(mul_rn(odc, static_cast<double>(bl)), static_cast<double>(mul_rn(dc, br)));
+    return static_cast<F>(
+        add_rn(mul_rn(sub_rn(1.0, static_cast<double>(dr)), top), mul_rn(static_cast<double>(dr), bottom)));
+  } else {
+    const F xr = sub_rn(ys, fr), xc = sub_rn(xs, fc);
+    const F* base = plane + (r0 - 1) * cols + (c0 - 1);
+    F f[4];
+    CUSK_UNROLL
+    for (int pr = 0; pr < 4; ++pr) {
+      const F t[4] = {base[pr * cols], base[pr * cols + 1], base[pr * cols + 2], base[pr * cols + 3]};
+      f[pr] = cubic_t(xc, t);
+    }
+    return cubic_t(xr, f);
+  }
 }
 
 }  // namespace cuskimage::transform::detail

@@ -9,12 +9,14 @@
 // arithmetic) and 1 float32 ulp in float32; bool and integer results exactly.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cuskimage/io.hpp"
+#include "cuskimage/tuning.hpp"
 #include "cuskimage/transform/geometric.hpp"
 #include "cuskimage/transform/warps.hpp"
 #include "tests/cli/cli_support.hpp"
@@ -306,6 +308,43 @@ TEST(GpuTransformWarp, MatchesCpuOnFreshInputs) {
         }
     const Array cpu = tf::rotate(big, 33.0, {.resize = true});
     EXPECT_ARRAY_EQ(cpu, tf::rotate(big.to(Device::cuda(0), s), 33.0, {.resize = true}, s));
+  }
+}
+
+/// The CUDA fast path's kernels (tuning::WarpKernel) against the CPU backend, bit for bit: cval
+/// inside the input's range (clipped in the kernel), below it (0, -0.25: the clip fixes the listed
+/// tiles), not a float32 value (0.1: cval-valued outputs are listed too), NaN (a NaN output from a
+/// NaN-free input: the whole output is clipped), an input holding NaN; orders 1 and 3, interior and
+/// border samples, edge tiles (output 290 x 270), colour planes, clip off.
+TEST(GpuTransformWarp, TileAndPixelKernelsMatchCpu) {
+  CUSK_REQUIRE_GPU();
+  namespace tn = cuskimage::tuning;
+  const Array aff = golden("mat_affine");
+  const Array rot = Array::from_vector(std::vector<double>{0.866, -0.5, 120.0, 0.5, 0.866, -40.0, 0, 0, 1}, {3, 3});
+  const Stream s = Stream::create();
+  for (const tn::WarpKernel kernel : {tn::WarpKernel::automatic, tn::WarpKernel::tiles, tn::WarpKernel::pixels}) {
+    const tn::WarpPolicy old = tn::set_warp_policy({.kernel = kernel});
+    for (DType dt : {DType::float32, DType::float64}) {
+      const Array gray = cusktest::random_array({301, 317}, dt, 21, 0.2, 0.9);
+      Array holed = gray.copy();
+      holed.slice({cuskimage::Slice{5, 6}, cuskimage::Slice{7, 8}}).fill(std::nan(""));
+      const Array color = cusktest::random_array({120, 140, 3}, dt, 22, 0.2, 0.9);
+      for (const Array* img : std::vector<const Array*>{&gray, &holed, &color})
+        for (const Array* m : {&aff, &rot})
+          for (int order : {1, 3})
+            for (double cval : {0.5, 0.0, -0.25, 0.1, std::nan("")})
+              for (WarpMode mode : {WarpMode::constant, WarpMode::reflect})
+                for (bool clip : {true, false}) {
+                  if (mode != WarpMode::constant && cval != 0.5) continue;
+                  tf::WarpOptions o{.output_shape = {290, 270}, .order = order, .mode = mode, .cval = cval, .clip = clip};
+                  const Array cpu = tf::warp(*img, *m, o);
+                  const Array gpu = tf::warp(img->to(Device::cuda(0), s), *m, o, s);
+                  EXPECT_TRUE(cusktest::arrays_close(cpu, gpu, 0, 0))
+                      << static_cast<int>(kernel) << " " << cuskimage::dtype_name(dt) << " " << img->str() << " order "
+                      << order << " cval " << cval << " clip " << clip;
+                }
+    }
+    tn::set_warp_policy(old);
   }
 }
 
