@@ -1,5 +1,5 @@
 // The tiled engine on the command line:
-//   cuskimage nuclei SLIDE --out DIR [--level 0] [--tile_size 2048] [--sigma 1] [--split watershed] ...
+//   cuskimage nuclei SLIDE --out DIR [--level 0] [--tile_size 2048] [--sigma 1] [--split none|watershed] ...
 //   cuskimage tiled.synthetic-slide OUT.svs [--width 20000] [--height 20000] [--seed 1] [--touching 0]
 // nuclei (tiled.nuclei) writes labels.tif, nuclei.csv, nuclei.geojson and overlay.png to DIR and
 // prints the counts and the time split as JSON.
