@@ -21,7 +21,7 @@ template <class T>
 void put(std::string& out, const std::vector<T>& v) {
   const std::uint64_t n = v.size();
   out.append(reinterpret_cast<const char*>(&n), sizeof n);
-  out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
+  if (n > 0) out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
 }
 template <class T>
 void put(std::string& out, T v) {
@@ -52,7 +52,7 @@ struct Reader {
     }
     if (keep) {
       v.resize(n);
-      std::memcpy(v.data(), s.data() + at, n * sizeof(T));
+      if (n > 0) std::memcpy(v.data(), s.data() + at, n * sizeof(T));  // an empty vector's data() may be null
     }
     at += n * sizeof(T);
   }
