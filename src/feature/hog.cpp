@@ -16,6 +16,13 @@ using cuskimage::detail::expect;
 using detail::HogGeom;
 constexpr std::string_view kFn = "feature.hog";
 
+/// scikit-image's visualize image: every cell's lines drawn from the (ncr, ncc, n) host histogram.
+template <class T>
+void draw_cells(const double* hist, const HogGeom& g, T* image) {
+  for (std::int64_t r = 0; r < g.ncr; ++r)
+    for (std::int64_t c = 0; c < g.ncc; ++c) detail::hog_draw_cell(hist, g, r, c, image);
+}
+
 template <class T>
 void cpu_hog(const Array& image, const HogGeom& g, Array& hist, Array& features, Array& hog_image) {
   const T* img = image.data<T>();
@@ -36,9 +43,7 @@ void cpu_hog(const Array& image, const HogGeom& g, Array& hist, Array& features,
   const std::int64_t per_block = g.br * g.bc * g.n;
   for (std::int64_t r = 0; r < g.nbr; ++r)
     for (std::int64_t c = 0; c < g.nbc; ++c) detail::hog_block(h, g, r, c, f + (r * g.nbc + c) * per_block);
-  if (hog_image.valid())
-    for (std::int64_t r = 0; r < g.ncr; ++r)
-      for (std::int64_t c = 0; c < g.ncc; ++c) detail::hog_draw_cell(h, g, r, c, hog_image.data<T>());
+  if (hog_image.valid()) draw_cells(h, g, hog_image.data<T>());
 }
 
 }  // namespace
@@ -105,8 +110,7 @@ HogResult hog(const Array& image, const HogOptions& opts, const Stream& stream) 
             const Array hh = hist.to(Device::cpu(), stream);
             stream.synchronize();
             Array img = Array::zeros({g.rows, g.cols}, ft);
-            for (std::int64_t r = 0; r < g.ncr; ++r)
-              for (std::int64_t c = 0; c < g.ncc; ++c) detail::hog_draw_cell(hh.data<double>(), g, r, c, img.data<T>());
+            draw_cells(hh.data<double>(), g, img.data<T>());
             res.hog_image = img.to(image.device(), stream);
           }
         });

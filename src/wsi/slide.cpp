@@ -233,6 +233,11 @@ static Span job_span(const TiledImage& t, std::int64_t tx, std::int64_t ty, std:
 }
 
 /// Marks the jobs whose tile other jobs of the batch also need in part (decoded once, cached).
+/// The tile cache's key of a job's tile.
+static std::uint64_t job_tile_key(const Slide::Impl& s, const TileJob& j) {
+  return tile_key(j.level, static_cast<std::uint64_t>(j.ty * s.images[j.level].tiles_across + j.tx));
+}
+
 static void mark_shared(const Slide::Impl& s, std::vector<TileJob>& jobs, const std::vector<Region>& regions,
                         const std::vector<std::size_t>& owner) {
   std::unordered_map<std::uint64_t, int> uses;
@@ -241,7 +246,7 @@ static void mark_shared(const Slide::Impl& s, std::vector<TileJob>& jobs, const 
     const TileJob& j = jobs[k];
     const TiledImage& t = s.images[j.level];
     if (job_span(t, j.tx, j.ty, j.ox, j.oy, regions[owner[k]]).whole) continue;
-    keys[k] = tile_key(j.level, static_cast<std::uint64_t>(j.ty * t.tiles_across + j.tx));
+    keys[k] = job_tile_key(s, j);
     ++uses[keys[k]];
   }
   for (std::size_t k = 0; k < jobs.size(); ++k)
@@ -490,18 +495,15 @@ std::vector<Array> Slide::read_regions(const std::vector<Region>& regions, const
   std::vector<std::size_t> owner;
   for (std::size_t i = 0; i < regions.size(); ++i) {
     outs.push_back(Array::empty({regions[i].height, regions[i].width, options.rgba ? 4 : 3}, DType::uint8));
-    const std::size_t before = jobs.size();
     plan_region(*impl_, regions[i], outs.back(), options, jobs);
     owner.resize(jobs.size(), i);
-    (void)before;
   }
   mark_shared(*impl_, jobs, regions, owner);
   detail::parallel_for(jobs.size(), options.workers, [&](std::size_t k) { run_job(*impl_, jobs[k], regions[owner[k]]); });
   if (!options.device.is_cpu()) {
     // Tiles, not jobs: a tile several regions share is one decode, as on the nvJPEG path.
     std::unordered_set<std::uint64_t> tiles;
-    for (const TileJob& j : jobs)
-      tiles.insert(tile_key(j.level, static_cast<std::uint64_t>(j.ty * impl_->images[j.level].tiles_across + j.tx)));
+    for (const TileJob& j : jobs) tiles.insert(job_tile_key(*impl_, j));
     impl_->host_tiles += tiles.size();
     for (auto& o : outs) o = o.to(options.device, stream);
   }
