@@ -129,11 +129,9 @@ class Array {
   /// Host element read for tests and small tools (host arrays only).
   template <class T>
   T at(std::initializer_list<std::int64_t> index) const;
-  /// Contiguous host copy of all values as T (converted as astype); handy in tests. A device array
-  /// comes over on `stream` (pass the stream that wrote it: the default, per-thread stream neither
-  /// waits for other streams' work nor runs while the legacy stream is busy).
+  /// Contiguous host copy of all values as T (converted as astype); handy in tests.
   template <class T>
-  std::vector<T> to_vector(const Stream& stream = {}) const;
+  std::vector<T> to_vector() const;
 
  private:
   template <class T>
@@ -179,9 +177,9 @@ T Array::at(std::initializer_list<std::int64_t> index) const {
 }
 
 template <class T>
-std::vector<T> Array::to_vector(const Stream& stream) const {
-  Array host = to(Device::cpu(), stream).astype(dtype_v<T>);
-  stream.synchronize();
+std::vector<T> Array::to_vector() const {
+  Array host = to(Device::cpu()).astype(dtype_v<T>);
+  Stream().synchronize();
   const T* p = static_cast<const T*>(host.data_);
   return std::vector<T>(p, p + host.size());
 }

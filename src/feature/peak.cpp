@@ -440,9 +440,12 @@ Array corner_peaks(const Array& image, const CornerPeaksOptions& opts, const Str
   p.num_peaks_per_label = opts.num_peaks_per_label;  // num_peaks and p_norm: scikit-image's defaults
   expect(opts.p_norm >= 1, fn, "p_norm", "must be in [1, inf], got ", opts.p_norm);
   if (opts.num_peaks) expect(*opts.num_peaks >= 0, fn, "num_peaks", "must be non-negative, got ", *opts.num_peaks);
-  const Array pk = peak_local_max(image, p, stream);
+  // The peaks come to the host on the caller's stream: to_vector() of a device array copies on the
+  // per-thread default stream, which waits for the legacy stream (ORB's legacy-stream test caught it).
+  const Array pk = peak_local_max(image, p, stream).to(Device::cpu(), stream);
+  stream.synchronize();
   const int ncols = static_cast<int>(pk.shape(1));
-  Coords c = pk.to_vector<std::int64_t>(stream);  // on the caller's stream (ORB's legacy-stream test)
+  Coords c = pk.to_vector<std::int64_t>();
   if (!c.empty()) {
     const Geometry g(image.shape());
     c = greedy_spacing(c, g, static_cast<double>(opts.min_distance), opts.p_norm, false,
