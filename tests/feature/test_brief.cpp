@@ -66,6 +66,19 @@ TEST(FeatureBrief, SameSeedSamePairs) {
   EXPECT_TRUE(cusktest::arrays_equal(r.descriptors, d.descriptors));
 }
 
+TEST(FeatureBrief, StridedViewEqualsItsCopy) {
+  const Array cam = golden("cam");
+  const Array wide = cusktest::random_array({cam.shape(0), 2 * cam.shape(1)}, cam.dtype(), 3);
+  Array view = wide.slice({cuskimage::Slice{}, cuskimage::Slice{0, std::nullopt, 2}});
+  view.copy_from(cam);
+  const Array kp = Array::from_vector(std::vector<double>{50, 50, 60, 70, 30, 90}, {3, 2});
+  const auto a = ft::brief(view, kp, {.rng = 1});
+  const auto b = ft::brief(view.copy(), kp, {.rng = 1});
+  ASSERT_GT(a.descriptors.shape(0), 0);
+  EXPECT_TRUE(cusktest::arrays_equal(b.descriptors, a.descriptors));
+  EXPECT_TRUE(cusktest::arrays_equal(b.mask, a.mask));
+}
+
 TEST(FeatureBrief, SmallImageMasksEverything) {
   // scikit-image masks keypoints closer than patch_size // 2 to the border: no error, no descriptor.
   const Array img = Array::zeros({20, 20}, DType::float64);

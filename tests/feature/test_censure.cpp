@@ -44,6 +44,19 @@ void run_goldens(const Device& dev, const Stream& s) {
 
 TEST(FeatureCensure, Goldens) { run_goldens(Device::cpu(), Stream()); }
 
+TEST(FeatureCensure, StridedViewEqualsItsCopy) {
+  const Array cam = golden("cam");
+  const Array wide = cusktest::random_array({cam.shape(0), 2 * cam.shape(1)}, cam.dtype(), 3);
+  Array view = wide.slice({cuskimage::Slice{}, cuskimage::Slice{0, std::nullopt, 2}});
+  view.copy_from(cam);
+  ft::CENSURE a, b;
+  a.detect(view);
+  b.detect(view.copy());
+  ASSERT_GT(a.keypoints.shape(0), 0);
+  EXPECT_TRUE(cusktest::arrays_equal(b.keypoints, a.keypoints));
+  EXPECT_TRUE(cusktest::arrays_equal(b.scales, a.scales));
+}
+
 TEST(FeatureCensure, BadArguments) {
   EXPECT_THROW(ft::CENSURE({.min_scale = 0}), InvalidArgument);
   EXPECT_THROW(ft::CENSURE({.min_scale = 3, .max_scale = 4}), InvalidArgument);

@@ -69,6 +69,20 @@ void run_goldens(const Device& dev, const Stream& s) {
 
 TEST(FeatureOrb, Goldens) { run_goldens(Device::cpu(), Stream()); }
 
+TEST(FeatureOrb, StridedViewEqualsItsCopy) {
+  const Array cam = golden("cam");
+  const Array wide = cusktest::random_array({cam.shape(0), 2 * cam.shape(1)}, cam.dtype(), 3);
+  // cam's values in every other column of a wider array: a view with a column stride of 2.
+  Array view = wide.slice({cuskimage::Slice{}, cuskimage::Slice{0, std::nullopt, 2}});
+  view.copy_from(cam);
+  ft::ORB a(case_options(1)), b(case_options(1));
+  a.detect_and_extract(view);
+  b.detect_and_extract(view.copy());
+  ASSERT_GT(a.keypoints.shape(0), 0);
+  EXPECT_TRUE(cusktest::arrays_equal(b.keypoints, a.keypoints));
+  EXPECT_TRUE(cusktest::arrays_equal(b.descriptors, a.descriptors));
+}
+
 TEST(FeatureOrb, BadArguments) {
   EXPECT_THROW(ft::ORB({.downscale = 1}), InvalidArgument);
   EXPECT_THROW(ft::ORB({.fast_n = 17}), InvalidArgument);
